@@ -1,0 +1,175 @@
+// Environment → one typed, frozen config. The only module that reads process.env
+// (the composition roots pass `process.env` in; tests pass a plain object).
+import { hostname } from 'node:os';
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+
+const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+const optionalText = z.string().trim().min(1).optional();
+const flag = z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1');
+const addressList = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((a) => a.trim().toLowerCase()).filter((a) => a.length > 0))
+  .pipe(z.array(z.email({ message: 'each entry must be an e-mail address' })));
+
+const schema = z.object({
+  /** Redis for the queue and the spool; unset → `start` runs a private redis-server. */
+  REDIS_URL: z.url().optional(),
+  /** Key prefix for every key the gateway writes (BullMQ prefix too). Hash-tagged for Redis Cluster. */
+  REDIS_PREFIX: z.string().regex(/^[^\s:]+$/, 'no spaces or colons').default('{letter-intake}'),
+  /** Listener bind address, port and the name announced in the greeting. */
+  SMTP_HOST: z.string().default('0.0.0.0'),
+  SMTP_PORT: int(0, 2525),
+  SMTP_HOSTNAME: z.string().default(hostname()),
+  /** Connections the listener serves at once, in all and per client IP. */
+  SMTP_MAX_CLIENTS: int(1, 500),
+  SMTP_MAX_CLIENTS_PER_IP: int(1, 20),
+  /** Idle time before a client is dropped (RFC 5321 §4.5.3.2 suggests minutes). */
+  SMTP_SOCKET_TIMEOUT_MS: int(1000, 60_000),
+  /** Time open sessions get on shutdown before they are told 421. */
+  SMTP_CLOSE_TIMEOUT_MS: int(0, 30_000),
+  /** Expect a PROXY protocol header (behind a TCP load balancer). */
+  SMTP_USE_PROXY: flag,
+  /** Comma-separated processing addresses; RCPT TO anything else is 550 5.1.1. */
+  INBOUND_ADDRESSES: addressList,
+  /** The sender directory (JSON). */
+  SENDERS_FILE: optionalText,
+  /** Base address of the Sender API; unset → `start` serves the sandbox in-process. */
+  SENDER_API_URL: z.url().optional(),
+  /** Time-out for one Sender API request. */
+  API_TIMEOUT_MS: int(100, 30_000),
+  /** Static DNS answers instead of live DNS (tests, offline runs). */
+  DNS_ZONE_FILE: optionalText,
+  /** Time-out for one DNS query (live resolver), tries per query. */
+  DNS_TIMEOUT_MS: int(100, 3000),
+  DNS_TRIES: int(1, 2),
+  /** Message cap: a 10 MiB PDF in base64 plus headers and body. */
+  MAX_MESSAGE_BYTES: int(1024, 15 * MiB),
+  /** Cap on each decoded PDF. */
+  MAX_PDF_BYTES: int(1, 10 * MiB),
+  /** Bound on storing + queueing before the client is told 451 4.3.0. */
+  ENQUEUE_TIMEOUT_MS: int(100, 5000),
+  /** Jobs one worker process runs at once. */
+  WORKER_CONCURRENCY: int(1, 4),
+  /** Attempts per intake before it ends `failed`. */
+  WORKER_ATTEMPTS: int(1, 12),
+  /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
+  HTTP_HOST: z.string().default('0.0.0.0'),
+  HTTP_PORT: int(0, 8080),
+  DASHBOARD_USER: z.string().min(1).default('admin'),
+  DASHBOARD_PASSWORD: optionalText,
+  /** STARTTLS key and certificate; both or neither. Without them STARTTLS is not offered. */
+  TLS_KEY_FILE: optionalText,
+  TLS_CERT_FILE: optionalText,
+  /** Days raw mail is kept after its intake ended. */
+  RETENTION_DAYS: z.coerce.number().min(0).default(7),
+  /** Port of the sandbox Sender API. */
+  SANDBOX_HOST: z.string().default('127.0.0.1'),
+  SANDBOX_PORT: int(0, 8090),
+  /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+type Parsed = z.infer<typeof schema>;
+
+export interface Config {
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  readonly smtp: {
+    readonly host: string;
+    readonly port: number;
+    readonly hostname: string;
+    readonly maxClients: number;
+    readonly maxClientsPerIp: number;
+    readonly socketTimeoutMs: number;
+    readonly closeTimeoutMs: number;
+    readonly useProxy: boolean;
+    readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
+  };
+  readonly inboundAddresses: readonly string[];
+  readonly sendersFile: string | undefined;
+  readonly senderApiUrl: string | undefined;
+  readonly apiTimeoutMs: number;
+  readonly dns: { readonly zoneFile: string | undefined; readonly timeoutMs: number; readonly tries: number };
+  readonly maxMessageBytes: number;
+  readonly maxPdfBytes: number;
+  readonly enqueueTimeoutMs: number;
+  readonly worker: { readonly concurrency: number; readonly attempts: number };
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    readonly dashboardUser: string;
+    readonly dashboardPassword: string | undefined;
+  };
+  readonly retentionMs: number;
+  readonly sandbox: { readonly host: string; readonly port: number };
+  readonly dataDir: string;
+  readonly logLevel: Parsed['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Env): Config {
+  // An empty variable means "unset", as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = result.data;
+  if ((e.TLS_KEY_FILE === undefined) !== (e.TLS_CERT_FILE === undefined)) {
+    throw new ConfigError('invalid configuration:\n  TLS_KEY_FILE, TLS_CERT_FILE: set both or neither');
+  }
+  return deepFreeze({
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    smtp: {
+      host: e.SMTP_HOST,
+      port: e.SMTP_PORT,
+      hostname: e.SMTP_HOSTNAME,
+      maxClients: e.SMTP_MAX_CLIENTS,
+      maxClientsPerIp: e.SMTP_MAX_CLIENTS_PER_IP,
+      socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
+      closeTimeoutMs: e.SMTP_CLOSE_TIMEOUT_MS,
+      useProxy: e.SMTP_USE_PROXY,
+      tls: e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined
+        ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE }
+        : undefined,
+    },
+    inboundAddresses: e.INBOUND_ADDRESSES,
+    sendersFile: e.SENDERS_FILE,
+    senderApiUrl: e.SENDER_API_URL,
+    apiTimeoutMs: e.API_TIMEOUT_MS,
+    dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
+    maxMessageBytes: e.MAX_MESSAGE_BYTES,
+    maxPdfBytes: e.MAX_PDF_BYTES,
+    enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.WORKER_ATTEMPTS },
+    http: {
+      host: e.HTTP_HOST,
+      port: e.HTTP_PORT,
+      dashboardUser: e.DASHBOARD_USER,
+      dashboardPassword: e.DASHBOARD_PASSWORD,
+    },
+    retentionMs: e.RETENTION_DAYS * 24 * 3600 * 1000,
+    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === 'object') deepFreeze(child);
+  }
+  return Object.freeze(value);
+}

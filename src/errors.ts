@@ -1,0 +1,61 @@
+// The error catalog: one class per failure kind, each with a stable code, the SMTP reply it
+// becomes (when it surfaces in an SMTP session) and whether trying again later can help.
+// Callers branch on `code`, never on message text.
+
+export interface SmtpReply {
+  /** RFC 5321 basic reply code. */
+  readonly code: number;
+  /** RFC 3463 enhanced status code, written into the reply text ourselves. */
+  readonly enhanced: string;
+}
+
+interface CatalogEntry {
+  readonly smtp: SmtpReply;
+  readonly retryable: boolean;
+}
+
+export const ERROR_CATALOG = {
+  // RFC 5321 §4.2.3 / RFC 3463: 550 5.1.1 bad destination mailbox.
+  RecipientNotAccepted: { smtp: { code: 550, enhanced: '5.1.1' }, retryable: false },
+  // RFC 5321 §4.2.3: 501 syntax error in parameters; RFC 3463 5.1.7 bad sender address syntax.
+  BadSenderAddress: { smtp: { code: 501, enhanced: '5.1.7' }, retryable: false },
+  // RFC 5321 §4.5.3.1.10 / RFC 1870: 552 for too much mail data; RFC 3463 5.3.4 too big for system.
+  MessageTooLarge: { smtp: { code: 552, enhanced: '5.3.4' }, retryable: false },
+  // RFC 7372 / RFC 3463: 5.7.1 delivery not authorized (SPF, DKIM, alignment).
+  AuthenticationFailed: { smtp: { code: 550, enhanced: '5.7.1' }, retryable: false },
+  // RFC 3463 4.7.0: temporary security failure (DNS time-out or SERVFAIL during SPF/DKIM).
+  AuthenticationTemporary: { smtp: { code: 451, enhanced: '4.7.0' }, retryable: true },
+  // RFC 3463 4.3.0: temporary mail system failure (Redis unreachable or slow, anything unexpected).
+  StorageUnavailable: { smtp: { code: 451, enhanced: '4.3.0' }, retryable: true },
+  Unexpected: { smtp: { code: 451, enhanced: '4.3.0' }, retryable: true },
+  // RFC 5321 §3.8: 421 service not available, closing channel.
+  ShuttingDown: { smtp: { code: 421, enhanced: '4.3.2' }, retryable: true },
+  TooManyConnections: { smtp: { code: 421, enhanced: '4.7.0' }, retryable: true },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type IntakeErrorCode = keyof typeof ERROR_CATALOG;
+
+export class IntakeError extends Error {
+  override readonly name = 'IntakeError';
+  readonly smtp: SmtpReply;
+  readonly retryable: boolean;
+
+  constructor(readonly code: IntakeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.smtp = ERROR_CATALOG[code].smtp;
+    this.retryable = ERROR_CATALOG[code].retryable;
+  }
+}
+
+/** Why an intake was rejected by the worker: stable codes shown in the record and metrics. */
+export const REJECTION_REASONS = {
+  SenderNotRegistered: 'The From address is not a registered address of any sender.',
+  NoPdfAttachment: 'The message carries no PDF attachment.',
+  NotAPdf: 'An attachment named or typed as PDF does not start with %PDF-.',
+  PdfTooLarge: 'A PDF attachment is larger than the limit.',
+  MissingSubject: 'The subject is empty; it becomes the letter title.',
+  UnparseableMessage: 'The message could not be parsed as MIME.',
+  ApiRejected: 'The Sender API refused the letter as invalid.',
+} as const;
+
+export type RejectionReason = keyof typeof REJECTION_REASONS;

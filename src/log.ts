@@ -1,0 +1,38 @@
+// pino with redaction: client secrets, session ids and message content never reach a log line.
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+
+export type { Logger } from 'pino';
+
+export const REDACTED_PATHS = [
+  'apiClientSecret',
+  '*.apiClientSecret',
+  'sessionId',
+  '*.sessionId',
+  'headers["x-session"]',
+  'headers["x-api-client-secret"]',
+  '*.headers["x-session"]',
+  '*.headers["x-api-client-secret"]',
+  'req.headers.authorization',
+  'base64Data',
+  '*.base64Data',
+  'raw',
+  '*.raw',
+  'body',
+  '*.body',
+];
+
+export interface LoggerOptions {
+  readonly level: LevelWithSilent;
+  readonly name?: string;
+  /** Where lines go; stdout when absent. Tests capture logs through this. */
+  readonly destination?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const base = {
+    level: options.level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    ...(options.name === undefined ? {} : { name: options.name }),
+  };
+  return options.destination === undefined ? pino(base) : pino(base, options.destination);
+}

@@ -1,0 +1,101 @@
+// The sender directory (SENDERS_FILE): who may send letters, from which addresses, and the
+// Sender API credentials the gateway uses on their behalf. The sandbox API reads the same file.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Env } from '../config.js';
+
+const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be an address range like 127.0.0.1/32');
+
+const senderSchema = z
+  .object({
+    senderId: z.uuid(),
+    companyNameEn: z.string().min(1),
+    addresses: z.array(z.email()).min(1),
+    apiClientId: z.string().min(1),
+    apiClientSecret: z.string().min(1).optional(),
+    apiClientSecretEnv: z.string().min(1).optional(),
+    allowedIps: z.array(cidr).optional(),
+  })
+  .refine((s) => (s.apiClientSecret === undefined) !== (s.apiClientSecretEnv === undefined), {
+    message: 'give exactly one of apiClientSecret and apiClientSecretEnv',
+  });
+
+const fileSchema = z.object({ senders: z.array(senderSchema) });
+
+export interface Sender {
+  readonly senderId: string;
+  readonly companyNameEn: string;
+  /** Lower-cased registered addresses. */
+  readonly addresses: readonly string[];
+  readonly apiClientId: string;
+  readonly apiClientSecret: string;
+  readonly allowedIps: readonly string[] | undefined;
+}
+
+export interface SenderDirectory {
+  readonly senders: readonly Sender[];
+  /** The sender owning this address (case-insensitive), if any. */
+  byAddress(address: string): Sender | undefined;
+  byClientId(apiClientId: string): Sender | undefined;
+  bySenderId(senderId: string): Sender | undefined;
+}
+
+export class SenderDirectoryError extends Error {
+  override readonly name = 'SenderDirectoryError';
+}
+
+/** Builds the directory from parsed JSON; `env` resolves `apiClientSecretEnv`. */
+export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_FILE'): SenderDirectory {
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new SenderDirectoryError(`${source} is not a valid sender directory:\n${lines.join('\n')}`);
+  }
+  const senders = parsed.data.senders.map((s, index): Sender => {
+    const secret = s.apiClientSecret ?? env[s.apiClientSecretEnv ?? ''];
+    if (secret === undefined || secret === '') {
+      throw new SenderDirectoryError(
+        `${source}: senders.${index}.apiClientSecretEnv names ${s.apiClientSecretEnv}, which is not set`,
+      );
+    }
+    return {
+      senderId: s.senderId,
+      companyNameEn: s.companyNameEn,
+      addresses: s.addresses.map((a) => a.toLowerCase()),
+      apiClientId: s.apiClientId,
+      apiClientSecret: secret,
+      allowedIps: s.allowedIps,
+    };
+  });
+  assertUnique(senders.flatMap((s) => s.addresses), 'address', source);
+  assertUnique(senders.map((s) => s.apiClientId), 'apiClientId', source);
+  assertUnique(senders.map((s) => s.senderId), 'senderId', source);
+
+  const byAddress = new Map(senders.flatMap((s) => s.addresses.map((a) => [a, s] as const)));
+  const byClientId = new Map(senders.map((s) => [s.apiClientId, s] as const));
+  const bySenderId = new Map(senders.map((s) => [s.senderId, s] as const));
+  return {
+    senders,
+    byAddress: (address) => byAddress.get(address.toLowerCase()),
+    byClientId: (id) => byClientId.get(id),
+    bySenderId: (id) => bySenderId.get(id),
+  };
+}
+
+export function loadSenderDirectory(file: string, env: Env): SenderDirectory {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new SenderDirectoryError(`SENDERS_FILE ${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return parseSenderDirectory(json, env, `SENDERS_FILE ${file}`);
+}
+
+function assertUnique(values: readonly string[], what: string, source: string): void {
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (seen.has(v)) throw new SenderDirectoryError(`${source}: ${what} ${v} appears twice`);
+    seen.add(v);
+  }
+}

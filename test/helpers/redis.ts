@@ -1,0 +1,23 @@
+// Real Redis for tests: the machine's server (or TEST_REDIS_URL), a fresh random prefix per test.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+export function randomPrefix(): string {
+  return `{test-${randomBytes(6).toString('hex')}}`;
+}
+
+export function connectTestRedis(): Redis {
+  return new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+}
+
+/** Deletes every key under a prefix (cleanup after a test). */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
