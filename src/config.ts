@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 
 const MiB = 1024 * 1024;
+const DAY_MS = 24 * 3600 * 1000;
 
 const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 const optionalText = z.string().trim().min(1).optional();
@@ -53,8 +54,17 @@ const schema = z.object({
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: int(1, 4),
-  /** Attempts per intake before it ends `failed`. */
+  /** Attempts per intake before it ends `failed` (12 attempts span about 20 minutes of outage). */
   WORKER_ATTEMPTS: int(1, 12),
+  /** First retry delay and the cap on any retry delay (doubling, with jitter). */
+  WORKER_BACKOFF_BASE_MS: int(10, 1000),
+  WORKER_BACKOFF_CAP_MS: int(10, 300_000),
+  /** Job lock; a worker that stops renewing it (crash, blocked loop) loses the job after this. */
+  WORKER_LOCK_MS: int(1000, 60_000),
+  /** How long shutdown waits for active jobs before leaving them to another worker. */
+  WORKER_CLOSE_TIMEOUT_MS: int(0, 30_000),
+  /** Days an ended intake's record is kept (at least as long as its raw message). */
+  RECORD_RETENTION_DAYS: z.coerce.number().min(0).default(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: int(0, 8080),
@@ -97,7 +107,14 @@ export interface Config {
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
   readonly enqueueTimeoutMs: number;
-  readonly worker: { readonly concurrency: number; readonly attempts: number };
+  readonly worker: {
+    readonly concurrency: number;
+    readonly attempts: number;
+    readonly backoffBaseMs: number;
+    readonly backoffCapMs: number;
+    readonly lockMs: number;
+    readonly closeTimeoutMs: number;
+  };
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -105,6 +122,7 @@ export interface Config {
     readonly dashboardPassword: string | undefined;
   };
   readonly retentionMs: number;
+  readonly recordRetentionMs: number;
   readonly sandbox: { readonly host: string; readonly port: number };
   readonly dataDir: string;
   readonly logLevel: Parsed['LOG_LEVEL'];
@@ -153,14 +171,22 @@ export function loadConfig(env: Env): Config {
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
-    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.WORKER_ATTEMPTS },
+    worker: {
+      concurrency: e.WORKER_CONCURRENCY,
+      attempts: e.WORKER_ATTEMPTS,
+      backoffBaseMs: e.WORKER_BACKOFF_BASE_MS,
+      backoffCapMs: e.WORKER_BACKOFF_CAP_MS,
+      lockMs: e.WORKER_LOCK_MS,
+      closeTimeoutMs: e.WORKER_CLOSE_TIMEOUT_MS,
+    },
     http: {
       host: e.HTTP_HOST,
       port: e.HTTP_PORT,
       dashboardUser: e.DASHBOARD_USER,
       dashboardPassword: e.DASHBOARD_PASSWORD,
     },
-    retentionMs: e.RETENTION_DAYS * 24 * 3600 * 1000,
+    retentionMs: e.RETENTION_DAYS * DAY_MS,
+    recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,

@@ -1,0 +1,55 @@
+// Durable acceptance: raw message + record stored, job queued, all acknowledged by Redis before
+// the caller may answer 250. Idempotent: the same message again finds the first intake.
+import type { Queue } from 'bullmq';
+import { IntakeError } from '../errors.js';
+import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import type { NewIntake } from './record.js';
+import type { IntakeStore } from './store.js';
+
+export interface AcceptDeps {
+  readonly store: IntakeStore;
+  readonly queue: Queue<IntakeJobData>;
+  readonly clock: () => number;
+  readonly attempts: number;
+  /** Bound on the whole store-and-queue step; past it the client is told 451 4.3.0. */
+  readonly timeoutMs: number;
+}
+
+export interface Accepted {
+  readonly intakeId: string;
+  /** True when this message had been accepted before (a re-delivery). */
+  readonly duplicate: boolean;
+}
+
+export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, raw: Buffer): Promise<Accepted> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later')),
+      deps.timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([storeAndQueue(deps, intake, raw), timeout]);
+  } catch (err) {
+    if (err instanceof IntakeError) throw err;
+    throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, raw: Buffer): Promise<Accepted> {
+  const { intakeId } = intake;
+  const created = await deps.store.create(intake, raw, deps.clock());
+  // A record past `received` means the job was queued before: answer with the first id.
+  if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
+  // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.
+  await deps.queue.add(
+    'intake',
+    { intakeId, from: intake.from, sizeBytes: intake.sizeBytes },
+    intakeJobOptions(intakeId, deps.attempts),
+  );
+  await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
+  return { intakeId, duplicate: !created.created };
+}

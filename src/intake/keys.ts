@@ -1,0 +1,20 @@
+// Every Redis key the gateway writes besides BullMQ's own (`<prefix>:intake:*`).
+// One hash-tagged prefix keeps them in one Redis Cluster slot with the queue.
+import type { IntakeState } from './record.js';
+
+export interface IntakeKeys {
+  record(intakeId: string): string;
+  raw(intakeId: string): string;
+  /** Sorted set of intake ids in a state, scored by the time they entered it. */
+  stateIndex(state: IntakeState): string;
+  readonly stateIndexPrefix: string;
+}
+
+export function intakeKeys(prefix: string): IntakeKeys {
+  return {
+    record: (id) => `${prefix}:record:${id}`,
+    raw: (id) => `${prefix}:raw:${id}`,
+    stateIndex: (state) => `${prefix}:state:${state}`,
+    stateIndexPrefix: `${prefix}:state:`,
+  };
+}

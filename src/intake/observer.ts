@@ -1,0 +1,25 @@
+// What the listener, the worker and the API client report as they work. The ops module turns
+// these into Prometheus metrics; a process without metrics uses the silent observer.
+import type { IntakeState } from './record.js';
+
+export type Stage = 'auth' | 'store' | 'queue_wait' | 'parse' | 'api';
+
+export interface IntakeObserver {
+  smtpConnection(): void;
+  smtpReply(code: number, command: string): void;
+  stageDuration(stage: Stage, seconds: number): void;
+  /** An intake reached a final state; `latencySeconds` runs from the SMTP 250 to that moment. */
+  intakeEnded(state: IntakeState, reasonCode: string, latencySeconds: number | undefined): void;
+  apiCall(endpoint: string, status: number | undefined, errorCode: string | undefined, seconds: number): void;
+  /** An intake failed in a way only an operator can fix (credentials, allow-list). */
+  operatorAlert(errorCode: string): void;
+}
+
+export const silentObserver: IntakeObserver = {
+  smtpConnection: () => {},
+  smtpReply: () => {},
+  stageDuration: () => {},
+  intakeEnded: () => {},
+  apiCall: () => {},
+  operatorAlert: () => {},
+};

@@ -1,0 +1,97 @@
+// The intake record: what the gateway knows about one accepted message, and its lifecycle.
+//
+//   received → queued → processing → submitted | rejected | failed
+//                                                         └─ replay → queued
+//
+// received:   raw message and record stored; the job is not yet confirmed queued.
+// queued:     the job is in the queue; the client was told 250.
+// processing: a worker holds the job.
+// submitted:  the letter exists in status PendingApproval (letterId set).
+// rejected:   the message breaks a rule (reasonCode + reason); never retried.
+// failed:     retries exhausted or an operator must act (errorCode, traceId); replayable.
+//
+// Stored as one Redis hash: scalar fields as strings, structured fields as JSON, and the
+// timeline as one `at.<state>` field per state so a transition is a single HSET.
+import { z } from 'zod';
+
+export const INTAKE_STATES = ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] as const;
+export type IntakeState = (typeof INTAKE_STATES)[number];
+export const FINAL_STATES: readonly IntakeState[] = ['submitted', 'rejected', 'failed'];
+
+export function isIntakeState(value: string): value is IntakeState {
+  return (INTAKE_STATES as readonly string[]).includes(value);
+}
+
+const json = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  }).pipe(schema);
+
+const pdfSchema = z.object({ fileName: z.string(), bytes: z.number(), sha256: z.string() });
+export type PdfRecord = z.infer<typeof pdfSchema>;
+
+const storedSchema = z.object({
+  intakeId: z.string(),
+  state: z.enum(INTAKE_STATES),
+  receivedAt: z.coerce.number(),
+  envelopeFrom: z.string(),
+  envelopeTo: json(z.array(z.string())),
+  clientIp: z.string(),
+  helo: z.string(),
+  from: z.string(),
+  subject: z.string(),
+  messageId: z.string(),
+  sizeBytes: z.coerce.number(),
+  /** Each authentication check's result in words (spf, dkim, alignment, from). */
+  auth: json(z.record(z.string(), z.string())),
+  attempts: z.coerce.number().default(0),
+  senderId: z.string().optional(),
+  letterId: z.string().optional(),
+  reasonCode: z.string().optional(),
+  reason: z.string().optional(),
+  errorCode: z.string().optional(),
+  traceId: z.string().optional(),
+  pdfs: json(z.array(pdfSchema)).optional(),
+  ignoredAttachments: json(z.array(z.string())).optional(),
+});
+
+type Stored = z.infer<typeof storedSchema>;
+export type Timeline = Partial<Record<IntakeState, number>>;
+export type IntakeRecord = Stored & { readonly timeline: Timeline };
+
+/** What the listener writes when it accepts a message. */
+export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts'>;
+
+/** Fields a worker or operator may set alongside a transition. */
+export type IntakeUpdate = Partial<
+  Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts'>
+>;
+
+export const timelineField = (state: IntakeState): string => `at.${state}`;
+
+/** Hash fields for a record or a partial update (undefined values are skipped). */
+export function toHashFields(update: object): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(update)) {
+    if (value === undefined || key === 'timeline') continue;
+    fields[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return fields;
+}
+
+/** The record from its hash, or undefined when the hash is absent or not a record. */
+export function fromHash(hash: Record<string, string>): IntakeRecord | undefined {
+  const parsed = storedSchema.safeParse(hash);
+  if (!parsed.success) return undefined;
+  const timeline: Timeline = {};
+  for (const state of INTAKE_STATES) {
+    const at = hash[timelineField(state)];
+    if (at !== undefined) timeline[state] = Number(at);
+  }
+  return { ...parsed.data, timeline };
+}

@@ -1,0 +1,28 @@
+// Replay: a `failed` intake goes back to the queue, keeping its exactly-once checkpoint
+// (the letter id, the draft marker), so a replay can never create a second letter.
+import type { Queue } from 'bullmq';
+import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import type { IntakeStore } from './store.js';
+
+export type ReplayResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+export async function replayIntake(
+  deps: { readonly store: IntakeStore; readonly queue: Queue<IntakeJobData>; readonly clock: () => number; readonly attempts: number },
+  intakeId: string,
+): Promise<ReplayResult> {
+  const record = await deps.store.get(intakeId);
+  if (record === undefined) return { ok: false, reason: `no intake ${intakeId}` };
+  if (record.state !== 'failed') {
+    return { ok: false, reason: `intake ${intakeId} is ${record.state}; only failed intakes can be replayed` };
+  }
+  const previous = await deps.queue.getJob(intakeId);
+  const data: IntakeJobData = {
+    ...(previous?.data ?? { intakeId, from: record.from, sizeBytes: record.sizeBytes }),
+    ...(record.letterId === undefined ? {} : { letterId: record.letterId }),
+  };
+  await previous?.remove();
+  // Queue first: a worker that picks the job up before the record says `queued` accepts `failed` too.
+  await deps.queue.add('intake', data, intakeJobOptions(intakeId, deps.attempts));
+  await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
+  return { ok: true };
+}

@@ -1,0 +1,129 @@
+// The spool: raw messages and intake records in Redis. Every state change is one Lua script,
+// so a record's state, its timeline and the state indexes never disagree.
+import type { Redis } from 'ioredis';
+import { intakeKeys, type IntakeKeys } from './keys.js';
+import {
+  FINAL_STATES,
+  INTAKE_STATES,
+  fromHash,
+  isIntakeState,
+  timelineField,
+  toHashFields,
+  type IntakeRecord,
+  type IntakeState,
+  type IntakeUpdate,
+  type NewIntake,
+} from './record.js';
+
+// KEYS: record, raw, received-index. ARGV: now, raw, intakeId, field, value, ...
+// Returns the existing state when the record exists (a re-delivery), else 'created'.
+const CREATE = `
+local existing = redis.call('HGET', KEYS[1], 'state')
+if existing then return existing end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 4))
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
+return 'created'`;
+
+// KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
+// field, value, ...
+// Returns 'ok', or the current state when the transition is not allowed from it ('' if no record).
+const TRANSITION = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return '' end
+local allowed = false
+for from in string.gmatch(ARGV[5], '[^,]+') do if from == state then allowed = true end end
+if not allowed then return state end
+local id = redis.call('HGET', KEYS[1], 'intakeId')
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 6))
+redis.call('ZREM', KEYS[3] .. state, id)
+redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)
+if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
+if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redis.call('PERSIST', KEYS[2]) end
+return 'ok'`;
+
+export type CreateResult = { readonly created: true } | { readonly created: false; readonly state: IntakeState };
+export type TransitionResult = { readonly ok: true } | { readonly ok: false; readonly state: IntakeState | undefined };
+
+export interface RetentionPolicy {
+  /** How long the raw message is kept after the intake ended. */
+  readonly rawMs: number;
+  /** How long the record is kept after the intake ended (kept at least as long as the raw). */
+  readonly recordMs: number;
+}
+
+export class IntakeStore {
+  readonly keys: IntakeKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly retention: RetentionPolicy,
+  ) {
+    this.keys = intakeKeys(prefix);
+  }
+
+  /** Stores the raw message and a `received` record, unless a record with this id exists. */
+  async create(intake: NewIntake, raw: Buffer, now: number): Promise<CreateResult> {
+    const fields = Object.entries(toHashFields(intake)).flat();
+    const result = await this.redis.eval(
+      CREATE, 3,
+      this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'),
+      String(now), raw, intake.intakeId, ...fields,
+    );
+    if (result === 'created') return { created: true };
+    return { created: false, state: asState(result) ?? 'received' };
+  }
+
+  /** Moves the record to `to` if its current state is one of `from`, with the given fields. */
+  async transition(
+    intakeId: string,
+    from: readonly IntakeState[],
+    to: IntakeState,
+    now: number,
+    update: IntakeUpdate = {},
+  ): Promise<TransitionResult> {
+    // Ended intakes expire after the retention period; failed ones wait for a replay.
+    const ended = FINAL_STATES.includes(to) && to !== 'failed';
+    const ttlRecordMs = ended ? Math.max(this.retention.recordMs, this.retention.rawMs) : -1;
+    const ttlRawMs = ended ? this.retention.rawMs : -1;
+    const fields = Object.entries(toHashFields(update)).flat();
+    const result = await this.redis.eval(
+      TRANSITION, 3,
+      this.keys.record(intakeId), this.keys.raw(intakeId), this.keys.stateIndexPrefix,
+      to, String(now), String(ttlRecordMs), String(ttlRawMs), from.join(','), ...fields,
+    );
+    if (result === 'ok') return { ok: true };
+    return { ok: false, state: asState(result) };
+  }
+
+  /** Sets fields without changing the state (e.g. the letter id checkpoint). */
+  async update(intakeId: string, update: IntakeUpdate): Promise<void> {
+    const fields = toHashFields(update);
+    if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.record(intakeId), fields);
+  }
+
+  async get(intakeId: string): Promise<IntakeRecord | undefined> {
+    return fromHash(await this.redis.hgetall(this.keys.record(intakeId)));
+  }
+
+  async raw(intakeId: string): Promise<Buffer | undefined> {
+    return (await this.redis.getBuffer(this.keys.raw(intakeId))) ?? undefined;
+  }
+
+  /** The newest intakes in a state, newest first. */
+  async list(state: IntakeState, limit = 100): Promise<IntakeRecord[]> {
+    const ids = await this.redis.zrevrange(this.keys.stateIndex(state), 0, limit - 1);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((r): r is IntakeRecord => r !== undefined && r.state === state);
+  }
+
+  async countByState(): Promise<Map<IntakeState, number>> {
+    const counts = await Promise.all(INTAKE_STATES.map((s) => this.redis.zcard(this.keys.stateIndex(s))));
+    return new Map(INTAKE_STATES.map((s, i) => [s, counts[i] ?? 0]));
+  }
+}
+
+function asState(value: unknown): IntakeState | undefined {
+  return typeof value === 'string' && isIntakeState(value) ? value : undefined;
+}

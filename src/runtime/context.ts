@@ -1,0 +1,28 @@
+// What every role starts from: the validated config, the logger, the clock, and the checks
+// that name the variable a role needs but did not get.
+import { ConfigError, loadConfig, type Config, type Env } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { loadSenderDirectory, type SenderDirectory } from '../senders/directory.js';
+
+export interface RoleContext {
+  readonly config: Config;
+  readonly env: Env;
+  readonly logger: Logger;
+  readonly clock: () => number;
+}
+
+export function roleContext(env: Env = process.env, name = 'letter-intake'): RoleContext {
+  const config = loadConfig(env);
+  return { config, env, logger: createLogger({ level: config.logLevel, name }), clock: Date.now };
+}
+
+export function required<T>(value: T | undefined, variable: string, why: string): T {
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) {
+    throw new ConfigError(`invalid configuration:\n  ${variable}: required ${why}`);
+  }
+  return value;
+}
+
+export function senderDirectoryOf(ctx: RoleContext): SenderDirectory {
+  return loadSenderDirectory(required(ctx.config.sendersFile, 'SENDERS_FILE', 'to know the senders'), ctx.env);
+}

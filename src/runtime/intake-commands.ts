@@ -1,0 +1,52 @@
+// `letter-intake status ID` and `letter-intake replay ID`: an operator's view of one intake.
+import { createIntakeQueue } from '../intake/queue.js';
+import { replayIntake } from '../intake/replay.js';
+import { required, roleContext } from './context.js';
+import { storeFor } from './parts.js';
+import { embeddedRedisUrl, producerConnection, waitForRedis } from './redis.js';
+import { silentObserver } from '../intake/observer.js';
+
+export async function statusCommand(args: readonly string[]): Promise<number> {
+  return withStore(args, async ({ store }, id) => {
+    const record = await store.get(id);
+    if (record === undefined) {
+      process.stderr.write(`no intake ${id}\n`);
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+    return 0;
+  });
+}
+
+export async function replayCommand(args: readonly string[]): Promise<number> {
+  return withStore(args, async ({ store, ctx, redis }, id) => {
+    const queue = createIntakeQueue(redis, ctx.config.redisPrefix);
+    try {
+      const result = await replayIntake({ store, queue, clock: ctx.clock, attempts: ctx.config.worker.attempts }, id);
+      process.stdout.write(result.ok ? `intake ${id} queued again\n` : `refused: ${result.reason}\n`);
+      return result.ok ? 0 : 1;
+    } finally {
+      await queue.close();
+    }
+  });
+}
+
+async function withStore(
+  args: readonly string[],
+  run: (deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: ReturnType<typeof producerConnection> }, id: string) => Promise<number>,
+): Promise<number> {
+  const [id] = args;
+  if (id === undefined) {
+    process.stderr.write('usage: letter-intake status|replay ID\n');
+    return 64;
+  }
+  const ctx = roleContext(process.env, 'letter-intake');
+  const redisUrl = required(ctx.config.redisUrl ?? embeddedRedisUrl(ctx.config.dataDir), 'REDIS_URL', 'to read intakes (or a running `npm start`)');
+  const redis = producerConnection(redisUrl);
+  try {
+    await waitForRedis(redis, redisUrl, 5000);
+    return await run({ store: storeFor({ ...ctx, observer: silentObserver, redisUrl }, redis), ctx, redis }, id);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,46 @@
+// The ops HTTP part every role carries: health, readiness and metrics of this process, and,
+// for `ops` and `start`, the queue dashboard and the intake pages.
+import type { IntakeObserver } from '../intake/observer.js';
+import { createIntakeQueue } from '../intake/queue.js';
+import { replayIntake } from '../intake/replay.js';
+import { createMetrics } from '../ops/metrics.js';
+import { startOpsServer } from '../ops/server.js';
+import type { RoleContext } from './context.js';
+import type { Closable } from './lifecycle.js';
+import { storeFor } from './parts.js';
+import { workerConnection } from './redis.js';
+
+export interface OpsPart extends Closable {
+  readonly observer: IntakeObserver;
+  readonly url: string;
+}
+
+export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: { readonly admin: boolean }): Promise<OpsPart> {
+  const { config } = ctx;
+  const redis = workerConnection(redisUrl);
+  const queue = createIntakeQueue(redis, config.redisPrefix);
+  const metrics = createMetrics({ queue });
+  const store = storeFor({ ...ctx, observer: metrics.observer, redisUrl }, redis);
+  const server = await startOpsServer({
+    host: config.http.host,
+    port: config.http.port,
+    logger: ctx.logger.child({ role: 'ops' }),
+    registry: metrics.registry,
+    redis,
+    queue,
+    store,
+    apiHealth: metrics.apiHealth,
+    replay: (id) => replayIntake({ store, queue, clock: ctx.clock, attempts: config.worker.attempts }, id),
+    dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
+  });
+  return {
+    name: 'ops',
+    observer: metrics.observer,
+    url: server.url,
+    async close() {
+      await server.close();
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}

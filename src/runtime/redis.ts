@@ -1,0 +1,101 @@
+// Redis connections for each role, and the embedded redis-server `start` runs when REDIS_URL
+// is unset. Durable acceptance needs appendonly + appendfsync always + noeviction.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+
+/** The producer (listener) fails fast when Redis is away, so the client gets 451 at once. */
+export function producerConnection(url: string): Redis {
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy, connectTimeout: 5000 });
+}
+
+/** Workers and queue readers wait for Redis to come back (BullMQ requires this setting). */
+export function workerConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, retryStrategy, connectTimeout: 5000 });
+}
+
+/** Reconnect for ever, at most every 2 s: Redis coming back must need nobody's help. */
+function retryStrategy(times: number): number {
+  return Math.min(times * 200, 2000);
+}
+
+/** Waits until Redis answers PING, or fails with a clear message after `timeoutMs`. */
+export async function waitForRedis(redis: Redis, url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (redis.status === 'ready' && (await redis.ping()) === 'PONG') return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`Redis at ${redactUrl(url)} did not answer within ${timeoutMs} ms (REDIS_URL)`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}
+
+export interface EmbeddedRedis {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a private redis-server from PATH on a free loopback port, data under `dataDir`. */
+export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
+  const dir = resolve(dataDir, 'redis');
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const child = spawn('redis-server', [
+    '--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
+    '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction',
+  ], { stdio: 'ignore' });
+  await new Promise<void>((ok, fail) => {
+    child.once('spawn', ok);
+    child.once('error', (err) => fail(new Error(
+      `REDIS_URL is unset and redis-server could not be started (${err.message}); install Redis (apt-get install redis-server) or set REDIS_URL`,
+    )));
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  // `status` and `replay` find the embedded Redis through this file.
+  const urlFile = embeddedUrlFile(dataDir);
+  writeFileSync(urlFile, url);
+  return {
+    url,
+    stop: async () => {
+      rmSync(urlFile, { force: true });
+      await stopChild(child);
+    },
+  };
+}
+
+const embeddedUrlFile = (dataDir: string): string => resolve(dataDir, 'redis-url');
+
+/** The URL of the Redis a running `start` embedded, if any. */
+export function embeddedRedisUrl(dataDir: string): string | undefined {
+  const file = embeddedUrlFile(dataDir);
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => ok(port));
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((ok) => {
+    child.once('exit', () => ok());
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,42 @@
+// `letter-intake smtp | worker | ops`: one role per process, for scaling out. Each serves its
+// own /healthz, /readyz and /metrics on HTTP_PORT; `ops` adds the dashboard and intake pages.
+import type { Config } from '../config.js';
+import { required, roleContext, senderDirectoryOf, type RoleContext } from './context.js';
+import { closeOnSignals, type Closable } from './lifecycle.js';
+import { startOpsPart } from './ops-part.js';
+import { startSmtpPart, startWorkerPart, type PartContext } from './parts.js';
+
+export async function smtpCommand(): Promise<'running'> {
+  const ctx = roleContext(process.env, 'smtp');
+  required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to know which recipients to accept');
+  return runRole(ctx, 'smtp', (part) => startSmtpPart(part));
+}
+
+export async function workerCommand(): Promise<'running'> {
+  const ctx = roleContext(process.env, 'worker');
+  const directory = senderDirectoryOf(ctx);
+  const apiUrl = required(ctx.config.senderApiUrl, 'SENDER_API_URL', 'to create letters');
+  return runRole(ctx, 'worker', (part) => startWorkerPart(part, directory, apiUrl));
+}
+
+export async function opsCommand(): Promise<'running'> {
+  const ctx = roleContext(process.env, 'ops');
+  return runRole(ctx, 'ops', async () => undefined);
+}
+
+async function runRole(
+  ctx: RoleContext,
+  role: string,
+  start: (part: PartContext) => Promise<Closable | undefined>,
+): Promise<'running'> {
+  const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
+  const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops' });
+  const part = await start({ ...ctx, observer: ops.observer, redisUrl });
+  closeOnSignals(part === undefined ? [ops] : [part, ops], ctx.logger, shutdownBoundMs(ctx.config));
+  return 'running';
+}
+
+/** The whole shutdown's bound: SMTP and worker grace periods plus a margin to close connections. */
+export function shutdownBoundMs(config: Config): number {
+  return config.smtp.closeTimeoutMs + config.worker.closeTimeoutMs + 10_000;
+}

@@ -1,0 +1,18 @@
+// `letter-intake sandbox-api`: the sandbox Sender API alone, on SANDBOX_HOST:SANDBOX_PORT.
+import { startSandbox } from '../sandbox/index.js';
+import { roleContext, senderDirectoryOf } from './context.js';
+import { closeOnSignals } from './lifecycle.js';
+
+export async function sandboxCommand(): Promise<'running'> {
+  const ctx = roleContext(process.env, 'sandbox-api');
+  const sandbox = await startSandbox({
+    directory: senderDirectoryOf(ctx),
+    clock: ctx.clock,
+    logger: ctx.logger,
+    host: ctx.config.sandbox.host,
+    port: ctx.config.sandbox.port,
+  });
+  ctx.logger.info({ event: 'sandbox.listening', url: sandbox.url }, `sandbox Sender API at ${sandbox.url} (state in memory)`);
+  closeOnSignals([{ name: 'sandbox', close: () => sandbox.close() }], ctx.logger, 10_000);
+  return 'running';
+}

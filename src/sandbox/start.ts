@@ -1,0 +1,34 @@
+// Serves the sandbox on host:port (port 0: any free port) and hands back its address and state.
+import type { Logger } from '../log.js';
+import type { SenderDirectory } from '../senders/directory.js';
+import { createSandboxServer } from './server.js';
+import { SandboxStore } from './store.js';
+
+export interface StartSandboxOptions {
+  readonly directory: SenderDirectory;
+  readonly clock: () => number;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface RunningSandbox {
+  /** Base address, e.g. http://127.0.0.1:8090 (no trailing slash). */
+  readonly url: string;
+  readonly store: SandboxStore;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: StartSandboxOptions): Promise<RunningSandbox> {
+  const store = new SandboxStore(options.directory, options.clock);
+  const app = createSandboxServer({ ...options, store });
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the sandbox is not listening on a TCP port');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    store,
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,136 @@
+// One HTTP call to the Sender API: a bounded wait, JSON in and out, every failure turned into a
+// classified SenderApiError that is logged exactly once, and one observer event per call.
+import type { z } from 'zod';
+import type { Logger } from '../log.js';
+import { classifyApiFailure, type ApiFailure } from './classify.js';
+import { SenderApiError } from './errors.js';
+import { errorEnvelopeSchema } from './wire.js';
+
+export interface ApiCallEvent {
+  readonly endpoint: string;
+  readonly status: number | undefined;
+  readonly errorCode: string | undefined;
+  readonly durationMs: number;
+}
+
+export interface TransportDeps {
+  readonly baseUrl: URL;
+  readonly fetch: typeof fetch;
+  readonly clock: () => number;
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+  readonly onCall: ((event: ApiCallEvent) => void) | undefined;
+}
+
+export interface ApiRequest {
+  readonly method: 'GET' | 'POST' | 'PUT';
+  /** Path and query below the base URL, e.g. "/api/v1/letters/abc". */
+  readonly path: string;
+  /** Templated, for logs and metrics: "GET /api/v1/letters/{id}". */
+  readonly endpoint: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON; absent → no body at all. */
+  readonly body?: unknown;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export async function callApi<S extends z.ZodType>(deps: TransportDeps, request: ApiRequest, schema: S): Promise<z.output<S>> {
+  const started = deps.clock();
+  const timeout = AbortSignal.timeout(deps.timeoutMs);
+  const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
+  const report = (status: number | undefined, errorCode: string | undefined): void =>
+    deps.onCall?.({ endpoint: request.endpoint, status, errorCode, durationMs: deps.clock() - started });
+
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  let status: number | undefined;
+  let retryAfter: string | undefined;
+  let text: string;
+  try {
+    const response = await deps.fetch(joinUrl(deps.baseUrl, request.path), {
+      method: request.method,
+      headers,
+      redirect: 'manual',
+      signal,
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+    status = response.status;
+    retryAfter = response.headers.get('retry-after') ?? undefined;
+    text = await response.text();
+  } catch (err) {
+    if (request.signal?.aborted === true) {
+      report(status, undefined);
+      throw request.signal.reason;
+    }
+    const failure: ApiFailure = timeout.aborted ? { timeout: true } : { network: true };
+    const reason = timeout.aborted ? `no answer within ${deps.timeoutMs} ms` : `network error: ${errorText(err)}`;
+    throw fail(deps, request, report, { ...failure, status: undefined }, reason, err);
+  }
+
+  const json = parseJson(text);
+  if (status < 200 || status > 299) {
+    const envelope = errorEnvelopeSchema.safeParse(json);
+    const body = envelope.success ? envelope.data : {};
+    throw fail(deps, request, report, { status, errorCode: body.errorCode, retryAfter, nowMs: deps.clock() }, undefined, undefined, body);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw fail(deps, request, report, { status, malformed: true }, 'the answer does not match the contract', parsed.error);
+  }
+  report(status, undefined);
+  return parsed.data;
+}
+
+function fail(
+  deps: TransportDeps,
+  request: ApiRequest,
+  report: (status: number | undefined, errorCode: string | undefined) => void,
+  failure: ApiFailure,
+  reason: string | undefined,
+  cause: unknown,
+  envelope: { message?: string | undefined; traceId?: string | undefined } = {},
+): SenderApiError {
+  const { kind, retryAfterMs } = classifyApiFailure(failure);
+  const error = new SenderApiError(
+    {
+      kind,
+      endpoint: request.endpoint,
+      statusCode: failure.malformed === true ? undefined : failure.status,
+      errorCode: failure.errorCode,
+      traceId: envelope.traceId,
+      retryAfterMs,
+      apiMessage: envelope.message,
+      ...(reason === undefined ? {} : { reason }),
+    },
+    { cause },
+  );
+  deps.logger.warn(
+    { endpoint: error.endpoint, statusCode: failure.status, errorCode: error.errorCode, traceId: error.traceId, kind, retryAfterMs, reason },
+    'sender api call failed',
+  );
+  report(failure.status, failure.errorCode);
+  return error;
+}
+
+function joinUrl(base: URL, path: string): URL {
+  const url = new URL(base.href);
+  const [pathname = '', search = ''] = path.split('?', 2);
+  url.pathname = `${base.pathname.replace(/\/+$/, '')}${pathname}`;
+  url.search = search === '' ? '' : `?${search}`;
+  return url;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${cause}`;
+}

@@ -1,0 +1,161 @@
+// The MX-facing listener: smtp-server wiring and its session hooks. Every decision lives in
+// receive-message.ts and recipient-policy.ts; every reply text in reply.ts.
+import { readFileSync } from 'node:fs';
+import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { IntakeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { IntakeObserver } from '../intake/observer.js';
+import { acceptedReply, replyFor } from './reply.js';
+import { receiveMessage, type ReceiveDeps } from './receive-message.js';
+import { isProcessingAddress } from './recipient-policy.js';
+
+export interface ListenerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly hostname: string;
+  readonly inboundAddresses: readonly string[];
+  readonly maxMessageBytes: number;
+  readonly maxClients: number;
+  readonly maxClientsPerIp: number;
+  readonly socketTimeoutMs: number;
+  readonly closeTimeoutMs: number;
+  readonly useProxy: boolean;
+  readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
+}
+
+export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'onAuthSeconds'> {
+  readonly logger: Logger;
+  readonly observer: IntakeObserver;
+}
+
+export interface Listener {
+  readonly port: number;
+  /** Stops accepting; open sessions get closeTimeoutMs to finish, then 421. */
+  close(): Promise<void>;
+}
+
+/** smtp-server answers an over-size `MAIL FROM … SIZE=` itself; this gives that reply our enhanced code. */
+class MxServer extends SMTPServer {
+  override connect(...args: Parameters<SMTPServer['connect']>): void {
+    super.connect(...args);
+    const connection = [...this.connections].at(-1); // a Set iterates in insertion order
+    if (connection === undefined) return;
+    const validate = connection._validateMailParams.bind(connection);
+    const limit = this.options.size;
+    connection._validateMailParams = (parsed) => {
+      const error = validate(parsed);
+      // RFC 1870 §6.1: 552 when the declared SIZE exceeds the fixed maximum; RFC 3463 5.3.4.
+      return error?.code === 552
+        ? { ...error, message: `5.3.4 message size exceeds the maximum of ${limit} bytes` }
+        : error;
+    };
+  }
+}
+
+export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<Listener> {
+  const perIp = new Map<string, number>();
+  let closing = false;
+  let inFlight = 0;
+  const sessionLogs = new Map<string, Logger>();
+  const log = (session: SMTPServerSession): Logger => sessionLogs.get(session.id) ?? deps.logger;
+  const refuse = (session: SMTPServerSession, command: string, err: unknown): Error => {
+    const reply = replyFor(err);
+    deps.observer.smtpReply(reply.responseCode, command);
+    log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message }, 'refused');
+    return reply;
+  };
+  const receiveDeps: ReceiveDeps = {
+    ...deps,
+    hostname: options.hostname,
+    maxMessageBytes: options.maxMessageBytes,
+    onAuthSeconds: (s) => deps.observer.stageDuration('auth', s),
+  };
+
+  const serverOptions: SMTPServerOptions = {
+    name: options.hostname,
+    banner: 'letter-intake ESMTP',
+    size: options.maxMessageBytes,
+    disabledCommands: options.tls === undefined ? ['AUTH', 'STARTTLS'] : ['AUTH'],
+    authOptional: true,
+    disableReverseLookup: true,
+    maxClients: options.maxClients,
+    maxRecipients: 10,
+    socketTimeout: options.socketTimeoutMs,
+    // Our close() already waited for transactions in flight; idle sessions are told 421 soon after.
+    closeTimeout: Math.min(options.closeTimeoutMs, 1000),
+    useProxy: options.useProxy,
+    logger: false,
+    ...(options.tls === undefined
+      ? {}
+      : { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) }),
+
+    onConnect(session, callback) {
+      deps.observer.smtpConnection();
+      const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
+      perIp.set(session.remoteAddress, count);
+      sessionLogs.set(session.id, deps.logger.child({ smtpSession: session.id, clientIp: session.remoteAddress }));
+      if (closing) return callback(refuse(session, 'CONNECT', new IntakeError('ShuttingDown', 'service shutting down, try again later')));
+      if (count > options.maxClientsPerIp) {
+        return callback(refuse(session, 'CONNECT', new IntakeError('TooManyConnections', 'too many connections from your address, try again later')));
+      }
+      callback();
+    },
+
+    onClose(session) {
+      const count = (perIp.get(session.remoteAddress) ?? 1) - 1;
+      if (count <= 0) perIp.delete(session.remoteAddress);
+      else perIp.set(session.remoteAddress, count);
+      sessionLogs.delete(session.id);
+    },
+
+    onMailFrom(_address, _session, callback) {
+      callback();
+    },
+
+    onRcptTo(address, session, callback) {
+      if (isProcessingAddress(address.address, options.inboundAddresses)) return callback();
+      callback(refuse(session, 'RCPT', new IntakeError('RecipientNotAccepted', `<${address.address}>: no such mailbox here`)));
+    },
+
+    onData(stream, session, callback) {
+      const envelope = {
+        mailFrom: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
+        rcptTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+        clientIp: session.remoteAddress,
+        helo: session.hostNameAppearsAs,
+      };
+      inFlight += 1;
+      receiveMessage(receiveDeps, stream, envelope).finally(() => { inFlight -= 1; }).then(
+        ({ intakeId, duplicate }) => {
+          const reply = acceptedReply(intakeId);
+          deps.observer.smtpReply(250, 'DATA');
+          log(session).info({ event: 'smtp.accepted', intakeId, duplicate, code: 250, reply }, 'accepted');
+          callback(null, reply);
+        },
+        (err: unknown) => callback(refuse(session, 'DATA', err)),
+      );
+    },
+  };
+
+  const server = new MxServer(serverOptions);
+  server.on('error', (err) => deps.logger.warn({ err, event: 'smtp.error' }, 'smtp connection error'));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  deps.logger.info({ event: 'smtp.listening', host: options.host, port, hostname: options.hostname }, 'SMTP listener ready');
+  return {
+    port,
+    async close() {
+      closing = true; // new connections are told 421 from here on
+      const deadline = Date.now() + options.closeTimeoutMs;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,8 @@
+// The part of libmime's API this project uses (the package ships no types).
+declare module 'libmime' {
+  const libmime: {
+    /** Decodes RFC 2047 encoded words in a header value. */
+    decodeWords(value: string): string;
+  };
+  export default libmime;
+}
