@@ -82,7 +82,7 @@ function toAnswer(values: 'TIMEOUT' | 'SERVFAIL' | RecordValue[], type: string, 
       records: values.map((v) => {
         if (typeof v === 'string') return chunk(v);
         if (Array.isArray(v)) return v;
-        throw new ZoneFileError(`${where}: a TXT value is a string or a list of strings`);
+        throw new ZoneFileError(`${where}: TXT values are strings or lists of strings`);
       }),
     };
   }
@@ -91,7 +91,7 @@ function toAnswer(values: 'TIMEOUT' | 'SERVFAIL' | RecordValue[], type: string, 
       kind: 'mx',
       records: values.map((v) => {
         if (typeof v === 'object' && !Array.isArray(v)) return v;
-        throw new ZoneFileError(`${where}: an MX value is {"exchange": name, "priority": number}`);
+        throw new ZoneFileError(`${where}: MX values are {"exchange": name, "priority": number}`);
       }),
     };
   }
@@ -99,7 +99,7 @@ function toAnswer(values: 'TIMEOUT' | 'SERVFAIL' | RecordValue[], type: string, 
     kind: 'plain',
     records: values.map((v) => {
       if (typeof v === 'string') return v;
-      throw new ZoneFileError(`${where}: a ${type} value is a string`);
+      throw new ZoneFileError(`${where}: ${type} values are strings`);
     }),
   };
 }

@@ -31,10 +31,11 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
   });
 
-  // An empty body with Content-Type: application/json is "no body", not an error (a login by
-  // headers may carry the header); anything else goes through fastify's safe JSON parser.
+  // JSON only (any other Content-Type is 400 InvalidData). An empty body with Content-Type:
+  // application/json is "no body", not an error (a login by headers may carry the header);
+  // anything else goes through fastify's JSON parser with prototype-poisoning protection.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.length === 0) {

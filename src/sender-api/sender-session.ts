@@ -3,6 +3,7 @@
 // Concurrent calls share one login or refresh (single-flight).
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
+import { untilAborted } from './abort.js';
 import { SenderApiError } from './errors.js';
 import { sessionAction } from './session-policy.js';
 import { callApi, type ApiRequest, type TransportDeps } from './transport.js';
@@ -155,15 +156,4 @@ export class SenderSession {
 
 function toSession(s: { sessionId: string; senderId: string; validUntilUtc: string }): ApiSession {
   return { sessionId: s.sessionId, senderId: s.senderId, validUntilUtc: s.validUntilUtc, validUntilMs: Date.parse(s.validUntilUtc) };
-}
-
-/** The promise's outcome, or the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -86,7 +86,7 @@ export interface ApiAnswer {
 export interface CallOptions {
   readonly session?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** An object is sent as JSON; a string is sent as is with Content-Type: application/json. */
+  /** An object is sent as JSON; a string is sent as is; Content-Type is application/json unless `headers` says otherwise. */
   readonly body?: unknown;
 }
 
@@ -96,7 +96,7 @@ export async function call(base: string, method: string, path: string, options: 
   if (options.session !== undefined) headers['x-session'] = options.session;
   let body: string | undefined;
   if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
+    headers['content-type'] ??= 'application/json';
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   }
   const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });

@@ -58,8 +58,16 @@ describe('sandbox error envelope', () => {
   });
 
   it('wraps a body that is not JSON as 400 InvalidData', async () => {
-    const answer = await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, headers: { 'content-type': 'text/plain' } });
+    const answer = await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, headers: { 'content-type': 'text/plain' }, body: 'a letter' });
     expectEnvelope(answer, 400, 'InvalidData');
+    expect(field(answer.json, 'message')).toMatch(/Content-Type/);
+  });
+
+  it('wraps a body over 20 MiB as 400 InvalidData', async () => {
+    const body = JSON.stringify(letterBody({ description: 'x'.repeat(20 * 1024 * 1024) }));
+    const answer = await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, body });
+    expectEnvelope(answer, 400, 'InvalidData');
+    expect(field(answer.json, 'message')).toMatch(/larger than 20971520 bytes/);
   });
 
   it('wraps a letter that fails validation as 400 InvalidData', async () => {

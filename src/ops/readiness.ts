@@ -1,0 +1,84 @@
+// The readiness verdict for /readyz, from facts gathered by the server (pure: no I/O, no clock).
+//
+// Redis and the queue must answer: without them nothing is accepted or processed.
+// The Sender API is reported, and makes the process unready only when it has been failing for
+// more than API_OUTAGE_GRACE_MS with no healthy answer since the failing began. The choice: a
+// single failed call (a blip the worker's retries absorb) must not flap readiness, while a
+// sustained outage should show up where operators and orchestrators look. Accepted mail is not
+// at risk either way (it waits in the queue), so the grace favours stability over speed.
+// A process that has made no API call yet (or makes none, e.g. the `ops` role) is ready.
+import type { ApiHealthSnapshot } from './api-health.js';
+
+export const API_OUTAGE_GRACE_MS = 60_000;
+
+export interface DependencyCheck {
+  readonly ok: boolean;
+  readonly error?: string;
+  /** True when this process does not use the dependency (reported, not checked). */
+  readonly skipped?: boolean;
+}
+
+export interface QueueCheck extends DependencyCheck {
+  /** Jobs by BullMQ state, when the queue answered. */
+  readonly counts?: Readonly<Record<string, number>>;
+}
+
+export interface SenderApiCheck {
+  readonly ok: boolean;
+  readonly lastOkAt?: string;
+  readonly lastFailureAt?: string;
+  readonly failingSince?: string;
+  readonly lastError?: string;
+  /** Why the check is not ok, or why it was not judged. */
+  readonly note?: string;
+}
+
+export interface ReadinessInput {
+  readonly redis: DependencyCheck;
+  readonly queue: QueueCheck;
+  readonly api: ApiHealthSnapshot | undefined;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+}
+
+export interface Readiness {
+  readonly ready: boolean;
+  readonly checks: { readonly redis: DependencyCheck; readonly queue: QueueCheck; readonly senderApi: SenderApiCheck };
+}
+
+export function judgeReadiness(input: ReadinessInput): Readiness {
+  const senderApi = judgeSenderApi(input.api, input.now);
+  return {
+    ready: input.redis.ok && input.queue.ok && senderApi.ok,
+    checks: { redis: input.redis, queue: input.queue, senderApi },
+  };
+}
+
+function judgeSenderApi(api: ApiHealthSnapshot | undefined, now: number): SenderApiCheck {
+  if (api === undefined) return { ok: true, note: 'not used by this process' };
+  const times = {
+    ...(api.lastOkAt === undefined ? {} : { lastOkAt: iso(api.lastOkAt) }),
+    ...(api.lastFailureAt === undefined ? {} : { lastFailureAt: iso(api.lastFailureAt) }),
+    ...(api.lastError === undefined ? {} : { lastError: api.lastError }),
+  };
+  if (api.lastFailureAt === undefined) {
+    return { ok: true, ...times, ...(api.lastOkAt === undefined ? { note: 'no call yet' } : {}) };
+  }
+  const recovered = api.lastOkAt !== undefined && api.lastOkAt >= api.lastFailureAt;
+  if (recovered) return { ok: true, ...times };
+  const since = api.failingSince ?? api.lastFailureAt;
+  const failingMs = now - since;
+  const down = failingMs > API_OUTAGE_GRACE_MS;
+  return {
+    ok: !down,
+    ...times,
+    failingSince: iso(since),
+    note: down
+      ? `failing for ${Math.round(failingMs / 1000)} s with no healthy answer (grace ${API_OUTAGE_GRACE_MS / 1000} s)`
+      : `failing for ${Math.round(failingMs / 1000)} s, within the ${API_OUTAGE_GRACE_MS / 1000} s grace`,
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

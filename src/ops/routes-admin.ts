@@ -1,0 +1,46 @@
+// The admin area, one encapsulated plugin behind HTTP basic auth: the BullMQ dashboard at
+// /admin/queues and the intake pages under /admin/intakes. The server registers it only when a
+// dashboard password is configured.
+import basicAuth from '@fastify/basic-auth';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import type { FastifyPluginAsync } from 'fastify';
+import type { IntakeStore } from '../intake/store.js';
+import type { ReplayResult } from '../intake/replay.js';
+import { credentialsChecker, type DashboardLogin } from './credentials.js';
+import { intakeRoutes } from './routes-intakes.js';
+
+export const QUEUES_PATH = '/admin/queues';
+
+export interface AdminDeps {
+  readonly login: DashboardLogin;
+  readonly queue?: Queue | undefined;
+  readonly store?: IntakeStore | undefined;
+  readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
+}
+
+export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
+  return async (app) => {
+    const check = credentialsChecker(deps.login);
+    await app.register(basicAuth, {
+      authenticate: { realm: 'letter-intake admin' },
+      validate: async (user, password) => {
+        if (!check(user, password)) return new Error('wrong user name or password');
+      },
+    });
+    // Every route registered in this plugin (and its children) needs the login.
+    app.addHook('onRequest', app.basicAuth);
+
+    if (deps.queue !== undefined) {
+      const serverAdapter = new FastifyAdapter();
+      serverAdapter.setBasePath(QUEUES_PATH);
+      createBullBoard({ queues: [new BullMQAdapter(deps.queue)], serverAdapter });
+      await app.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
+    }
+    if (deps.store !== undefined) {
+      await app.register(intakeRoutes({ store: deps.store, replay: deps.replay }));
+    }
+  };
+}

@@ -1,0 +1,89 @@
+// Intake lookup and replay for operators (behind the admin login): HTML for browsers, JSON for
+// everything else (or with ?format=json).
+//   GET  /admin/intakes?state=failed,rejected&limit=100   newest first; default failed + rejected
+//   GET  /admin/intakes/:id                               the record and its timeline
+//   POST /admin/intakes/:id/replay                        200 queued again | 409 with the reason
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { IntakeRecord } from '../intake/record.js';
+import type { ReplayResult } from '../intake/replay.js';
+import type { IntakeStore } from '../intake/store.js';
+import { parseListQuery } from './intake-query.js';
+import { INTAKES_PATH, renderIntakeDetail, renderIntakeList, renderNotFound, renderReplayResult } from './intake-page.js';
+
+export interface IntakeRouteDeps {
+  readonly store: IntakeStore;
+  readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
+}
+
+type Query = Record<string, string | string[] | undefined>;
+
+function wantsHtml(request: FastifyRequest<{ Querystring: Query }>): boolean {
+  const format = request.query['format'];
+  if (format === 'json') return false;
+  if (format === 'html') return true;
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+/**
+ * Basic auth is sent by the browser on any request to this origin, so a page elsewhere could
+ * post the replay form: refuse requests the browser marks cross-site or whose Origin is not us.
+ */
+function crossSite(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined) return false; // command-line clients send none
+  if (origin === 'null') return true; // an opaque origin: sandboxed frame, data: URL
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
+  return async (app) => {
+    // The replay form posts an empty urlencoded body; nothing in it is read.
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => {
+      done(null, {});
+    });
+
+    app.get<{ Querystring: Query }>(INTAKES_PATH, async (request, reply) => {
+      const query = parseListQuery(request.query);
+      if (!query.ok) return reply.code(400).send({ error: query.error });
+      const lists = await Promise.all(query.states.map((state) => deps.store.list(state, query.limit)));
+      const intakes = lists.flat().sort((a, b) => enteredAt(b) - enteredAt(a)).slice(0, query.limit);
+      if (wantsHtml(request)) {
+        return reply.type('text/html; charset=utf-8').send(renderIntakeList(query.states, intakes, deps.replay !== undefined));
+      }
+      return { states: query.states, intakes };
+    });
+
+    app.get<{ Params: { id: string }; Querystring: Query }>(`${INTAKES_PATH}/:id`, async (request, reply) => {
+      const intake = await deps.store.get(request.params.id);
+      const html = wantsHtml(request);
+      if (intake === undefined) {
+        return html
+          ? reply.code(404).type('text/html; charset=utf-8').send(renderNotFound(request.params.id))
+          : reply.code(404).send({ error: `no intake ${request.params.id}` });
+      }
+      if (html) return reply.type('text/html; charset=utf-8').send(renderIntakeDetail(intake, deps.replay !== undefined));
+      return { intake };
+    });
+
+    const replay = deps.replay;
+    if (replay === undefined) return;
+    app.post<{ Params: { id: string }; Querystring: Query }>(`${INTAKES_PATH}/:id/replay`, async (request, reply) => {
+      if (crossSite(request)) return reply.code(403).send({ error: 'cross-site request refused' });
+      const id = request.params.id;
+      const result = await replay(id);
+      request.log.info({ event: 'ops.replay', intakeId: id, ok: result.ok }, result.ok ? 'intake replayed' : 'intake replay refused');
+      void reply.code(result.ok ? 200 : 409);
+      if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderReplayResult(id, result));
+      return result.ok ? { ok: true, intakeId: id } : { ok: false, intakeId: id, reason: result.reason };
+    });
+  };
+}
+
+function enteredAt(record: IntakeRecord): number {
+  return record.timeline[record.state] ?? record.receivedAt;
+}

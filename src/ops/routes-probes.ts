@@ -1,0 +1,41 @@
+// Unauthenticated probes: /healthz (the process answers), /readyz (its dependencies answer),
+// /metrics (Prometheus text format). None of them can hang on a Redis that is away.
+import type { Queue } from 'bullmq';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { ApiHealth } from './api-health.js';
+import { checkQueue, checkRedis } from './dependency-checks.js';
+import { judgeReadiness } from './readiness.js';
+
+export interface ProbeDeps {
+  readonly registry: Registry;
+  readonly redis?: Redis | undefined;
+  readonly queue?: Queue | undefined;
+  readonly apiHealth?: ApiHealth | undefined;
+  readonly clock: () => number;
+}
+
+export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/healthz', async () => ({ status: 'ok' }));
+
+    let wasReady: boolean | undefined;
+    app.get('/readyz', async (request, reply) => {
+      const [redis, queue] = await Promise.all([checkRedis(deps.redis), checkQueue(deps.queue)]);
+      const verdict = judgeReadiness({ redis, queue, api: deps.apiHealth?.snapshot(), now: deps.clock() });
+      // One line when readiness changes, not one per probe.
+      if (verdict.ready !== wasReady) {
+        if (verdict.ready) request.log.info({ event: 'ops.ready' }, 'ready');
+        else request.log.warn({ event: 'ops.unready', checks: verdict.checks }, 'not ready');
+        wasReady = verdict.ready;
+      }
+      return reply.code(verdict.ready ? 200 : 503).send(verdict);
+    });
+
+    app.get('/metrics', async (_request, reply) => {
+      const text = await deps.registry.metrics();
+      return reply.type(deps.registry.contentType).send(text);
+    });
+  };
+}

@@ -1,0 +1,88 @@
+// The ops HTTP server: probes and metrics for everyone, the admin area (queue dashboard, intake
+// pages, replay) only when a dashboard password is configured. Request lines are logged at
+// debug level: probes and scrapes arrive every few seconds.
+import type { Queue } from 'bullmq';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { IntakeJobData } from '../intake/queue.js';
+import type { ReplayResult } from '../intake/replay.js';
+import type { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
+import type { ApiHealth } from './api-health.js';
+import { adminRoutes } from './routes-admin.js';
+import { probeRoutes } from './routes-probes.js';
+
+export interface OpsServerDeps {
+  readonly host: string;
+  readonly port: number;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  /** Checked by /readyz with a bounded PING; not checked when absent. */
+  readonly redis?: Redis;
+  /** Checked by /readyz and shown on the dashboard. */
+  readonly queue?: Queue<IntakeJobData>;
+  /** Backs the intake pages; without it they are not served. */
+  readonly store?: IntakeStore;
+  /** Sender API health of this process (from createMetrics), reported by /readyz. */
+  readonly apiHealth?: ApiHealth;
+  /** Re-queues a failed intake; without it there is no replay route or button. */
+  readonly replay?: (intakeId: string) => Promise<ReplayResult>;
+  /** The admin login; no password → no admin routes at all. */
+  readonly dashboard: { readonly user: string; readonly password: string | undefined };
+  /** Milliseconds since the epoch; Date.now when absent. */
+  readonly clock?: () => number;
+}
+
+export interface OpsServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
+  const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ops-http' });
+  const app = Fastify({ loggerInstance, disableRequestLogging: true });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'ops request');
+  });
+
+  await app.register(probeRoutes({
+    registry: deps.registry,
+    redis: deps.redis,
+    queue: deps.queue,
+    apiHealth: deps.apiHealth,
+    clock: deps.clock ?? Date.now,
+  }));
+
+  const password = deps.dashboard.password;
+  if (password === undefined) {
+    loggerInstance.warn(
+      { event: 'ops.admin_disabled' },
+      'admin routes (/admin/queues, /admin/intakes, replay) are not served: DASHBOARD_PASSWORD is not set, and they are never served without a login',
+    );
+  } else {
+    await app.register(adminRoutes({
+      login: { user: deps.dashboard.user, password },
+      queue: deps.queue,
+      store: deps.store,
+      replay: deps.replay,
+    }));
+  }
+
+  await app.listen({ host: deps.host, port: deps.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : deps.port;
+  return {
+    url: `http://${urlHost(deps.host)}:${port}`,
+    port,
+    close: () => app.close(),
+  };
+}
+
+/** A wildcard bind is reached on loopback; IPv6 literals need brackets in a URL. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,122 @@
+// The gateway's parts started in the test process, each over its real protocol: the SMTP
+// listener on a free port, real Redis under a random prefix, the worker, and the sandbox
+// Sender API over HTTP. DNS comes from fixtures/zone.json. Logs are captured for inspection.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { INTAKE_QUEUE, type IntakeJobData } from '../../src/intake/queue.js';
+import { silentObserver, type IntakeObserver } from '../../src/intake/observer.js';
+import type { IntakeRecord } from '../../src/intake/record.js';
+import type { IntakeStore } from '../../src/intake/store.js';
+import type { Closable } from '../../src/runtime/lifecycle.js';
+import { startSmtpPart, startWorkerPart, storeFor } from '../../src/runtime/parts.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { connectTestRedis, dropPrefix, randomPrefix, TEST_REDIS_URL } from './redis.js';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const FIXTURE_DIR = resolve(REPO, 'fixtures');
+export const PROCESSING_ADDRESS = 'letters@intake.example';
+
+export function fixture(name: string): Buffer {
+  return readFileSync(resolve(FIXTURE_DIR, 'eml', name));
+}
+
+export interface GatewayOptions {
+  readonly worker?: boolean;
+  readonly env?: Record<string, string>;
+  readonly observer?: IntakeObserver;
+}
+
+export interface TestGateway {
+  readonly config: Config;
+  readonly port: number;
+  readonly prefix: string;
+  readonly redis: Redis;
+  readonly store: IntakeStore;
+  readonly queue: Queue<IntakeJobData>;
+  readonly sandbox: RunningSandbox | undefined;
+  /** Every log line written so far, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** Waits until the intake reaches a final state (or the bound passes) and returns its record. */
+  settled(intakeId: string, timeoutMs?: number): Promise<IntakeRecord>;
+  close(): Promise<void>;
+}
+
+export function testEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: '0',
+    SMTP_HOSTNAME: 'mx.intake.example',
+    INBOUND_ADDRESSES: PROCESSING_ADDRESS,
+    DNS_ZONE_FILE: resolve(FIXTURE_DIR, 'zone.json'),
+    SENDERS_FILE: resolve(FIXTURE_DIR, 'senders.json'),
+    WORKER_BACKOFF_BASE_MS: '50',
+    WORKER_BACKOFF_CAP_MS: '500',
+    WORKER_LOCK_MS: '5000',
+    SMTP_CLOSE_TIMEOUT_MS: '2000',
+    WORKER_CLOSE_TIMEOUT_MS: '2000',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+export async function startTestGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+  const prefix = randomPrefix();
+  const env = testEnv(prefix, options.env);
+  const config = loadConfig(env);
+  const logs: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const logger = createLogger({ level: config.logLevel, destination });
+  const ctx = { config, logger, clock: Date.now, observer: options.observer ?? silentObserver, redisUrl: TEST_REDIS_URL };
+  const parts: Closable[] = [];
+  const smtp = await startSmtpPart(ctx);
+  parts.push(smtp);
+  let sandbox: RunningSandbox | undefined;
+  if (options.worker === true) {
+    const directory = loadSenderDirectory(resolve(FIXTURE_DIR, 'senders.json'), env);
+    sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
+    parts.push(await startWorkerPart(ctx, directory, sandbox.url));
+    const running = sandbox;
+    parts.push({ name: 'sandbox', close: () => running.close() });
+  }
+  const redis = connectTestRedis();
+  const store = storeFor(ctx, redis);
+  const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
+  return {
+    config, port: smtp.port, prefix, redis, store, queue, sandbox, logs,
+    async settled(intakeId, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const record = await store.get(intakeId);
+        if (record !== undefined && ['submitted', 'rejected', 'failed'].includes(record.state)) return record;
+        if (Date.now() > deadline) throw new Error(`intake ${intakeId} did not settle: ${record?.state ?? 'no record'}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async close() {
+      for (const part of parts) await part.close();
+      await queue.close();
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    },
+  };
+}
+
+/** The intake id in a "250 2.0.0 queued as <id>" reply. */
+export function intakeIdOf(replyText: string): string {
+  const id = /queued as (\S+)/.exec(replyText)?.[1];
+  if (id === undefined) throw new Error(`not an acceptance reply: ${replyText}`);
+  return id;
+}

@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { createSenderApiClient } from '../../src/sender-api/client.js';
+import type { SenderSession } from '../../src/sender-api/sender-session.js';
+import type { LetterInput } from '../../src/sender-api/wire.js';
+import { ACME, GLOBEX, pdfBase64, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+const letter: LetterInput = {
+  title: 'Your November invoice',
+  description: 'Please find the invoice attached.',
+  genderTargeting: 'All',
+  parts: [{ fileName: 'invoice.pdf', mimeType: 'application/pdf', base64Data: pdfBase64('invoice') }],
+};
+
+describe('Sender API client letters', () => {
+  let sandbox: TestSandbox;
+  let acme: SenderSession;
+  let globex: SenderSession;
+  beforeEach(async () => {
+    sandbox = await startTestSandbox();
+    const api = createSenderApiClient({ baseUrl: sandbox.url, clock: sandbox.clock.now, timeoutMs: 5000, logger: createLogger({ level: 'silent' }) });
+    acme = api.as(ACME);
+    globex = api.as(GLOBEX);
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  it('saves a draft and submits it by id into PendingApproval', async () => {
+    const draft = await acme.saveDraft(letter);
+    const submitted = await acme.submit({ ...letter, id: draft.id });
+    expect([draft.status, submitted.id, submitted.status]).toEqual(['Draft', draft.id, 'PendingApproval']);
+  });
+
+  it('reads a letter back with its document metadata', async () => {
+    const { id } = await acme.submit(letter);
+    const detail = await acme.getLetter(id);
+    expect({ status: detail.status, files: detail.parts.map((p) => p.fileName), submitted: detail.submittedUtc })
+      .toEqual({ status: 'PendingApproval', files: ['invoice.pdf'], submitted: new Date(sandbox.clock.now()).toISOString() });
+  });
+
+  it('updates a draft, keeping a document by id', async () => {
+    const { id } = await acme.saveDraft(letter);
+    const [kept] = (await acme.getLetter(id)).parts;
+    await acme.saveDraft({ ...letter, id, title: 'Corrected', parts: kept === undefined ? [] : [{ id: kept.id }] });
+    const after = await acme.getLetter(id);
+    expect({ title: after.title, parts: after.parts.map((p) => p.id) }).toEqual({ title: 'Corrected', parts: [kept?.id] });
+  });
+
+  it('lists letters filtered by status, one page at a time', async () => {
+    await acme.saveDraft(letter);
+    await acme.submit(letter);
+    await acme.submit(letter);
+    const page = await acme.listLetters({ status: 'PendingApproval', page: 2, pageSize: 1 });
+    expect({ items: page.items.length, status: page.items[0]?.status, total: page.total, page: page.page }).toEqual({ items: 1, status: 'PendingApproval', total: 2, page: 2 });
+  });
+
+  it('fails permanently, with the API message, when the letter is already submitted', async () => {
+    const { id } = await acme.submit(letter);
+    await expect(acme.submit({ ...letter, id })).rejects.toMatchObject({
+      kind: 'permanent',
+      statusCode: 400,
+      errorCode: 'InvalidData',
+      apiMessage: expect.stringMatching(/already submitted/),
+      endpoint: 'POST /api/v1/letters/submit',
+    });
+  });
+
+  it("fails permanently with EntityNotFound for another sender's letter", async () => {
+    const { id } = await acme.saveDraft(letter);
+    await expect(globex.getLetter(id)).rejects.toMatchObject({ kind: 'permanent', errorCode: 'EntityNotFound', endpoint: 'GET /api/v1/letters/{id}' });
+  });
+});

@@ -1,0 +1,160 @@
+// The listener over real SMTP with real Redis: every reply of the intake policy (DESIGN §2,
+// steps 1–4) and the exact Redis state after acceptance.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { sendOnce, SmtpClient } from '../helpers/smtp-client.js';
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ env: { MAX_MESSAGE_BYTES: String(256 * 1024) } });
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+const send = (file: string, envelopeSender: string) =>
+  sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw: fixture(file), helo: FIXTURE_SESSION.helo });
+
+describe('the SMTP listener', () => {
+  it('greets with its host name and offers neither AUTH nor STARTTLS without a certificate', async () => {
+    const { client, greeting } = await SmtpClient.open(gateway.port);
+    const ehlo = await client.command('EHLO mta.acme.example');
+    await client.quit();
+    expect(greeting.text).toMatch(/^220 mx\.intake\.example /);
+    expect(ehlo.text).toContain(`SIZE ${256 * 1024}`);
+    expect(ehlo.text).not.toMatch(/AUTH|STARTTLS/);
+  });
+
+  it('refuses a recipient that is not a processing address with 550 5.1.1', async () => {
+    const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: ['someone@elsewhere.example'], raw: fixture('dkim-pass-aligned.eml') });
+    expect(replies['rcpt']?.text).toMatch(/^550 5\.1\.1 /);
+  });
+
+  it('accepts the processing address in any letter case', async () => {
+    const { client } = await SmtpClient.open(gateway.port);
+    await client.command('EHLO mta.acme.example');
+    await client.command('MAIL FROM:<bounce@acme.example>');
+    const rcpt = await client.command('RCPT TO:<LETTERS@Intake.Example>');
+    await client.quit();
+    expect(rcpt.code).toBe(250);
+  });
+
+  it.each(['<@intake.example:victim@elsewhere.example>', '<letters%intake.example@relay.example>', '<victim%elsewhere.example@intake.example>', '<"letters@intake.example"@relay.example>', '<"letters"@intake.example>', '<letters@intake.example.relay.example>'])(
+    'is not an open relay: RCPT TO %s gets 550',
+    async (recipient) => {
+      const { client } = await SmtpClient.open(gateway.port);
+      await client.command('EHLO mta.acme.example');
+      await client.command('MAIL FROM:<bounce@acme.example>');
+      const rcpt = await client.command(`RCPT TO:${recipient}`);
+      await client.quit();
+      expect(rcpt.code === 550 || rcpt.code === 501).toBe(true);
+      expect(rcpt.code).not.toBe(250);
+    },
+  );
+
+  it('ignores a source route to the processing address, as RFC 5321 appendix C asks', async () => {
+    const { client } = await SmtpClient.open(gateway.port);
+    await client.command('EHLO mta.acme.example');
+    await client.command('MAIL FROM:<bounce@acme.example>');
+    const rcpt = await client.command('RCPT TO:<@relay.example:letters@intake.example>');
+    await client.quit();
+    expect(rcpt.code).toBe(250);
+  });
+
+  it('answers a malformed MAIL FROM with a 5xx syntax reply', async () => {
+    const { client } = await SmtpClient.open(gateway.port);
+    await client.command('EHLO mta.acme.example');
+    const mail = await client.command('MAIL FROM:<not an address>');
+    await client.quit();
+    expect(mail.code).toBe(501);
+  });
+
+  it('refuses a declared SIZE over the cap at MAIL FROM with 552 5.3.4', async () => {
+    const { client } = await SmtpClient.open(gateway.port);
+    await client.command('EHLO mta.acme.example');
+    const mail = await client.command(`MAIL FROM:<bounce@acme.example> SIZE=${256 * 1024 + 1}`);
+    await client.quit();
+    expect(mail.text).toMatch(/^552 5\.3\.4 /);
+  });
+
+  it('refuses an over-size DATA with 552 5.3.4 after the transfer, storing nothing', async () => {
+    const keysBefore = await gateway.redis.keys(`${gateway.prefix}*`);
+    const big = Buffer.concat([fixture('dkim-pass-aligned.eml'), Buffer.from(`X: ${'a'.repeat(70)}\r\n`.repeat(4000))]);
+    const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: big });
+    expect(replies['data']?.text).toMatch(/^552 5\.3\.4 /);
+    expect(await gateway.redis.keys(`${gateway.prefix}*`)).toEqual(keysBefore);
+  });
+});
+
+describe('authentication at end of DATA', () => {
+  const failing = FIXTURES.filter((f) => f.auth.outcome !== 'pass');
+  it.each(failing.map((f) => [f.file, f] as const))('%s is refused with the reason', async (_file, spec) => {
+    const replies = await send(spec.file, spec.envelopeSender);
+    const expected = spec.auth.outcome === 'fail' ? /^550 5\.7\.1 / : /^451 4\.7\.0 /;
+    expect(replies['data']?.text).toMatch(expected);
+    if (spec.auth.outcome !== 'pass') {
+      for (const fragment of spec.auth.reasonIncludes) expect(replies['data']?.text).toContain(fragment);
+    }
+  });
+
+  const passing = FIXTURES.filter((f) => f.auth.outcome === 'pass');
+  it.each(passing.map((f) => [f.file, f] as const))('%s is accepted with 250 2.0.0 and an intake id', async (_file, spec) => {
+    const replies = await send(spec.file, spec.envelopeSender);
+    expect(replies['data']?.text).toMatch(/^250 2\.0\.0 queued as in[0-9a-f]{24}$/);
+  });
+});
+
+describe('durable acceptance', () => {
+  it('stores the raw message with Authentication-Results, a queued record and one small job', async () => {
+    const raw = fixture('pdf-attachment.eml');
+    const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    const intakeId = intakeIdOf(replies['data']?.text ?? '');
+
+    const stored = await gateway.store.raw(intakeId);
+    expect(stored?.toString('latin1')).toMatch(/^Received-SPF: pass[\s\S]*Authentication-Results: mx\.intake\.example;/);
+    expect(stored?.subarray(stored.length - raw.length).equals(raw)).toBe(true);
+
+    const record = await gateway.store.get(intakeId);
+    expect(record).toMatchObject({
+      intakeId,
+      state: 'queued',
+      envelopeFrom: 'letters@acme.example',
+      envelopeTo: [PROCESSING_ADDRESS],
+      clientIp: '127.0.0.1',
+      helo: 'mta.acme.example',
+      from: 'letters@acme.example',
+      subject: 'Annual statement 2026',
+      sizeBytes: raw.length,
+    });
+    expect(record?.messageId).toMatch(/^<.+@.+>$/);
+    expect(record?.auth['spf']).toMatch(/^pass: /);
+    expect(record?.auth['dkim']).toMatch(/^pass: .*acme\.example/);
+    expect(record?.timeline.received).toBeTypeOf('number');
+    expect(record?.timeline.queued).toBeTypeOf('number');
+
+    const job = await gateway.queue.getJob(intakeId);
+    expect(job?.data).toEqual({ intakeId, from: 'letters@acme.example', sizeBytes: raw.length });
+    expect(JSON.stringify(job?.data).length).toBeLessThan(200);
+  });
+
+  it('answers a re-delivery with the first intake id and queues nothing new', async () => {
+    const first = await send('dkim-pass-aligned.eml', 'bounce@acme.example');
+    const second = await send('dkim-pass-aligned.eml', 'bounce@acme.example');
+    const id = intakeIdOf(first['data']?.text ?? '');
+    expect(intakeIdOf(second['data']?.text ?? '')).toBe(id);
+    const counts = await gateway.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
+    const jobs = await gateway.queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed']);
+    expect(jobs.filter((j) => j.id === id)).toHaveLength(1);
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(jobs.length);
+  });
+
+  it('logs one line per accepted or refused message with the reply code', async () => {
+    await send('unsigned.eml', 'bounce@acme.example');
+    const refused = gateway.logs.filter((l) => l['event'] === 'smtp.refused' && l['command'] === 'DATA');
+    const accepted = gateway.logs.filter((l) => l['event'] === 'smtp.accepted');
+    expect(refused.some((l) => l['code'] === 550 && typeof l['smtpSession'] === 'string')).toBe(true);
+    expect(accepted.every((l) => l['code'] === 250 && typeof l['intakeId'] === 'string')).toBe(true);
+  });
+});
