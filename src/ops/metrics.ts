@@ -21,7 +21,7 @@ const API_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** The API error codes that fail an intake until an operator acts (DESIGN §3); exported at 0. */
 const ALERT_CODES = ['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized'];
 
-const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'paused', 'completed', 'failed'] as const;
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
 /** A scrape must not hang on a Redis that is away: the queue gauge is left empty instead. */
 const QUEUE_COUNT_TIMEOUT_MS = 1000;
 

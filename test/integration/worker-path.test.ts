@@ -1,0 +1,76 @@
+// The whole path in one process, each hop over its real protocol: a fixture over SMTP → Redis →
+// worker → sandbox Sender API over HTTP. Each fixture ends as exactly one PendingApproval letter
+// matching the e-mail, or as a recorded rejection and no letter.
+import { createHash } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { sendOnce } from '../helpers/smtp-client.js';
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ worker: true });
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+async function deliver(file: string, envelopeSender: string): Promise<string> {
+  const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw: fixture(file), helo: FIXTURE_SESSION.helo });
+  return intakeIdOf(replies['data']?.text ?? '');
+}
+
+const lettersTitled = (title: string) => (gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title);
+
+describe('an e-mail becomes a letter', () => {
+  const submitted = FIXTURES.filter((f) => f.worker?.outcome === 'submitted');
+  it.each(submitted.map((f) => [f.file, f] as const))('%s ends as one PendingApproval letter matching the e-mail', async (file, spec) => {
+    const intakeId = await deliver(file, spec.envelopeSender);
+    const record = await gateway.settled(intakeId);
+    expect(record.state).toBe('submitted');
+
+    const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
+    expect(letter?.status).toBe('PendingApproval');
+    const mail = await simpleParser(fixture(file));
+    const expectedPdfs = mail.attachments.filter((a) => a.content.subarray(0, 5).toString('latin1') === '%PDF-');
+    expect(letter?.title).toBe(spec.worker?.outcome === 'submitted' ? spec.worker.title : '');
+    expect(letter?.parts.map((p) => p.fileName)).toEqual(spec.worker?.outcome === 'submitted' ? spec.worker.pdfFileNames : []);
+    expect(letter?.parts.map((p) => p.sha256)).toEqual(expectedPdfs.map((a) => createHash('sha256').update(a.content).digest('hex')));
+    expect(letter?.description.length).toBeGreaterThan(0);
+    if (mail.text !== undefined && mail.text.trim() !== '') expect(letter?.description).toBe(mail.text.trim());
+    expect(record.pdfs?.map((p) => p.sha256)).toEqual(letter?.parts.map((p) => p.sha256));
+    expect(record.timeline.submitted).toBeGreaterThanOrEqual(record.timeline.processing ?? Infinity);
+  });
+
+  it('describes an HTML-only message by its text', async () => {
+    const spec = FIXTURES.find((f) => f.file === 'html-only-body.eml');
+    const intakeId = await deliver('html-only-body.eml', spec?.envelopeSender ?? '');
+    const record = await gateway.settled(intakeId);
+    const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
+    expect(letter?.description).not.toMatch(/<[a-z]+[ >]/i);
+    expect(letter?.description.length).toBeGreaterThan(10);
+  });
+
+  it('creates one letter when the same message arrives twice', async () => {
+    const first = await deliver('pdf-attachment.eml', 'letters@acme.example');
+    const second = await deliver('pdf-attachment.eml', 'letters@acme.example');
+    await gateway.settled(first);
+    expect(second).toBe(first);
+    expect(lettersTitled('Annual statement 2026')).toHaveLength(1);
+  });
+});
+
+describe('a message that breaks a rule is rejected with its reason and no letter', () => {
+  const rejected = FIXTURES.filter((f) => f.worker?.outcome === 'rejected');
+  it.each(rejected.map((f) => [f.file, f] as const))('%s', async (file, spec) => {
+    const before = gateway.sandbox?.store.allLetters().length ?? 0;
+    const intakeId = await deliver(file, spec.envelopeSender);
+    const record = await gateway.settled(intakeId);
+    expect(record.state).toBe('rejected');
+    expect(record.reasonCode).toBe(spec.worker?.outcome === 'rejected' ? spec.worker.reason : '');
+    expect(record.reason?.length).toBeGreaterThan(10);
+    expect(gateway.sandbox?.store.allLetters().length).toBe(before);
+  });
+});
