@@ -17,7 +17,7 @@ const addressList = z
 
 const schema = z.object({
   /** Redis for the queue and the spool; unset → `start` runs a private redis-server. */
-  REDIS_URL: z.url().optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
   /** Key prefix for every key the gateway writes (BullMQ prefix too). Hash-tagged for Redis Cluster. */
   REDIS_PREFIX: z.string().regex(/^[^\s:]+$/, 'no spaces or colons').default('{letter-intake}'),
   /** Listener bind address, port and the name announced in the greeting. */
@@ -38,7 +38,7 @@ const schema = z.object({
   /** The sender directory (JSON). */
   SENDERS_FILE: optionalText,
   /** Base address of the Sender API; unset → `start` serves the sandbox in-process. */
-  SENDER_API_URL: z.url().optional(),
+  SENDER_API_URL: z.url({ protocol: /^https?$/, message: "must be an https:// (or loopback http://) URL" }).optional(),
   /** Time-out for one Sender API request. */
   API_TIMEOUT_MS: int(100, 30_000),
   /** Static DNS answers instead of live DNS (tests, offline runs). */

@@ -81,4 +81,10 @@ describe('sandbox sessions', () => {
     sandbox.store.forgetSessions();
     expect((await list(session)).status).toBe(401);
   });
+
+  it('forgets every session on DELETE /sandbox/sessions', async () => {
+    const session = await login(sandbox.url, ACME);
+    expect((await call(sandbox.url, 'DELETE', '/sandbox/sessions')).status).toBe(204);
+    expect((await list(session)).status).toBe(401);
+  });
 });

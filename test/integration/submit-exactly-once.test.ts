@@ -1,0 +1,96 @@
+// Exactly-once letter creation against the real sandbox over HTTP: whatever an earlier attempt
+// left behind (nothing, a draft marker, a recorded draft, a submitted letter), one letter results.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { createLogger } from '../../src/log.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
+import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
+import type { LetterDraft } from '../../src/worker/decide.js';
+import { letterApiFor } from '../../src/worker/letter-api.js';
+import { submitExactlyOnce, type Checkpoint, type LetterApi } from '../../src/worker/submit-letter.js';
+
+const logger = createLogger({ level: 'silent' });
+const directory = parseSenderDirectory({
+  senders: [{ senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['letters@acme.example'], apiClientId: 'acme', apiClientSecret: 'acme-secret' }],
+}, {});
+const sender = directory.senders[0] as Sender;
+let sandbox: RunningSandbox;
+let api: LetterApi;
+let counter = 0;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
+  api = letterApiFor(createSenderApiClient({ baseUrl: sandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+let letter: LetterDraft;
+let pdfSha: string;
+beforeEach(() => {
+  counter += 1;
+  const pdf = Buffer.from(`%PDF-1.4 letter ${counter}`);
+  pdfSha = createHash('sha256').update(pdf).digest('hex');
+  letter = { title: `Letter ${counter}`, description: 'text', genderTargeting: 'All', parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }] };
+});
+
+function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number } = {}): Checkpoint & { recorded: string[] } {
+  const recorded: string[] = [];
+  const checkpoint = {
+    letterId: start.letterId,
+    draftRequestedAt: start.draftRequestedAt,
+    recorded,
+    markDraftRequested: async () => {},
+    recordLetterId: async (id: string) => {
+      recorded.push(id);
+    },
+  };
+  return checkpoint;
+}
+
+const deps = { clock: Date.now, signal: new AbortController().signal, isInvalidData: (e: unknown) => e instanceof SenderApiError && e.errorCode === 'InvalidData' };
+const titled = (title: string) => sandbox.store.allLetters().filter((l) => l.title === title);
+
+describe('exactly-once submission', () => {
+  it('creates a draft, records its id, and submits it to PendingApproval', async () => {
+    const checkpoint = memoryCheckpoint();
+    const result = await submitExactlyOnce(api, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result.status).toBe('PendingApproval');
+    expect(checkpoint.recorded).toEqual([result.id]);
+    expect(titled(letter.title)).toHaveLength(1);
+  });
+
+  it('submits the recorded draft instead of creating another', async () => {
+    const draft = await api.saveDraft(letter, deps.signal);
+    const result = await submitExactlyOnce(api, memoryCheckpoint({ letterId: draft.id }), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result.id).toBe(draft.id);
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
+  });
+
+  it('counts a letter submitted by an earlier attempt as done', async () => {
+    const first = await submitExactlyOnce(api, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
+    const again = await submitExactlyOnce(api, memoryCheckpoint({ letterId: first.id }), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(again).toMatchObject({ id: first.id, status: 'PendingApproval' });
+    expect(titled(letter.title)).toHaveLength(1);
+  });
+
+  it('adopts the draft an attempt created but could not record', async () => {
+    const since = Date.now() - 1000;
+    const orphan = await api.saveDraft(letter, deps.signal);
+    const checkpoint = memoryCheckpoint({ draftRequestedAt: since });
+    const result = await submitExactlyOnce(api, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result.id).toBe(orphan.id);
+    expect(checkpoint.recorded).toEqual([orphan.id]);
+    expect(titled(letter.title)).toHaveLength(1);
+  });
+
+  it('does not adopt a draft with other PDFs', async () => {
+    const other = { ...letter, parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: Buffer.from('%PDF-other').toString('base64') }] };
+    await api.saveDraft(other, deps.signal);
+    const result = await submitExactlyOnce(api, memoryCheckpoint({ draftRequestedAt: Date.now() - 1000 }), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(titled(letter.title).filter((l) => l.id === result.id && l.status === 'PendingApproval')).toHaveLength(1);
+    expect(titled(letter.title).filter((l) => l.status === 'Draft')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('gives documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.maxMessageBytes).toBe(15 * 1024 * 1024);
+    expect(config.maxPdfBytes).toBe(10 * 1024 * 1024);
+    expect(config.retentionMs).toBe(7 * 24 * 3600 * 1000);
+    expect(config.smtp.port).toBe(2525);
+    expect(config.smtp.tls).toBeUndefined();
+    expect(Object.isFrozen(config.smtp)).toBe(true);
+  });
+
+  it('reads processing addresses comma-separated, trimmed and lower-cased', () => {
+    expect(loadConfig({ INBOUND_ADDRESSES: ' Letters@Intake.example, b@intake.example ' }).inboundAddresses).toEqual(['letters@intake.example', 'b@intake.example']);
+  });
+
+  it.each([
+    ['SMTP_PORT', 'twenty-five'],
+    ['MAX_PDF_BYTES', '-1'],
+    ['INBOUND_ADDRESSES', 'not-an-address'],
+    ['REDIS_URL', 'localhost:6379 x'],
+    ['LOG_LEVEL', 'loud'],
+  ])('names %s when its value %j is bad', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value })).toThrow(variable);
+  });
+
+  it('wants both TLS files or neither', () => {
+    expect(() => loadConfig({ TLS_KEY_FILE: '/k' })).toThrow(/TLS_KEY_FILE, TLS_CERT_FILE/);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { readHeaderFields } from '../../src/smtp/header-fields.js';
+import { intakeIdFor } from '../../src/intake/intake-id.js';
+
+describe('header fields for the intake record', () => {
+  it('reads a folded Message-ID and an RFC 2047 subject', () => {
+    const raw = Buffer.from('From: a@b.example\r\nMessage-ID:\r\n <abc@b.example>\r\nSubject: =?UTF-8?Q?Preis=C3=A4nderung?= 2027\r\n\r\nSubject: not this\r\n');
+    expect(readHeaderFields(raw)).toEqual({ messageId: '<abc@b.example>', subject: 'Preisänderung 2027' });
+  });
+
+  it('reads raw UTF-8 in a subject and stops at the end of the header block', () => {
+    const raw = Buffer.from('Subject: Grüße\n\nMessage-ID: <body@x>\n', 'utf8');
+    expect(readHeaderFields(raw)).toEqual({ messageId: '', subject: 'Grüße' });
+  });
+});
+
+describe('the intake id', () => {
+  const base = { from: 'letters@acme.example', messageId: '<1@acme.example>', sha256: 'aa' };
+
+  it('is the same for the same From and Message-ID, whatever the bytes or the case of From', () => {
+    expect(intakeIdFor({ ...base, sha256: 'bb', from: 'LETTERS@acme.example' })).toBe(intakeIdFor(base));
+  });
+
+  it('differs for another From or another Message-ID', () => {
+    expect(intakeIdFor({ ...base, from: 'x@acme.example' })).not.toBe(intakeIdFor(base));
+    expect(intakeIdFor({ ...base, messageId: '<2@acme.example>' })).not.toBe(intakeIdFor(base));
+  });
+
+  it('falls back to the bytes without a Message-ID, and is a safe BullMQ job id', () => {
+    const a = intakeIdFor({ ...base, messageId: '', sha256: 'aa' });
+    expect(a).not.toBe(intakeIdFor({ ...base, messageId: '', sha256: 'bb' }));
+    expect(a).toMatch(/^in[0-9a-f]{24}$/);
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { parseSenderDirectory, SenderDirectoryError } from '../../src/senders/directory.js';
+
+const acme = { senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['Letters@Acme.example'], apiClientId: 'acme' };
+
+describe('the sender directory', () => {
+  it('finds a sender by any case of its address, with the secret from the named variable', () => {
+    const directory = parseSenderDirectory({ senders: [{ ...acme, apiClientSecretEnv: 'ACME_SECRET' }] }, { ACME_SECRET: 's3' });
+    expect(directory.byAddress('LETTERS@acme.EXAMPLE')?.apiClientSecret).toBe('s3');
+    expect(directory.byAddress('other@acme.example')).toBeUndefined();
+  });
+
+  it.each([
+    ['both secret forms', { ...acme, apiClientSecret: 'a', apiClientSecretEnv: 'B' }, 'exactly one'],
+    ['no secret', acme, 'exactly one'],
+    ['a bad address', { ...acme, apiClientSecret: 'a', addresses: ['nope'] }, 'addresses'],
+    ['a bad sender id', { ...acme, apiClientSecret: 'a', senderId: '42' }, 'senderId'],
+  ])('refuses %s, naming the problem', (_what, sender, fragment) => {
+    expect(() => parseSenderDirectory({ senders: [sender] }, {})).toThrow(SenderDirectoryError);
+    expect(() => parseSenderDirectory({ senders: [sender] }, {})).toThrow(fragment);
+  });
+
+  it('refuses a secret variable that is not set', () => {
+    expect(() => parseSenderDirectory({ senders: [{ ...acme, apiClientSecretEnv: 'MISSING' }] }, {})).toThrow('MISSING');
+  });
+
+  it('refuses an address registered twice', () => {
+    const other = { ...acme, senderId: '3f9b2a4d-7c1e-4b8a-9d2f-6e5c4b3a2918', apiClientId: 'other', apiClientSecret: 'x' };
+    expect(() => parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a' }, other] }, {})).toThrow('appears twice');
+  });
+});
