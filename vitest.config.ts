@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
+// The default suite. The fault suite (vitest.faults.config.ts) runs with `npm run test:faults`.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -7,5 +8,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A JSON report beside the console one, so CI can count results (.ci/run).
+    reporters: ['default', ['json', { outputFile: 'test-results/default.json' }]],
   },
 });

@@ -44,7 +44,7 @@ describe('Sender API client failures without an API answer', () => {
     await expect(api.as(ACME).login()).rejects.toMatchObject({ name: 'SenderApiError', kind: 'retryable', message: expect.stringMatching(/network error/) });
   });
 
-  it("rethrows the caller's abort instead of classifying it", async () => {
+  it("rethrows the caller's abort while it waits for a login", async () => {
     const controller = new AbortController();
     const reason = new Error('worker shutting down');
     const server = await silentServer(() => controller.abort(reason));
@@ -86,6 +86,19 @@ describe('Sender API client failures the API answers', () => {
       ...extra,
     });
   }
+
+  it("rethrows the caller's abort during a request instead of classifying it", async () => {
+    const controller = new AbortController();
+    const reason = new Error('job cancelled');
+    const abortOnLetters: typeof fetch = (input, init) => {
+      if (String(input).includes('/letters')) controller.abort(reason);
+      return fetch(input, init);
+    };
+    const acme = client({ fetch: abortOnLetters }).as(ACME);
+    await acme.login();
+    await expect(acme.listLetters({}, { signal: controller.signal })).rejects.toBe(reason);
+    expect(lines.some((l) => l.includes('sender api call failed'))).toBe(false);
+  });
 
   it('classifies an injected 503 as retryable, with its error code and trace id', async () => {
     sandbox.store.injectFault({ status: 503, paths: '/api/v1/letters' });

@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# letter-intake: build the TypeScript once, ship compiled JS with production dependencies only.
+# The base image's Node 24 runs everything (package.json's `node` devDependency, which brings
+# Node 24 to machines with an older system node, is not installed in the final stage).
+
+# --- build: all dependencies, compile src/ to dist/ ----------------------------------------
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- runtime: production dependencies and dist/, as the unprivileged `node` user ------------
+FROM node:24-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+# 2525: SMTP listener (publish as 25); 8080: /healthz, /readyz, /metrics, /admin.
+EXPOSE 2525 8080
+# Liveness only (the process answers); /readyz is for load balancers and orchestrators.
+# slim images have no curl: node's fetch does the probe.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || '8080') + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# letter-intake start | smtp | worker | ops | sandbox-api | send FILE | status ID | replay ID
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["start"]
