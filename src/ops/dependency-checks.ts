@@ -7,12 +7,13 @@ import type { DependencyCheck, QueueCheck } from './readiness.js';
 
 export const CHECK_TIMEOUT_MS = 1000;
 
+const LOST = new Set(['reconnecting', 'close', 'end']);
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 export async function checkRedis(redis: Redis | undefined, timeoutMs = CHECK_TIMEOUT_MS): Promise<DependencyCheck> {
   if (redis === undefined) return { ok: true, skipped: true };
-  // A connection that is not ready would queue the PING (or refuse it): say so at once.
-  if (redis.status !== 'ready') return { ok: false, error: `Redis connection is ${redis.status}` };
+  // A connection that was lost says so at once; one still connecting gets the PING's bound.
+  if (LOST.has(redis.status)) return { ok: false, error: `Redis connection is ${redis.status}` };
   try {
     const answer = await withTimeout(redis.ping(), timeoutMs, 'Redis PING');
     return answer === 'PONG' ? { ok: true } : { ok: false, error: `Redis answered PING with ${answer}` };

@@ -2,7 +2,7 @@
 // pages, replay) only when a dashboard password is configured. Request lines are logged at
 // debug level: probes and scrapes arrive every few seconds.
 import type { Queue } from 'bullmq';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { IntakeJobData } from '../intake/queue.js';
@@ -42,10 +42,7 @@ export interface OpsServer {
 
 export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ops-http' });
-  const app = Fastify({ loggerInstance, disableRequestLogging: true });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'ops request');
-  });
+  const app = Fastify({ loggerInstance, logController: new DebugRequestLog() });
 
   await app.register(probeRoutes({
     registry: deps.registry,
@@ -78,6 +75,35 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
     port,
     close: () => app.close(),
   };
+}
+
+/**
+ * fastify's request lines at debug level, one per request; a refused request (401, 404) is one
+ * line without a stack (an unknown path at debug: scanners find every open port); 5xx keep
+ * fastify's error line.
+ */
+class DebugRequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error !== null && error !== undefined) {
+      super.requestCompleted(error, request, reply);
+      return;
+    }
+    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'ops request');
+  }
+
+  override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if (reply.statusCode >= 500) {
+      super.defaultErrorLog(error, request, reply);
+      return;
+    }
+    request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, reason: error.message }, 'ops request refused');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.debug({ method: request.method, url: request.url }, 'ops request for an unknown path');
+  }
 }
 
 /** A wildcard bind is reached on loopback; IPv6 literals need brackets in a URL. */

@@ -17,14 +17,18 @@ export interface OpsPart extends Closable {
 
 export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: { readonly admin: boolean }): Promise<OpsPart> {
   const { config } = ctx;
+  const log = ctx.logger.child({ role: 'ops' });
   const redis = workerConnection(redisUrl);
+  // Readiness reports an outage; these keep ioredis from printing it as an unhandled event.
+  redis.on('error', (err) => log.debug({ err, event: 'ops.redis_error' }, 'redis error'));
   const queue = createIntakeQueue(redis, config.redisPrefix);
+  queue.on('error', (err) => log.debug({ err, event: 'ops.queue_error' }, 'queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ ...ctx, observer: metrics.observer, redisUrl }, redis);
   const server = await startOpsServer({
     host: config.http.host,
     port: config.http.port,
-    logger: ctx.logger.child({ role: 'ops' }),
+    logger: log,
     registry: metrics.registry,
     redis,
     queue,

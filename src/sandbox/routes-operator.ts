@@ -1,7 +1,8 @@
 // The operator and test surface under /sandbox/ (no session, no authentication: bind the
-// sandbox to loopback). Letter moves, a list of every letter, fault injection, session reset.
+// sandbox to loopback). Letter moves, a list of every letter, fault injection, holds, session reset.
 import type { FastifyPluginAsync } from 'fastify';
 import { SandboxApiError } from './error-codes.js';
+import { holdSchema, parseOrThrow } from './schemas.js';
 import type { SandboxStore } from './store.js';
 import type { OperatorLetterView } from './views.js';
 
@@ -33,6 +34,18 @@ export function operatorRoutes(store: SandboxStore): FastifyPluginAsync {
 
     scope.delete('/faults', async (_request, reply) => {
       store.clearFaults();
+      return reply.code(204).send();
+    });
+
+    scope.post('/holds', async (request, reply) => {
+      store.holds.add(parseOrThrow(holdSchema, request.body, 'hold'));
+      return reply.code(201).send({ held: store.holds.heldCount });
+    });
+
+    scope.get('/holds', async () => ({ held: store.holds.heldCount }));
+
+    scope.delete('/holds', async (_request, reply) => {
+      store.holds.release();
       return reply.code(204).send();
     });
 

@@ -66,6 +66,13 @@ export const faultSchema = z.strictObject({
   paths: z.string().startsWith('/', 'must be a path prefix starting with /').optional(),
 });
 export type FaultSpec = z.input<typeof faultSchema>;
+
+/** POST /sandbox/holds: hold `method path…` requests before or after they are served. */
+export const holdSchema = z.strictObject({
+  method: z.enum(['GET', 'POST', 'PUT', 'DELETE']),
+  path: z.string().startsWith('/api/v1/', 'must be an /api/v1/ path prefix'),
+  phase: z.enum(['before', 'after']),
+});
 export type Fault = z.output<typeof faultSchema>;
 
 /** Parses or throws `400 InvalidData` listing every problem. */

@@ -60,11 +60,17 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (!path.startsWith('/api/v1/')) return;
+    await store.holds.hold(request.method, path, 'before');
     const fault = store.faults.take(path);
     if (fault === undefined) return;
     request.log.info({ statusCode: fault.statusCode, errorCode: fault.errorCode }, 'sandbox injected fault');
     if (fault.retryAfterSeconds !== undefined) void reply.header('retry-after', String(fault.retryAfterSeconds));
     return reply.code(fault.statusCode).send(envelope(fault.statusCode, fault.errorCode, fault.message, request.id));
+  });
+
+  app.addHook('onSend', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path.startsWith('/api/v1/')) await store.holds.hold(request.method, path, 'after');
   });
 
   void app.register(authRoutes(store), { prefix: '/api/v1' });

@@ -2,6 +2,7 @@
 // and the handle tests and operators drive it with in-process.
 import type { SenderDirectory } from '../senders/directory.js';
 import { FaultQueue } from './faults.js';
+import { HoldQueue } from './holds.js';
 import { LetterStore } from './letter-store.js';
 import { SessionStore, type SessionCounts } from './sessions.js';
 import { operatorView, type OperatorLetterView } from './views.js';
@@ -11,6 +12,7 @@ export class SandboxStore {
   readonly sessions: SessionStore;
   readonly letters: LetterStore;
   readonly faults = new FaultQueue();
+  readonly holds = new HoldQueue();
 
   constructor(readonly directory: SenderDirectory, clock: () => number) {
     this.sessions = new SessionStore(clock);

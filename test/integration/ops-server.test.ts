@@ -120,9 +120,11 @@ describe('probes', () => {
     });
     const redisUrl = `redis://127.0.0.1:${port}`;
     const redis = workerConnection(redisUrl);
+    redis.on('error', () => {}); // refused reconnections, expected once the server is gone
     cleanups.push(async () => redis.disconnect());
     await waitForRedis(redis, redisUrl, 5000);
     const { url, queue } = await startHarness({ redis });
+    queue.on('error', () => {});
     cleanups.push(async () => withTimeout(queue.close(), 1000, 'queue close').catch(() => undefined));
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
@@ -185,7 +187,7 @@ describe('admin login', () => {
   });
 
   it('serves no admin routes at all without a password, and says why', async () => {
-    const { url, logs } = await startHarness({ password: undefined });
+    const { url, logs } = await startHarness();
     for (const path of ['/admin/queues', '/admin/intakes']) {
       expect((await fetch(`${url}${path}`, { headers: AUTH })).status).toBe(404);
     }

@@ -1,0 +1,44 @@
+// Letters signed on demand with the fixture keys (acme.example, selector rsa2048), for tests
+// that need many distinct messages: each has its own Subject and Message-ID.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+import { loadKeys } from '../../fixtures/keys.js';
+import { attachmentPart, message, multipartBody, textPart } from '../../fixtures/mime.js';
+import { buildPdf } from '../../fixtures/pdf.js';
+import { FIXTURE_DIR } from './gateway.js';
+
+const keys = loadKeys(join(FIXTURE_DIR, 'keys'));
+
+export interface LetterSpec {
+  readonly title: string;
+  readonly text?: string;
+  readonly pdf?: Buffer;
+  readonly from?: string;
+  readonly messageId?: string;
+}
+
+export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
+  const boundary = `b-${randomUUID()}`;
+  const raw = message(
+    [
+      `From: ${spec.from ?? 'Acme Utilities <letters@acme.example>'}`,
+      'To: letters@intake.example',
+      `Subject: ${spec.title}`,
+      `Date: ${new Date().toUTCString().replace('GMT', '+0000')}`,
+      `Message-ID: ${spec.messageId ?? `<${randomUUID()}@acme.example>`}`,
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    ],
+    multipartBody(boundary, [
+      textPart(spec.text ?? `Dear customer,\nthis is "${spec.title}".\n`),
+      attachmentPart({ contentType: 'application/pdf', fileName: 'letter.pdf', data: spec.pdf ?? buildPdf(spec.title) }),
+    ]),
+  );
+  const { signatures, errors } = await dkimSign(raw, {
+    canonicalization: 'relaxed/relaxed',
+    signatureData: [{ signingDomain: 'acme.example', selector: 'rsa2048', privateKey: keys['acme-rsa2048'].privatePem }],
+  });
+  if (errors.length > 0) throw new Error(`signing failed: ${JSON.stringify(errors)}`);
+  return Buffer.from(signatures + raw, 'utf8');
+}
