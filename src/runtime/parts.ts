@@ -47,9 +47,13 @@ export function resolverFor(config: Config): DnsResolver {
 
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
+  const log = ctx.logger.child({ role: 'smtp' });
   const redis = producerConnection(ctx.redisUrl);
+  // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
+  redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
   await waitForRedis(redis, ctx.redisUrl, REDIS_START_WAIT_MS);
   const queue = createIntakeQueue(redis, config.redisPrefix);
+  queue.on('error', (err) => log.debug({ err, event: 'smtp.queue_error' }, 'queue error'));
   await queue.waitUntilReady();
   const store = storeFor(ctx, redis);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
@@ -64,7 +68,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         return accepted;
       },
       clock: ctx.clock,
-      logger: ctx.logger.child({ role: 'smtp' }),
+      logger: log,
       observer: ctx.observer,
     },
   );
@@ -87,6 +91,7 @@ export async function startWorkerPart(
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'worker' });
   const connection = workerConnection(ctx.redisUrl);
+  connection.on('error', (err) => logger.debug({ err, event: 'worker.redis_error' }, 'redis error'));
   await waitForRedis(connection, ctx.redisUrl, REDIS_START_WAIT_MS);
   const client = createSenderApiClient({
     baseUrl: senderApiUrl,

@@ -37,6 +37,7 @@ export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
   );
   const { signatures, errors } = await dkimSign(raw, {
     canonicalization: 'relaxed/relaxed',
+    signTime: new Date(),
     signatureData: [{ signingDomain: 'acme.example', selector: 'rsa2048', privateKey: keys['acme-rsa2048'].privatePem }],
   });
   if (errors.length > 0) throw new Error(`signing failed: ${JSON.stringify(errors)}`);
