@@ -11,6 +11,8 @@ export interface RoleProcess {
   readonly output: string[];
   /** Resolves with the first log line (so far or to come) that satisfies `match`. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the exit code (or the signal name) once the process ended. */
+  readonly exited: Promise<number | string>;
   /** Sends a signal and waits for the exit; resolves with the exit code (or the signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
@@ -45,6 +47,7 @@ export function runCli(args: readonly string[], env: Record<string, string>): Ro
     child,
     logs,
     output,
+    exited,
     async waitForLog(match, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

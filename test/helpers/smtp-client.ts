@@ -68,6 +68,16 @@ export class SmtpClient {
     return out;
   }
 
+  /** Raw bytes onto the wire (for partial DATA and protocol abuse). */
+  write(bytes: Buffer | string): void {
+    this.socket.write(bytes);
+  }
+
+  /** Drops the connection without QUIT. */
+  close(): void {
+    this.socket.destroy();
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }

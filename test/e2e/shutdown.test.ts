@@ -1,0 +1,106 @@
+// Graceful shutdown over real processes: a message in flight when SIGTERM arrives is either
+// answered 250 and processed, or answered 4xx (the sender retries); never 250 and dropped.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { freePort } from '../../src/runtime/redis.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { startRole } from '../helpers/processes.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+
+const redis = connectTestRedis();
+const prefix = randomPrefix();
+const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
+  sandbox = await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
+  env = testEnv(prefix, { SENDER_API_URL: sandbox.url, HTTP_PORT: '0', SMTP_CLOSE_TIMEOUT_MS: '5000', WORKER_CLOSE_TIMEOUT_MS: '1000', WORKER_LOCK_MS: '2000' });
+});
+afterAll(async () => {
+  await sandbox.close();
+  await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+async function openTransaction(port: number): Promise<SmtpClient> {
+  const { client } = await SmtpClient.open(port);
+  await client.command('EHLO mta.acme.example');
+  await client.command('MAIL FROM:<bounce@acme.example>');
+  await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`);
+  expect((await client.command('DATA')).code).toBe(354);
+  return client;
+}
+
+describe('graceful shutdown of the listener', () => {
+  it('finishes a transaction in flight, refuses new connections with 421, and exits 0', async () => {
+    const port = await freePort();
+    const listener = await startRole('smtp', { ...env, SMTP_PORT: String(port) });
+    const raw = dotStuff(await signedLetter({ title: 'In flight at SIGTERM' }));
+    const client = await openTransaction(port);
+    client.write(raw.subarray(0, 1000));
+
+    listener.child.kill('SIGTERM');
+    await listener.waitForLog((l) => l['event'] === 'shutdown.started');
+    const late = await SmtpClient.open(port).then(({ greeting, client: c }) => { c.close(); return greeting.code; }, () => 'refused');
+
+    client.write(raw.subarray(1000));
+    client.write('.\r\n');
+    const reply = await client.read();
+    const exit = await listener.exited;
+
+    expect(late === 421 || late === 'refused').toBe(true);
+    expect(exit).toBe(0);
+    // Within the grace period the transaction is finished, not cut: 250, and it is stored.
+    expect(reply.code).toBe(250);
+    const record = await store.get(intakeIdOf(reply.text));
+    expect(record?.state).toBe('queued');
+    expect(await store.raw(intakeIdOf(reply.text))).toBeDefined();
+  });
+
+  it('answers 421 to a transaction still open when the grace period ends, storing nothing for it', async () => {
+    const port = await freePort();
+    const listener = await startRole('smtp', { ...env, SMTP_PORT: String(port), SMTP_CLOSE_TIMEOUT_MS: '500' });
+    const client = await openTransaction(port);
+    client.write('Subject: never finished\r\n');
+    listener.child.kill('SIGTERM');
+    const reply = await client.read();
+    expect(await listener.exited).toBe(0);
+    expect(reply.code === 421 || reply.code === 0).toBe(true); // 421, or the connection closed without any 2xx
+    expect(reply.code).not.toBe(250);
+  });
+});
+
+describe('graceful shutdown of the worker', () => {
+  it('returns an active job within the bound, exits 0, and a new worker completes it once', async () => {
+    const port = await freePort();
+    const listener = await startRole('smtp', { ...env, SMTP_PORT: String(port) });
+    sandbox.store.holds.add({ method: 'POST', path: '/api/v1/letters/submit', phase: 'before' });
+    const first = await startRole('worker', env);
+    const { client } = await SmtpClient.open(port);
+    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Worker stopped mid-job' }) });
+    client.close();
+    const id = intakeIdOf(replies['data']?.text ?? '');
+    await sandbox.store.holds.waitForHeld();
+
+    const started = Date.now();
+    first.child.kill('SIGTERM');
+    sandbox.store.holds.release();
+    expect(await first.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+
+    const second = await startRole('worker', env);
+    for (let i = 0; i < 200 && (await store.get(id))?.state !== 'submitted'; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect((await store.get(id))?.state).toBe('submitted');
+    expect(sandbox.store.allLetters().filter((l) => l.title === 'Worker stopped mid-job').map((l) => l.status)).toEqual(['PendingApproval']);
+    await second.stop();
+    await listener.stop();
+  });
+});
