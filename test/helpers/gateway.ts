@@ -79,7 +79,8 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const ctx = { config, logger, clock: Date.now, observer: options.observer ?? silentObserver, redisUrl: TEST_REDIS_URL };
+  const redisUrl = config.redisUrl ?? TEST_REDIS_URL;
+  const ctx = { config, logger, clock: Date.now, observer: options.observer ?? silentObserver, redisUrl };
   const parts: Closable[] = [];
   const smtp = await startSmtpPart(ctx);
   parts.push(smtp);
@@ -91,9 +92,10 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     const running = sandbox;
     parts.push({ name: 'sandbox', close: () => running.close() });
   }
-  const redis = connectTestRedis();
+  const redis = connectTestRedis(redisUrl);
   const store = storeFor(ctx, redis);
   const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
+  queue.on('error', () => {});
   return {
     config, port: smtp.port, prefix, redis, store, queue, sandbox, logs,
     async settled(intakeId, timeoutMs = 15_000) {
@@ -108,7 +110,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     async close() {
       for (const part of parts) await part.close();
       await queue.close();
-      await dropPrefix(redis, prefix);
+      await dropPrefix(redis, prefix).catch(() => undefined); // the test may have stopped its Redis
       redis.disconnect();
     },
   };

@@ -1,0 +1,45 @@
+// Redis stopped in the middle of a run: the listener answers 451 4.3.0 within its bound (never
+// 250, never a hang), stores nothing half-way, and accepts again on its own once Redis returns.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { sendOnce } from '../helpers/smtp-client.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+
+const ENQUEUE_TIMEOUT_MS = 1500;
+let redis: RedisServer;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  gateway = await startTestGateway({ env: { REDIS_URL: redis.url, ENQUEUE_TIMEOUT_MS: String(ENQUEUE_TIMEOUT_MS) } });
+});
+afterAll(async () => {
+  await gateway.close();
+  await redis.destroy();
+});
+
+const deliver = async (title: string) =>
+  (await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title }) }))['data'];
+
+describe('a Redis outage', () => {
+  it('is answered 451 4.3.0 within the bound while Redis is down, and 250 again after it returns', async () => {
+    expect((await deliver('before the outage'))?.code).toBe(250);
+
+    await redis.kill();
+    const started = Date.now();
+    const during = await deliver('during the outage');
+    expect(during?.text).toMatch(/^451 4\.3\.0 /);
+    expect(Date.now() - started).toBeLessThan(ENQUEUE_TIMEOUT_MS + 3000);
+
+    await redis.restart();
+    let after = await deliver('after the outage');
+    for (let i = 0; i < 40 && after?.code !== 250; i += 1) {
+      await new Promise((r) => setTimeout(r, 250)); // the sender's MTA retrying
+      after = await deliver('after the outage');
+    }
+    expect(after?.text).toMatch(/^250 2\.0\.0 queued as /);
+    const records = await gateway.store.list('queued', 1000);
+    expect(records.map((r) => r.subject).sort()).toEqual(['after the outage', 'before the outage']);
+  });
+});
