@@ -137,6 +137,7 @@ describe('credentials an operator must fix', () => {
     const failed = await settled(id);
     expect(failed).toMatchObject({ state: 'failed', errorCode: 'InvalidCredentials' });
     expect(failed.traceId).toMatch(/\S+/);
+    expect(await redis.pttl(store.keys.raw(id))).toBe(-1); // a failed intake keeps its message for replay
     expect(lettersTitled(title)).toHaveLength(0);
     await broken.stop('SIGKILL');
 

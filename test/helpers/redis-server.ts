@@ -12,6 +12,8 @@ export interface RedisServer {
   readonly url: string;
   readonly port: number;
   readonly dir: string;
+  /** True while the server process is alive. */
+  readonly running: boolean;
   /** SIGKILL: no shutdown save, no goodbye to clients; resolves once the process is gone. */
   kill(): Promise<void>;
   /** Starts redis-server again on the same port and directory; resolves when it answers PING. */
@@ -60,6 +62,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     dir,
+    get running() {
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    },
     kill,
     async restart() {
       await kill();

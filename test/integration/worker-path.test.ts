@@ -62,6 +62,18 @@ describe('an e-mail becomes a letter', () => {
   });
 });
 
+describe('retention', () => {
+  it('keeps the raw message of an ended intake for RETENTION_DAYS and its record longer, then Redis deletes them', async () => {
+    const intakeId = await deliver('pdf-with-inline-logo.eml', 'bounce@acme.example');
+    await gateway.settled(intakeId);
+    const rawTtl = await gateway.redis.pttl(gateway.store.keys.raw(intakeId));
+    const recordTtl = await gateway.redis.pttl(gateway.store.keys.record(intakeId));
+    expect(rawTtl).toBeGreaterThan(gateway.config.retentionMs - 60_000);
+    expect(rawTtl).toBeLessThanOrEqual(gateway.config.retentionMs);
+    expect(recordTtl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
+  });
+});
+
 describe('a message that breaks a rule is rejected with its reason and no letter', () => {
   const rejected = FIXTURES.filter((f) => f.worker?.outcome === 'rejected');
   it.each(rejected.map((f) => [f.file, f] as const))('%s', async (file, spec) => {

@@ -1,0 +1,391 @@
+// Crashes and restarts over real processes and a real, durable Redis (appendonly yes,
+// appendfsync always) that the test owns: the listener SIGKILLed in the middle of DATA and with
+// many clients in flight, the worker SIGKILLed at random moments, Redis SIGKILLed and restarted
+// on its append-only file, the Sender API down, then throttling, then failing. The test is the
+// sending MTA: it re-sends whatever was not answered 250. Every message ends as exactly one letter.
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { intakeIdFor } from '../../src/intake/intake-id.js';
+import { INTAKE_QUEUE } from '../../src/intake/queue.js';
+import type { IntakeRecord } from '../../src/intake/record.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { createLogger } from '../../src/log.js';
+import { freePort } from '../../src/runtime/redis.js';
+import { createSandboxServer, SandboxStore } from '../../src/sandbox/index.js';
+import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { startRole, type RoleProcess } from '../helpers/processes.js';
+import { randomPrefix } from '../helpers/redis.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+import { dotStuff, SmtpClient, type Reply } from '../helpers/smtp-client.js';
+
+const SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+const random = mulberry32(SEED);
+const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The sandbox Sender API that can go away (connection refused) and come back on its port, state kept. */
+class SenderApi {
+  readonly store = new SandboxStore(directory, Date.now);
+  served = 0;
+  private app: FastifyInstance | undefined;
+  private readonly servedWaiters: { at: number; done: () => void }[] = [];
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<SenderApi> {
+    const api = new SenderApi(await freePort());
+    await api.up();
+    return api;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async up(): Promise<void> {
+    if (this.app !== undefined) return;
+    const app = createSandboxServer({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), store: this.store });
+    app.addHook('onResponse', async () => {
+      this.served += 1;
+      for (const w of this.servedWaiters.filter((x) => this.served >= x.at)) {
+        this.servedWaiters.splice(this.servedWaiters.indexOf(w), 1);
+        w.done();
+      }
+    });
+    await app.listen({ host: '127.0.0.1', port: this.port });
+    this.app = app;
+  }
+
+  async down(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    await app?.close();
+  }
+
+  /** Resolves once the API has answered `count` more requests. */
+  answered(count: number): Promise<void> {
+    return new Promise((done) => this.servedWaiters.push({ at: this.served + count, done }));
+  }
+
+  lettersTitled(title: string) {
+    return this.store.allLetters().filter((l) => l.title === title);
+  }
+}
+
+let redis: RedisServer;
+let reader: Redis;
+let api: SenderApi;
+const roles: RoleProcess[] = [];
+
+beforeAll(async () => {
+  process.stdout.write(`crash-and-restart: FAULT_SEED=${SEED}\n`);
+  redis = await startRedisServer();
+  reader = new Redis(redis.url, { maxRetriesPerRequest: null }); // waits out a Redis restart
+  api = await SenderApi.start();
+});
+
+afterEach(async () => {
+  await Promise.all(roles.splice(0).map((r) => r.stop('SIGKILL')));
+  api.store.clearFaults();
+  await api.up();
+  if (!redis.running) await redis.restart();
+});
+
+afterAll(async () => {
+  reader.disconnect();
+  await api.down();
+  await redis.destroy();
+});
+
+interface Gateway {
+  readonly env: Record<string, string>;
+  readonly port: number;
+  readonly store: IntakeStore;
+  readonly queue: Queue;
+  start(role: 'smtp' | 'worker'): Promise<RoleProcess>;
+}
+
+async function gateway(): Promise<Gateway> {
+  const prefix = randomPrefix();
+  const port = await freePort();
+  const env = testEnv(prefix, {
+    REDIS_URL: redis.url, SMTP_PORT: String(port), SENDER_API_URL: api.url, HTTP_PORT: '0', SMTP_MAX_CLIENTS_PER_IP: '100',
+    WORKER_LOCK_MS: '2000', WORKER_BACKOFF_BASE_MS: '100', WORKER_BACKOFF_CAP_MS: '1000', WORKER_ATTEMPTS: '30',
+  });
+  const queue = new Queue(INTAKE_QUEUE, { connection: reader, prefix });
+  return {
+    env, port, queue,
+    store: new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }),
+    async start(role) {
+      const proc = await startRole(role, env);
+      roles.push(proc);
+      return proc;
+    },
+  };
+}
+
+/** One delivery attempt over a fresh connection: the DATA reply, or the first reply that was not 250 (code 0: connection lost). */
+async function offer(port: number, raw: Buffer): Promise<Reply> {
+  let opened: Awaited<ReturnType<typeof SmtpClient.open>>;
+  try {
+    opened = await SmtpClient.open(port);
+  } catch {
+    return { code: 0, text: '(connection refused)' };
+  }
+  const { client, greeting } = opened;
+  try {
+    if (greeting.code !== 220) return greeting;
+    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    return replies['data'] ?? Object.values(replies).find((r) => r.code !== 250) ?? { code: 0, text: '(connection closed)' };
+  } finally {
+    await client.quit();
+  }
+}
+
+interface Delivery {
+  readonly intakeId: string;
+  /** Replies before the 250: 4xx, or 0 for a refused or dropped connection. */
+  readonly refusals: readonly number[];
+}
+
+/** The sending MTA: re-sends after a 4xx or a lost connection until 250, within a bound; a 5xx is an error. */
+async function deliver(port: number, raw: Buffer, boundMs = 120_000): Promise<Delivery> {
+  const deadline = Date.now() + boundMs;
+  const refusals: number[] = [];
+  for (;;) {
+    const reply = await offer(port, raw);
+    if (reply.code === 250) return { intakeId: intakeIdOf(reply.text), refusals };
+    if (reply.code >= 500) throw new Error(`refused for good: ${reply.text}`);
+    refusals.push(reply.code);
+    if (Date.now() > deadline) throw new Error(`not accepted within ${boundMs} ms; last reply ${reply.code} ${reply.text}`);
+    await delay(200); // the MTA's retry interval
+  }
+}
+
+/** Delivers every message, `parallel` at a time; `onAccepted` hears each 250 as it comes. */
+async function deliverAll(port: number, raws: readonly Buffer[], parallel: number, onAccepted: (d: Delivery) => void = () => {}): Promise<Delivery[]> {
+  const out: Delivery[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < raws.length; i = next++) {
+      const raw = raws[i];
+      if (raw === undefined) continue;
+      const delivery = await deliver(port, raw);
+      out[i] = delivery;
+      onAccepted(delivery);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
+  return out;
+}
+
+/** Waits until every intake reached a final state; returns the records in the same order. */
+async function settled(store: IntakeStore, ids: readonly string[], boundMs = 90_000): Promise<IntakeRecord[]> {
+  const deadline = Date.now() + boundMs;
+  const done = new Map<string, IntakeRecord>();
+  for (;;) {
+    for (const id of ids.filter((i) => !done.has(i))) {
+      const record = await store.get(id);
+      if (record !== undefined && ['submitted', 'rejected', 'failed'].includes(record.state)) done.set(id, record);
+    }
+    if (done.size === new Set(ids).size) return ids.map((id) => done.get(id)).filter((r) => r !== undefined);
+    if (Date.now() > deadline) {
+      const open = await Promise.all(ids.filter((i) => !done.has(i)).map(async (i) => `${i}: ${(await store.get(i))?.state ?? 'no record'}`));
+      throw new Error(`${open.length} intakes did not settle within ${boundMs} ms:\n${open.slice(0, 10).join('\n')}`);
+    }
+    await delay(100);
+  }
+}
+
+/** For each title: the letters the API holds, as [id, status], next to the record's letter id. */
+function lettersPerTitle(titles: readonly string[], records: readonly IntakeRecord[]) {
+  return titles.map((title, i) => ({
+    title,
+    letters: api.lettersTitled(title).map((l) => [l.id, l.status]),
+    expected: [[records[i]?.letterId, 'PendingApproval']],
+  }));
+}
+
+/** Every title has exactly one letter, PendingApproval, the one its record names (no stray draft either). */
+function expectOneLetterEach(titles: readonly string[], records: readonly IntakeRecord[]): void {
+  expect(records.map((r) => r.state)).toEqual(titles.map(() => 'submitted'));
+  const wrong = lettersPerTitle(titles, records).filter((t) => JSON.stringify(t.letters) !== JSON.stringify(t.expected));
+  expect(wrong).toEqual([]);
+}
+
+async function letters(label: string, count: number): Promise<{ titles: string[]; raws: Buffer[] }> {
+  const titles = Array.from({ length: count }, (_, i) => `${label} ${i + 1} (${SEED})`);
+  return { titles, raws: await Promise.all(titles.map((title) => signedLetter({ title }))) };
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the listener killed', () => {
+  it('in the middle of DATA: nothing stored, no 250; the re-sent message becomes one letter', async () => {
+    const gw = await gateway();
+    const listener = await gw.start('smtp');
+    const title = `Listener killed mid-DATA (${SEED})`;
+    const messageId = `<mid-data-${SEED}@acme.example>`;
+    const raw = await signedLetter({ title, messageId });
+    const intakeId = intakeIdFor({ from: 'letters@acme.example', messageId, sha256: '' });
+
+    const { client } = await SmtpClient.open(gw.port);
+    await client.command(`EHLO ${FIXTURE_SESSION.helo}`);
+    expect((await client.command('MAIL FROM:<bounce@acme.example>')).code).toBe(250);
+    expect((await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`)).code).toBe(250);
+    expect((await client.command('DATA')).code).toBe(354);
+    const stuffed = dotStuff(raw);
+    // Half the message and no terminating dot: the only reply that can come is the connection closing.
+    const reply = client.command(stuffed.subarray(0, stuffed.length >> 1).toString('latin1'));
+    await listener.stop('SIGKILL');
+    expect(await reply).toEqual({ code: 0, text: '(connection closed)' });
+    await client.quit();
+    expect(await gw.store.get(intakeId)).toBeUndefined();
+    expect(await gw.store.raw(intakeId)).toBeUndefined();
+    expect([...(await gw.store.countByState()).values()].reduce((a, b) => a + b)).toBe(0);
+
+    await gw.start('smtp');
+    await gw.start('worker');
+    const delivered = await deliver(gw.port, raw);
+    expect(delivered).toEqual({ intakeId, refusals: [] });
+    expectOneLetterEach([title], await settled(gw.store, [intakeId]));
+  });
+
+  it('with 30 clients in flight: every 250 is stored and queued; the rest, re-sent, end as one letter each', async () => {
+    const gw = await gateway();
+    const listener = await gw.start('smtp');
+    const { titles, raws } = await letters('Listener killed in flight', 30);
+    let accepted = 0;
+    let killed: Promise<unknown> | undefined;
+    const killAt = 3 + Math.floor(random() * 6); // after the 3rd to 8th 250
+    const first = await Promise.all(raws.map(async (raw) => {
+      const reply = await offer(gw.port, raw);
+      if (reply.code === 250 && ++accepted === killAt) killed = listener.stop('SIGKILL');
+      return reply;
+    }));
+    await killed;
+    const answered = first.flatMap((r) => (r.code === 250 ? [intakeIdOf(r.text)] : []));
+    expect(answered.length).toBeGreaterThanOrEqual(killAt);
+    expect(answered.length).toBeLessThan(raws.length); // the kill did catch clients in flight
+    expect(first.filter((r) => r.code !== 250).map((r) => r.code)).toEqual(first.filter((r) => r.code !== 250).map(() => 0));
+
+    // Nothing answered 250 is missing: record queued, raw message kept, job in the queue.
+    const facts = await Promise.all(answered.map(async (id) => ({
+      id, state: (await gw.store.get(id))?.state, raw: (await gw.store.raw(id)) !== undefined, job: (await gw.queue.getJob(id)) !== undefined,
+    })));
+    expect(facts.filter((f) => f.state !== 'queued' || !f.raw || !f.job)).toEqual([]);
+    const counts = await gw.store.countByState();
+    process.stdout.write(`listener kill: ${answered.length}/30 answered 250, ${counts.get('received') ?? 0} stored but not answered\n`);
+
+    await gw.start('smtp');
+    await gw.start('worker');
+    const resent = await Promise.all(raws.map((raw, i) => (first[i]?.code === 250 ? undefined : deliver(gw.port, raw))));
+    const ids = first.map((r, i) => (r.code === 250 ? intakeIdOf(r.text) : (resent[i]?.intakeId ?? '')));
+    expect(new Set(ids).size).toBe(30);
+    expectOneLetterEach(titles, await settled(gw.store, ids));
+  });
+});
+
+describe('the worker killed at random moments', () => {
+  it('50 messages, 6 kills at random points of the API conversation: one letter each', async () => {
+    const gw = await gateway();
+    await gw.start('smtp');
+    let worker = await gw.start('worker');
+    const { titles, raws } = await letters('Worker killed at random', 50);
+    const sending = deliverAll(gw.port, raws, 5);
+    const processingAtKill: number[] = [];
+    for (let kill = 0; kill < 6; kill++) {
+      await api.answered(1 + Math.floor(random() * 15));
+      await worker.stop('SIGKILL');
+      processingAtKill.push((await gw.store.countByState()).get('processing') ?? 0);
+      worker = await gw.start('worker');
+    }
+    const ids = (await sending).map((d) => d.intakeId);
+    process.stdout.write(`worker kills: intakes processing at each kill ${JSON.stringify(processingAtKill)}\n`);
+    expect(processingAtKill.filter((n) => n > 0).length).toBeGreaterThan(0); // kills landed mid-job
+    expectOneLetterEach(titles, await settled(gw.store, ids));
+  });
+});
+
+describe('Redis SIGKILLed and restarted while messages flow', () => {
+  it('every 250 survives, refused clients retry, listener and worker reconnect alone: one letter each', async () => {
+    const gw = await gateway();
+    const listener = await gw.start('smtp');
+    const worker = await gw.start('worker');
+    const { titles, raws } = await letters('Redis restarted', 40);
+    const acceptedIds: string[] = [];
+    const waiters: { at: number; done: () => void }[] = [];
+    const sending = deliverAll(gw.port, raws, 4, (d) => {
+      acceptedIds.push(d.intakeId);
+      for (const w of waiters.filter((x) => acceptedIds.length >= x.at)) w.done();
+    });
+    const accepted = (n: number) => new Promise<void>((done) => (acceptedIds.length >= n ? done() : waiters.push({ at: n, done })));
+    const refusedWith451 = () => listener.logs.filter((l) => l['event'] === 'smtp.refused' && l['code'] === 451).length;
+
+    const lost: string[][] = [];
+    for (const at of [8, 24]) {
+      await accepted(at);
+      const answered = [...acceptedIds];
+      const refusedBefore = refusedWith451();
+      await redis.kill();
+      await waitFor(() => refusedWith451() > refusedBefore, 20_000); // a client was told to try later
+      await redis.restart();
+      const records = await Promise.all(answered.map((id) => gw.store.get(id)));
+      lost.push(answered.filter((_, i) => records[i] === undefined));
+    }
+    const deliveries = await sending;
+    expect(lost).toEqual([[], []]); // appendfsync always: nothing acknowledged was lost
+    const refusals = deliveries.flatMap((d) => d.refusals);
+    expect(refusals.length).toBeGreaterThan(0); // clients did feel the outage
+    expect(refusals.filter((c) => c !== 0 && c !== 451)).toEqual([]);
+    expectOneLetterEach(titles, await settled(gw.store, deliveries.map((d) => d.intakeId)));
+    expect([listener.child.exitCode, worker.child.exitCode]).toEqual([null, null]); // never restarted
+  });
+});
+
+describe('the Sender API down, then 429 with Retry-After, then 500s', () => {
+  it('every letter arrives once after recovery, in bounded time', async () => {
+    const gw = await gateway();
+    await api.down();
+    await gw.start('smtp');
+    await gw.start('worker');
+    const { titles, raws } = await letters('API outage', 10);
+    const ids = (await deliverAll(gw.port, raws, 5)).map((d) => d.intakeId);
+    // Down until the worker has tried every intake at least twice and failed (connection refused).
+    await waitFor(async () => (await Promise.all(ids.map((id) => gw.store.get(id)))).every((r) => (r?.attempts ?? 0) >= 2), 60_000);
+    expect((await Promise.all(ids.map((id) => gw.store.get(id)))).map((r) => r?.state)).toEqual(ids.map(() => 'processing'));
+
+    api.store.injectFault({ status: 429, count: 3, retryAfterSeconds: 1, paths: '/api/v1/letters' });
+    api.store.injectFault({ status: 500, count: 6, paths: '/api/v1/letters' });
+    const recovered = Date.now();
+    await api.up();
+    const records = await settled(gw.store, ids, 60_000);
+    const tookMs = Date.now() - recovered;
+    expect(api.store.faults.pendingCount()).toBe(0); // the 429s and 500s were all served
+    expectOneLetterEach(titles, records);
+    process.stdout.write(`API outage: all ${ids.length} letters ${tookMs} ms after the API came back\n`);
+    expect(tookMs).toBeLessThan(30_000);
+  });
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, boundMs: number): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${boundMs} ms`);
+    await delay(50);
+  }
+}
