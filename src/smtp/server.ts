@@ -2,6 +2,7 @@
 // receive-message.ts and recipient-policy.ts; every reply text in reply.ts.
 import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
@@ -9,18 +10,9 @@ import { acceptedReply, replyFor } from './reply.js';
 import { receiveMessage, type ReceiveDeps } from './receive-message.js';
 import { isProcessingAddress } from './recipient-policy.js';
 
-export interface ListenerOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly hostname: string;
+export interface ListenerOptions extends Config['smtp'] {
   readonly inboundAddresses: readonly string[];
   readonly maxMessageBytes: number;
-  readonly maxClients: number;
-  readonly maxClientsPerIp: number;
-  readonly socketTimeoutMs: number;
-  readonly closeTimeoutMs: number;
-  readonly useProxy: boolean;
-  readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
 }
 
 export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'onAuthSeconds'> {
