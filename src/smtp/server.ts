@@ -10,10 +10,10 @@ import { acceptedReply, replyFor } from './reply.js';
 import { receiveMessage, type ReceiveDeps } from './receive-message.js';
 import { isProcessingAddress } from './recipient-policy.js';
 
-export interface ListenerOptions extends Config['smtp'] {
+export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
   readonly maxMessageBytes: number;
-}
+};
 
 export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'onAuthSeconds'> {
   readonly logger: Logger;
