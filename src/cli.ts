@@ -2,7 +2,10 @@
 // The `letter-intake` command: parses arguments and starts a role. Each command's module is
 // loaded on demand, so `send` or `status` do not load the mail authentication stack.
 import { parseArgs } from 'node:util';
+import { ZoneFileError } from './auth/zone-resolver.js';
 import { ConfigError } from './config.js';
+import { StartupError } from './errors.js';
+import { SenderApiConfigError } from './sender-api/errors.js';
 import { SenderDirectoryError } from './senders/directory.js';
 
 const USAGE = `usage: letter-intake <command> [options]
@@ -59,8 +62,11 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // Configuration problems are the operator's to fix: say what, without a stack trace.
-    const known = err instanceof Error && (err instanceof ConfigError || err instanceof SenderDirectoryError || err.name.endsWith('ConfigError') || err.name === 'ZoneFileError');
-    process.stderr.write(`letter-intake: ${known ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(known ? 78 : 1); // 78: EX_CONFIG
+    // What an operator must fix is said plainly, without a stack trace.
+    const config = err instanceof ConfigError || err instanceof SenderDirectoryError || err instanceof ZoneFileError || err instanceof SenderApiConfigError;
+    const unavailable = err instanceof StartupError;
+    const text = config || unavailable ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`letter-intake: ${text}\n`);
+    process.exit(config ? 78 : unavailable ? 69 : 1); // sysexits: EX_CONFIG, EX_UNAVAILABLE
   },
 );

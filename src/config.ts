@@ -18,6 +18,8 @@ const addressList = z
 const schema = z.object({
   /** Redis for the queue and the spool; unset → `start` runs a private redis-server. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
+  /** How long a role waits for Redis at start before it gives up with a message. */
+  REDIS_START_TIMEOUT_MS: int(100, 15_000),
   /** Key prefix for every key the gateway writes (BullMQ prefix too). Hash-tagged for Redis Cluster. */
   REDIS_PREFIX: z.string().regex(/^[^\s:]+$/, 'no spaces or colons').default('{letter-intake}'),
   /** Listener bind address, port and the name announced in the greeting. */
@@ -88,6 +90,7 @@ type Parsed = z.infer<typeof schema>;
 export interface Config {
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
+  readonly redisStartTimeoutMs: number;
   readonly smtp: {
     readonly host: string;
     readonly port: number;
@@ -150,6 +153,7 @@ export function loadConfig(env: Env): Config {
   return deepFreeze({
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
+    redisStartTimeoutMs: e.REDIS_START_TIMEOUT_MS,
     smtp: {
       host: e.SMTP_HOST,
       port: e.SMTP_PORT,

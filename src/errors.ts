@@ -59,3 +59,8 @@ export const REJECTION_REASONS = {
 } as const;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;
+
+/** A role cannot start: a dependency (Redis) did not answer in time. The message says which. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}

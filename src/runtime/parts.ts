@@ -28,9 +28,6 @@ export interface PartContext {
   readonly redisUrl: string;
 }
 
-/** How long a role waits for Redis at start before giving up with a clear message. */
-const REDIS_START_WAIT_MS = 15_000;
-
 export function storeFor(ctx: PartContext, redis: ConstructorParameters<typeof IntakeStore>[0]): IntakeStore {
   return new IntakeStore(redis, ctx.config.redisPrefix, {
     rawMs: ctx.config.retentionMs,
@@ -51,7 +48,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const redis = producerConnection(ctx.redisUrl);
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
   redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
-  await waitForRedis(redis, ctx.redisUrl, REDIS_START_WAIT_MS);
+  await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', (err) => log.debug({ err, event: 'smtp.queue_error' }, 'queue error'));
   await queue.waitUntilReady();
@@ -92,7 +89,7 @@ export async function startWorkerPart(
   const logger = ctx.logger.child({ role: 'worker' });
   const connection = workerConnection(ctx.redisUrl);
   connection.on('error', (err) => logger.debug({ err, event: 'worker.redis_error' }, 'redis error'));
-  await waitForRedis(connection, ctx.redisUrl, REDIS_START_WAIT_MS);
+  await waitForRedis(connection, ctx.redisUrl, config.redisStartTimeoutMs);
   const client = createSenderApiClient({
     baseUrl: senderApiUrl,
     clock: ctx.clock,

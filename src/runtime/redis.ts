@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
+import { StartupError } from '../errors.js';
 
 /** The producer (listener) fails fast when Redis is away, so the client gets 451 at once. */
 export function producerConnection(url: string): Redis {
@@ -30,7 +31,9 @@ export async function waitForRedis(redis: Redis, url: string, timeoutMs: number)
     } catch {
       // not yet
     }
-    if (Date.now() > deadline) throw new Error(`Redis at ${redactUrl(url)} did not answer within ${timeoutMs} ms (REDIS_URL)`);
+    if (Date.now() > deadline) {
+      throw new StartupError(`Redis at ${redactUrl(url)} did not answer within ${timeoutMs} ms (REDIS_URL, REDIS_START_TIMEOUT_MS)`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -55,7 +58,7 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   ], { stdio: 'ignore' });
   await new Promise<void>((ok, fail) => {
     child.once('spawn', ok);
-    child.once('error', (err) => fail(new Error(
+    child.once('error', (err) => fail(new StartupError(
       `REDIS_URL is unset and redis-server could not be started (${err.message}); install Redis (apt-get install redis-server) or set REDIS_URL`,
     )));
   });

@@ -1,5 +1,6 @@
 // `letter-intake send FILE.eml`: hands a message to a listener over SMTP and prints the reply.
-// Envelope defaults come from the message (From) and the configuration (first processing address).
+// Envelope defaults come from the message (Return-Path, else From) and the configuration (the
+// first processing address).
 import { readFile } from 'node:fs/promises';
 import { createTransport } from 'nodemailer';
 import { loadConfig } from '../config.js';
@@ -12,7 +13,7 @@ export async function sendCommand(args: readonly string[], options: Record<strin
   }
   const config = loadConfig(process.env);
   const raw = await readFile(file);
-  const from = options['from'] ?? fromHeaderAddress(raw) ?? '';
+  const from = options['from'] ?? headerAddress(raw, 'return-path') ?? headerAddress(raw, 'from') ?? '';
   const to = options['to'] ?? config.inboundAddresses[0] ?? 'letters@intake.example';
   const host = options['host'] ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
   const port = Number(options['port'] ?? config.smtp.port);
@@ -40,8 +41,8 @@ export async function sendRaw(message: { host: string; port: number; from: strin
   }
 }
 
-function fromHeaderAddress(raw: Buffer): string | undefined {
+function headerAddress(raw: Buffer, field: string): string | undefined {
   const head = raw.subarray(0, 64 * 1024).toString('latin1');
-  const line = /^from:(.*(?:\r?\n[ \t].*)*)/im.exec(head)?.[1];
+  const line = new RegExp(`^${field}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(head)?.[1];
   return line === undefined ? undefined : /<([^<>\s]+@[^<>\s]+)>/.exec(line)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(line)?.[1];
 }

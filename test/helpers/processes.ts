@@ -9,6 +9,8 @@ export interface RoleProcess {
   readonly logs: Record<string, unknown>[];
   /** Everything the process wrote that was not a JSON log line. */
   readonly output: string[];
+  /** Everything the process wrote, as written. */
+  readonly text: () => string;
   /** Resolves with the first log line (so far or to come) that satisfies `match`. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Resolves with the exit code (or the signal name) once the process ended. */
@@ -28,7 +30,9 @@ export function runCli(args: readonly string[], env: Record<string, string>): Ro
   const watchers: (() => void)[] = [];
   const exited = new Promise<number | string>((done) => child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
   let pending = '';
+  let all = '';
   const take = (chunk: Buffer): void => {
+    all += chunk.toString('utf8');
     pending += chunk.toString('utf8');
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
@@ -47,6 +51,7 @@ export function runCli(args: readonly string[], env: Record<string, string>): Ro
     child,
     logs,
     output,
+    text: () => all,
     exited,
     async waitForLog(match, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
@@ -81,5 +86,5 @@ export async function startRole(role: 'smtp' | 'worker' | 'ops' | 'start', env: 
 export async function runCommand(args: readonly string[], env: Record<string, string>): Promise<{ code: number | string; text: string }> {
   const proc = runCli(args, env);
   const code = await new Promise<number | string>((done) => proc.child.once('close', (c, s) => done(c ?? s ?? 'unknown')));
-  return { code, text: [...proc.output, ...proc.logs.map((l) => JSON.stringify(l))].join('\n') };
+  return { code, text: proc.text() };
 }
