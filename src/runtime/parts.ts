@@ -16,7 +16,7 @@ import { createAuthenticator } from '../smtp/authenticator.js';
 import { startListener } from '../smtp/server.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
-import { createProcessor } from '../worker/processor.js';
+import { createProcessor, recordAbandonedJob } from '../worker/processor.js';
 import type { Closable } from './lifecycle.js';
 import { producerConnection, waitForRedis, workerConnection } from './redis.js';
 
@@ -98,8 +98,9 @@ export async function startWorkerPart(
     onCall: (e) => ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000),
   });
   let worker: Worker<IntakeJobData, string> | undefined;
+  const store = storeFor(ctx, connection);
   const processor = createProcessor({
-    store: storeFor(ctx, connection),
+    store,
     directory,
     lettersFor: (sender) => letterApiFor(client.as(sender)),
     clock: ctx.clock,
@@ -124,6 +125,9 @@ export async function startWorkerPart(
     },
   });
   worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
+  worker.on('failed', (job, err) => {
+    if (job !== undefined) void recordAbandonedJob({ store, clock: ctx.clock, logger, observer: ctx.observer }, job, err).catch(() => undefined);
+  });
   const running = worker;
   await running.waitUntilReady();
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');

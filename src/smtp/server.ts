@@ -100,10 +100,6 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
       sessionLogs.delete(session.id);
     },
 
-    onMailFrom(_address, _session, callback) {
-      callback();
-    },
-
     onRcptTo(address, session, callback) {
       if (isProcessingAddress(address.address, options.inboundAddresses)) return callback();
       callback(refuse(session, 'RCPT', new IntakeError('RecipientNotAccepted', `<${address.address}>: no such mailbox here`)));

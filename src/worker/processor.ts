@@ -88,6 +88,20 @@ export function createProcessor(deps: ProcessorDeps) {
   };
 }
 
+/**
+ * BullMQ failed a job without the processor having recorded an outcome (it stalled too often:
+ * a worker died on it again and again). The intake must not stay `processing` for ever.
+ */
+export async function recordAbandonedJob(
+  deps: Pick<ProcessorDeps, 'store' | 'clock' | 'logger' | 'observer'>, job: Job<IntakeJobData>, err: Error,
+): Promise<void> {
+  const update = { errorCode: 'JobAbandoned', reason: `the job failed outside the processor: ${err.message}` };
+  const result = await deps.store.transition(job.data.intakeId, ACTIVE_STATES.filter((s) => s !== 'failed'), 'failed', deps.clock(), update);
+  if (!result.ok) return; // the processor recorded the outcome itself
+  deps.logger.error({ event: 'intake.failed', intakeId: job.data.intakeId, ...update }, 'intake failed');
+  deps.observer.intakeEnded('failed', update.errorCode, undefined);
+}
+
 async function transition(
   deps: ProcessorDeps, log: Logger, record: IntakeRecord, to: IntakeState, update: IntakeUpdate,
 ): Promise<void> {

@@ -1,0 +1,46 @@
+// A job BullMQ gives up on outside the processor (it stalled too often: a worker died on it
+// again and again) still ends its intake as a recorded, replayable failure.
+import { afterAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { createLogger } from '../../src/log.js';
+import { silentObserver } from '../../src/intake/observer.js';
+import { INTAKE_QUEUE, intakeJobOptions, type IntakeJobData } from '../../src/intake/queue.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { recordAbandonedJob } from '../../src/worker/processor.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+
+const redis = connectTestRedis();
+const prefix = randomPrefix();
+const store = new IntakeStore(redis, prefix, { rawMs: 1000, recordMs: 1000 });
+const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
+const deps = { store, clock: Date.now, logger: createLogger({ level: 'silent' }), observer: silentObserver };
+
+afterAll(async () => {
+  await queue.close();
+  await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+async function intakeIn(state: 'processing' | 'rejected', id: string) {
+  await store.create({ intakeId: id, receivedAt: 1, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, Buffer.from('raw'), 1);
+  await store.transition(id, ['received'], 'processing', 2);
+  if (state === 'rejected') await store.transition(id, ['processing'], 'rejected', 3, { reasonCode: 'NoPdfAttachment' });
+  return queue.add('intake', { intakeId: id, from: 'a@b.example', sizeBytes: 1 }, intakeJobOptions(id, 1));
+}
+
+describe('a job abandoned by BullMQ', () => {
+  it('marks an unfinished intake failed with the reason, keeping its message for replay', async () => {
+    const job = await intakeIn('processing', 'inabandoned000000000000001');
+    await recordAbandonedJob(deps, job, new Error('job stalled more than allowable limit'));
+    const record = await store.get('inabandoned000000000000001');
+    expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
+    expect(record?.reason).toContain('stalled more than allowable limit');
+    expect(await redis.pttl(store.keys.raw('inabandoned000000000000001'))).toBe(-1);
+  });
+
+  it('leaves an outcome the processor recorded alone', async () => {
+    const job = await intakeIn('rejected', 'inabandoned000000000000002');
+    await recordAbandonedJob(deps, job, new Error('rejected: NoPdfAttachment'));
+    expect(await store.get('inabandoned000000000000002')).toMatchObject({ state: 'rejected', reasonCode: 'NoPdfAttachment' });
+  });
+});
