@@ -24,12 +24,13 @@ export class SmtpClient {
     socket.on('error', () => {});
   }
 
-  static async open(port: number, host = '127.0.0.1', localAddress?: string): Promise<{ client: SmtpClient; greeting: Reply }> {
+  static async open(port: number, host = '127.0.0.1', localAddress?: string, proxyLine?: string): Promise<{ client: SmtpClient; greeting: Reply }> {
     const socket = connect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) });
     await new Promise<void>((ok, fail) => {
       socket.once('connect', ok);
       socket.once('error', fail);
     });
+    if (proxyLine !== undefined) socket.write(`${proxyLine}\r\n`); // PROXY protocol v1 header
     const client = new SmtpClient(socket);
     return { client, greeting: await client.read() };
   }

@@ -1,0 +1,270 @@
+// The books after a storm: a few hundred messages (about one in ten deliberately bad) sent
+// through real processes while faults strike at random moments (worker SIGKILL + restart, Redis
+// SIGKILL + restart on its append-only file, bursts of 503 from the Sender API). Then the ledger
+// must balance: answered 250 = intakes recorded = submitted + rejected + failed, and no letter
+// exists twice. The test is the sending MTA: it re-sends after a 4xx or a lost connection.
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { buildPdf, buildZip } from '../../fixtures/pdf.js';
+import { intakeIdFor } from '../../src/intake/intake-id.js';
+import { INTAKE_STATES, type IntakeRecord } from '../../src/intake/record.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { createLogger } from '../../src/log.js';
+import { freePort } from '../../src/runtime/redis.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { startRole, type RoleProcess } from '../helpers/processes.js';
+import { randomPrefix } from '../helpers/redis.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+import { SmtpClient, type Reply } from '../helpers/smtp-client.js';
+
+const MESSAGES = Number(process.env['LEDGER_MESSAGES'] ?? 300);
+const SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+const random = mulberry32(SEED);
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const KINDS = ['good', 'unsigned', 'not-a-pdf', 'unregistered'] as const;
+type Kind = (typeof KINDS)[number];
+/** What the gateway must do with each kind: the SMTP answer, then the intake's end. */
+const EXPECTED: Record<Kind, { smtp: 250 | 550; end?: 'submitted' | 'NotAPdf' | 'SenderNotRegistered' }> = {
+  good: { smtp: 250, end: 'submitted' },
+  unsigned: { smtp: 550 },
+  'not-a-pdf': { smtp: 250, end: 'NotAPdf' },
+  unregistered: { smtp: 250, end: 'SenderNotRegistered' },
+};
+
+interface Message {
+  readonly kind: Kind;
+  readonly title: string;
+  readonly raw: Buffer;
+  /** The id the gateway derives from From + Message-ID. */
+  readonly intakeId: string;
+}
+
+async function makeMessage(kind: Kind, n: number): Promise<Message> {
+  const title = `Ledger ${n} ${kind} (${SEED})`;
+  const messageId = `<ledger-${n}-${SEED}@acme.example>`;
+  const from = kind === 'unregistered' ? 'billing@acme.example' : 'letters@acme.example';
+  const signed = await signedLetter({
+    title, messageId, from: `Acme <${from}>`,
+    pdf: kind === 'not-a-pdf' ? buildZip('letter.txt', title) : buildPdf(title),
+  });
+  // Unsigned: the same letter without the DKIM-Signature field signedLetter put in front of From.
+  const raw = kind === 'unsigned' ? signed.subarray(signed.indexOf('From: Acme <')) : signed;
+  return { kind, title, raw, intakeId: intakeIdFor({ from, messageId, sha256: '' }) };
+}
+
+function mix(count: number): Kind[] {
+  const bad: Kind[] = ['unsigned', 'not-a-pdf', 'unregistered'];
+  const kinds = Array.from({ length: count }, (_, i): Kind => (i % 10 === 9 ? (bad[Math.floor(i / 10) % 3] ?? 'good') : 'good'));
+  for (let i = kinds.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [kinds[i], kinds[j]] = [kinds[j] ?? 'good', kinds[i] ?? 'good'];
+  }
+  return kinds;
+}
+
+let redis: RedisServer;
+let reader: Redis;
+let sandbox: RunningSandbox;
+const roles: RoleProcess[] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  reader = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
+  sandbox = await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
+});
+
+afterAll(async () => {
+  await Promise.all(roles.map((r) => r.stop('SIGKILL')));
+  reader.disconnect();
+  await sandbox.close();
+  await redis.destroy();
+});
+
+/** One delivery attempt: the DATA reply, or the first reply that was not 250 (code 0: connection lost). */
+async function offer(port: number, raw: Buffer): Promise<Reply> {
+  let opened: Awaited<ReturnType<typeof SmtpClient.open>>;
+  try {
+    opened = await SmtpClient.open(port);
+  } catch {
+    return { code: 0, text: '(connection refused)' };
+  }
+  const { client, greeting } = opened;
+  try {
+    if (greeting.code !== 220) return greeting;
+    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    return replies['data'] ?? Object.values(replies).find((r) => r.code !== 250) ?? { code: 0, text: '(connection closed)' };
+  } finally {
+    await client.quit();
+  }
+}
+
+interface Outcome {
+  /** The final answer: 250 or a 5xx. */
+  readonly final: Reply;
+  /** Answers before it: 4xx, or 0 for a refused or dropped connection. */
+  readonly retried: readonly number[];
+}
+
+/** The sending MTA: re-sends after a 4xx or a lost connection until a final answer, within a bound. */
+async function deliver(port: number, raw: Buffer, boundMs = 120_000): Promise<Outcome> {
+  const deadline = Date.now() + boundMs;
+  const retried: number[] = [];
+  for (;;) {
+    const reply = await offer(port, raw);
+    if (reply.code === 250 || reply.code >= 500) return { final: reply, retried };
+    retried.push(reply.code);
+    if (Date.now() > deadline) throw new Error(`no final answer within ${boundMs} ms; last ${reply.code} ${reply.text}`);
+    await delay(200); // the MTA's retry interval
+  }
+}
+
+describe('the ledger after a load run with faults at random moments', () => {
+  it(`${MESSAGES} messages: every 250 is one intake, every intake ended, no letter twice`, async () => {
+    process.stdout.write(`ledger: FAULT_SEED=${SEED}\n`);
+    const prefix = randomPrefix();
+    const port = await freePort();
+    const env = testEnv(prefix, {
+      REDIS_URL: redis.url, SMTP_PORT: String(port), SENDER_API_URL: sandbox.url, HTTP_PORT: '0', SMTP_MAX_CLIENTS_PER_IP: '100',
+      WORKER_LOCK_MS: '2000', WORKER_BACKOFF_BASE_MS: '100', WORKER_BACKOFF_CAP_MS: '1000', WORKER_ATTEMPTS: '30',
+    });
+    const store = new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 });
+    const start = async (role: 'smtp' | 'worker') => {
+      const proc = await startRole(role, env);
+      roles.push(proc);
+      return proc;
+    };
+    const listener = await start('smtp');
+    let worker = await start('worker');
+    const messages = await Promise.all(mix(MESSAGES).map((kind, i) => makeMessage(kind, i + 1)));
+    const started = Date.now();
+
+    // Sending: 6 MTA connections at a time.
+    const outcomes: Outcome[] = [];
+    let next = 0;
+    let answered = 0;
+    const lane = async (): Promise<void> => {
+      for (let i = next++; i < messages.length; i = next++) {
+        const message = messages[i];
+        if (message === undefined) continue;
+        outcomes[i] = await deliver(port, message.raw);
+        answered += 1;
+      }
+    };
+    let sendingDone = false;
+    const sending = Promise.all(Array.from({ length: 6 }, lane)).finally(() => { sendingDone = true; });
+
+    // Faults, one at a time, each after a random number of further answers, until sending ends.
+    const faults = { 'worker SIGKILL + restart': 0, 'Redis SIGKILL + restart': 0, 'API 503 burst': 0, '503 answers injected': 0 };
+    const refused451 = () => listener.logs.filter((l) => l['event'] === 'smtp.refused' && l['code'] === 451).length;
+    while (!sendingDone) {
+      const target = answered + 10 + Math.floor(random() * 30);
+      while (!sendingDone && answered < target) await delay(50);
+      if (sendingDone) break;
+      const pick = random();
+      if (pick < 1 / 3) {
+        await worker.stop('SIGKILL');
+        worker = await start('worker');
+        faults['worker SIGKILL + restart'] += 1;
+      } else if (pick < 2 / 3) {
+        const before = refused451();
+        await redis.kill();
+        // Down until a client has been told to try later (or 5 s passed), then back on the same data.
+        for (const until = Date.now() + 5000; refused451() === before && Date.now() < until;) await delay(50);
+        await redis.restart();
+        faults['Redis SIGKILL + restart'] += 1;
+      } else {
+        const count = 20 + Math.floor(random() * 40);
+        sandbox.store.injectFault({ status: 503, count });
+        faults['API 503 burst'] += 1;
+        faults['503 answers injected'] += count;
+      }
+    }
+    await sending;
+
+    // Every intake ends: nothing left received, queued or processing.
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const counts = await store.countByState();
+      if ((['received', 'queued', 'processing'] as const).every((s) => counts.get(s) === 0)) break;
+      if (Date.now() > deadline) throw new Error(`intakes did not end: ${JSON.stringify([...counts])}`);
+      await delay(200);
+    }
+    const tookMs = Date.now() - started;
+    const records = new Map<string, IntakeRecord>();
+    for (const state of INTAKE_STATES) for (const r of await store.list(state, 100_000)) records.set(r.intakeId, r);
+    const letters = sandbox.store.allLetters();
+
+    // The books.
+    const byKind = (kind: Kind) => messages.flatMap((m, i) => (m.kind === kind ? [{ m, o: outcomes[i] }] : []));
+    const accepted = new Set(outcomes.flatMap((o) => (o.final.code === 250 ? [intakeIdOf(o.final.text)] : [])));
+    const inState = (state: string) => [...records.values()].filter((r) => r.state === state);
+    const submitted = inState('submitted');
+    const rejected = inState('rejected');
+    const failed = inState('failed');
+    const titlesTwice = [...Map.groupBy(letters, (l) => l.title)].filter(([, ls]) => ls.length > 1).map(([t]) => t);
+    const letterById = Map.groupBy(letters, (l) => l.id);
+    const retried = outcomes.flatMap((o) => o.retried);
+    const reasons = Map.groupBy(rejected, (r) => r.reasonCode ?? '?');
+    const ledger: [string, number | string][] = [
+      ['messages sent', messages.length],
+      ['  answered 550 (unsigned)', outcomes.filter((o) => o.final.code === 550).length],
+      ['  answered 250 (distinct intakes)', accepted.size],
+      ['  re-sent after 451', retried.filter((c) => c === 451).length],
+      ['  re-sent after a lost connection', retried.filter((c) => c === 0).length],
+      ['intakes recorded', records.size],
+      ['  submitted', submitted.length],
+      ...[...reasons].map(([code, rs]): [string, number] => [`  rejected ${code}`, rs.length]),
+      ['  failed', failed.length],
+      ['letters at the API', letters.length],
+      ['  PendingApproval', letters.filter((l) => l.status === 'PendingApproval').length],
+      ['  titles with more than one letter', titlesTwice.length],
+      ['run time (s)', (tookMs / 1000).toFixed(1)],
+    ];
+    const table = (rows: [string, number | string][]) => rows.map(([k, v]) => `  ${k.padEnd(36)} ${String(v).padStart(6)}`).join('\n');
+    process.stdout.write(`\nLEDGER\n${table(ledger)}\nFAULTS INJECTED\n${table(Object.entries(faults))}\n`);
+    for (const f of failed) process.stdout.write(`  failed ${f.intakeId}: ${f.errorCode} ${f.reason}\n`);
+
+    // Answered 250 = intakes recorded = submitted + rejected + failed.
+    expect(records.size).toBe(accepted.size);
+    expect([...accepted].filter((id) => !records.has(id))).toEqual([]);
+    expect(submitted.length + rejected.length + failed.length).toBe(records.size);
+    expect(failed.map((f) => `${f.intakeId}: ${f.errorCode} ${f.reason}`)).toEqual([]);
+    // Each message got the answer and the end its kind calls for.
+    for (const kind of KINDS) {
+      const { smtp, end } = EXPECTED[kind];
+      const got = byKind(kind).map(({ m, o }) => {
+        const record = records.get(m.intakeId);
+        return { code: o?.final.code, end: record?.state === 'rejected' ? record.reasonCode : record?.state };
+      });
+      expect(got, kind).toEqual(byKind(kind).map(() => ({ code: smtp, end })));
+    }
+    // No duplicate: one letter per title, and each submitted record's letter exists exactly once.
+    expect(titlesTwice).toEqual([]);
+    expect(letters.length).toBe(submitted.length);
+    const wrong = submitted.filter((r) => {
+      const found = letterById.get(r.letterId ?? '') ?? [];
+      return found.length !== 1 || found[0]?.status !== 'PendingApproval' || found[0]?.title !== r.subject;
+    });
+    expect(wrong.map((r) => r.intakeId)).toEqual([]);
+    // The storm did happen (else the books prove little).
+    expect(faults['worker SIGKILL + restart'] + faults['Redis SIGKILL + restart'] + faults['API 503 burst']).toBeGreaterThanOrEqual(3);
+  });
+});
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
