@@ -125,8 +125,10 @@ export async function startWorkerPart(
     },
   });
   worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
+  // BullMQ emits 'failed' for every failed attempt, also one it will retry; only a job it moved
+  // to the failed set (finishedOn set) is over, and only then may its intake be marked failed.
   worker.on('failed', (job, err) => {
-    if (job !== undefined) void recordAbandonedJob({ store, clock: ctx.clock, logger, observer: ctx.observer }, job, err).catch(() => undefined);
+    if (job?.finishedOn !== undefined) void recordAbandonedJob({ store, clock: ctx.clock, logger, observer: ctx.observer }, job, err).catch(() => undefined);
   });
   const running = worker;
   await running.waitUntilReady();

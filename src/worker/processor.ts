@@ -47,7 +47,11 @@ export function createProcessor(deps: ProcessorDeps) {
     deps.observer.stageDuration('parse', (performance.now() - parseStarted) / 1000);
     if (parsed === undefined) return reject(deps, log, record, 'UnparseableMessage', 'The message could not be parsed as MIME.');
 
-    const decision = decide(parsed, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
+    // The sender is the From address authentication judged (record.from), not mailparser's
+    // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047
+    // word that decodes to "<letters@acme.example>"), and only the authenticated one is proven.
+    const authenticated = { ...parsed, fromAddresses: record.from === '' ? [] : [record.from] };
+    const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
     if (decision.kind === 'rejected') return reject(deps, log, record, decision.reasonCode, decision.reason);
 
     const pdfs = decision.pdfs.map((p) => ({ fileName: p.fileName, bytes: p.content.length, sha256: p.sha256 }));
@@ -95,6 +99,8 @@ export function createProcessor(deps: ProcessorDeps) {
 export async function recordAbandonedJob(
   deps: Pick<ProcessorDeps, 'store' | 'clock' | 'logger' | 'observer'>, job: Job<IntakeJobData>, err: Error,
 ): Promise<void> {
+  // BullMQ emits 'failed' for every failed attempt; only a job that will not run again counts.
+  if ((await job.getState()) !== 'failed') return;
   const update = { errorCode: 'JobAbandoned', reason: `the job failed outside the processor: ${err.message}` };
   const result = await deps.store.transition(job.data.intakeId, ACTIVE_STATES.filter((s) => s !== 'failed'), 'failed', deps.clock(), update);
   if (!result.ok) return; // the processor recorded the outcome itself

@@ -1,4 +1,5 @@
 // Exactly-once letter creation (DESIGN §3): draft → checkpoint the letter id → submit → verify.
+// The PDFs are uploaded once, with the draft; the submit refers to them by id.
 //
 // The checkpoint is what makes a retry safe: an attempt that finds a letter id never creates a
 // second draft. The one gap a checkpoint cannot close (the process dies after the API created
@@ -15,11 +16,16 @@ export interface LetterSummary {
   readonly status: string;
 }
 
+export interface LetterView extends LetterSummary {
+  /** The letter's documents, in order. */
+  readonly parts: readonly { readonly id: string; readonly sha256: string }[];
+}
+
 /** The Sender API as the worker needs it, already bound to one sender's session. */
 export interface LetterApi {
   saveDraft(letter: LetterDraft, signal: AbortSignal): Promise<LetterSummary>;
-  submit(id: string, letter: LetterDraft, signal: AbortSignal): Promise<LetterSummary>;
-  getLetter(id: string, signal: AbortSignal): Promise<LetterSummary>;
+  submit(id: string, letter: SubmitBody, signal: AbortSignal): Promise<LetterSummary>;
+  getLetter(id: string, signal: AbortSignal): Promise<LetterView>;
   /** A draft of this sender matching the letter and created at or after `since`, if any. */
   findDraft(letter: LetterDraft, pdfSha256s: readonly string[], since: number, signal: AbortSignal): Promise<string | undefined>;
 }
@@ -31,6 +37,11 @@ export interface Checkpoint {
   markDraftRequested(at: number): Promise<void>;
   recordLetterId(letterId: string): Promise<void>;
 }
+
+/** The letter as submitted: its documents either uploaded again or kept by id. */
+export type SubmitBody = Omit<LetterDraft, 'parts'> & {
+  readonly parts: readonly (LetterDraft['parts'][number] | { readonly id: string })[];
+};
 
 export interface SubmitInput {
   readonly letter: LetterDraft;
@@ -57,11 +68,16 @@ export async function submitExactlyOnce(
     letterId = draft.id;
     await checkpoint.recordLetterId(letterId);
   }
+  // The draft holds the PDFs already: keep them by id instead of uploading them a second time.
+  const draft = await api.getLetter(letterId, signal);
+  if (SUBMITTED_STATUSES.has(draft.status)) return draft; // an earlier attempt submitted it
+  const sameDocuments = draft.parts.map((p) => p.sha256).join() === input.pdfSha256s.join();
+  const parts = sameDocuments ? draft.parts.map((p) => ({ id: p.id })) : input.letter.parts;
   let result: LetterSummary;
   try {
-    result = await api.submit(letterId, input.letter, signal);
+    result = await api.submit(letterId, { ...input.letter, parts }, signal);
   } catch (err) {
-    // A repeated submit is refused as InvalidData: then the letter's own status decides.
+    // A submit that raced another attempt is refused as InvalidData: the letter's status decides.
     if (!deps.isInvalidData(err)) throw err;
     result = await api.getLetter(letterId, signal);
     if (!SUBMITTED_STATUSES.has(result.status)) throw err;

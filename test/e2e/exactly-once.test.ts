@@ -119,7 +119,7 @@ describe('an API that fails for a while', () => {
     sandbox.store.injectFault({ ...fault, paths: '/api/v1/letters' });
     await startWorker();
     const record = await settled(await deliver(await signedLetter({ title })));
-    expect(record.state).toBe('submitted');
+    expect(record, JSON.stringify(record)).toMatchObject({ state: 'submitted' });
     expect(record.attempts).toBeGreaterThanOrEqual(fault.status === 429 ? 1 : 2);
     expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']);
   });

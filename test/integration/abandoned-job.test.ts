@@ -1,7 +1,7 @@
 // A job BullMQ gives up on outside the processor (it stalled too often: a worker died on it
 // again and again) still ends its intake as a recorded, replayable failure.
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { createLogger } from '../../src/log.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, intakeJobOptions, type IntakeJobData } from '../../src/intake/queue.js';
@@ -28,9 +28,17 @@ async function intakeIn(state: 'processing' | 'rejected', id: string) {
   return queue.add('intake', { intakeId: id, from: 'a@b.example', sizeBytes: 1 }, intakeJobOptions(id, 1));
 }
 
+/** Moves a waiting job to the failed set, as BullMQ does when it gives up on it. */
+async function failForGood(job: Awaited<ReturnType<typeof intakeIn>>, reason: string) {
+  const worker = new Worker(INTAKE_QUEUE, async () => { throw new UnrecoverableError(reason); }, { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix });
+  for (let i = 0; i < 100 && (await job.getState()) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 20));
+  await worker.close();
+}
+
 describe('a job abandoned by BullMQ', () => {
   it('marks an unfinished intake failed with the reason, keeping its message for replay', async () => {
     const job = await intakeIn('processing', 'inabandoned000000000000001');
+    await failForGood(job, 'job stalled more than allowable limit');
     await recordAbandonedJob(deps, job, new Error('job stalled more than allowable limit'));
     const record = await store.get('inabandoned000000000000001');
     expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
@@ -38,8 +46,15 @@ describe('a job abandoned by BullMQ', () => {
     expect(await redis.pttl(store.keys.raw('inabandoned000000000000001'))).toBe(-1);
   });
 
+  it('ignores a failed attempt that BullMQ will retry', async () => {
+    const job = await intakeIn('processing', 'inabandoned000000000000003');
+    await recordAbandonedJob(deps, job, new Error('503 ServiceUnavailable'));
+    expect((await store.get('inabandoned000000000000003'))?.state).toBe('processing');
+  });
+
   it('leaves an outcome the processor recorded alone', async () => {
     const job = await intakeIn('rejected', 'inabandoned000000000000002');
+    await failForGood(job, 'rejected: NoPdfAttachment');
     await recordAbandonedJob(deps, job, new Error('rejected: NoPdfAttachment'));
     expect(await store.get('inabandoned000000000000002')).toMatchObject({ state: 'rejected', reasonCode: 'NoPdfAttachment' });
   });
