@@ -21,6 +21,9 @@ export const ERROR_CATALOG = {
   BadSenderAddress: { smtp: { code: 501, enhanced: '5.1.7' }, retryable: false },
   // RFC 5321 §4.5.3.1.10 / RFC 1870: 552 for too much mail data; RFC 3463 5.3.4 too big for system.
   MessageTooLarge: { smtp: { code: 552, enhanced: '5.3.4' }, retryable: false },
+  // RFC 5321 §4.5.3.1.6 (a text line is at most 1000 octets) / RFC 3463 5.6.0 other media error:
+  // a line past MAX_LINE_BYTES, refused because DKIM canonicalization is quadratic in line length.
+  LineTooLong: { smtp: { code: 554, enhanced: '5.6.0' }, retryable: false },
   // RFC 7372 / RFC 3463: 5.7.1 delivery not authorized (SPF, DKIM, alignment).
   AuthenticationFailed: { smtp: { code: 550, enhanced: '5.7.1' }, retryable: false },
   // RFC 3463 4.7.0: temporary security failure (DNS time-out or SERVFAIL during SPF/DKIM).

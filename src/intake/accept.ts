@@ -3,6 +3,7 @@
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
 import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import type { SpooledBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
 import type { IntakeStore } from './store.js';
 
@@ -15,13 +16,20 @@ export interface AcceptDeps {
   readonly timeoutMs: number;
 }
 
+/** What the listener hands over: the authentication header fields and the body. */
+export interface IncomingMessage {
+  /** Received-SPF and Authentication-Results, stored in front of the message. */
+  readonly headers: string;
+  readonly body: SpooledBody;
+}
+
 export interface Accepted {
   readonly intakeId: string;
   /** True when this message had been accepted before (a re-delivery). */
   readonly duplicate: boolean;
 }
 
-export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, raw: Buffer): Promise<Accepted> {
+export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -30,7 +38,7 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, raw: Buf
     );
   });
   try {
-    return await Promise.race([storeAndQueue(deps, intake, raw), timeout]);
+    return await Promise.race([storeAndQueue(deps, intake, message), timeout]);
   } catch (err) {
     if (err instanceof IntakeError) throw err;
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: err });
@@ -39,9 +47,9 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, raw: Buf
   }
 }
 
-async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, raw: Buffer): Promise<Accepted> {
+async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   const { intakeId } = intake;
-  const created = await deps.store.create(intake, raw, deps.clock());
+  const created = await deps.store.create(intake, message, deps.clock());
   // A record past `received` means the job was queued before: answer with the first id.
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
   // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.

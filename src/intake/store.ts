@@ -2,6 +2,7 @@
 // so a record's state, its timeline and the state indexes never disagree.
 import type { Redis } from 'ioredis';
 import { intakeKeys, type IntakeKeys } from './keys.js';
+import type { SpooledBody } from './raw-spool.js';
 import {
   FINAL_STATES,
   INTAKE_STATES,
@@ -15,14 +16,20 @@ import {
   type NewIntake,
 } from './record.js';
 
-// KEYS: record, raw, received-index. ARGV: now, raw, intakeId, field, value, ...
+// KEYS: record, raw, received-index, spool. ARGV: now, headers, body ('' when spooled), intakeId,
+// field, value, ... The raw message is the headers followed by the body, from ARGV or the spool.
 // Returns the existing state when the record exists (a re-delivery), else 'created'.
 const CREATE = `
 local existing = redis.call('HGET', KEYS[1], 'state')
+local body = ARGV[3]
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  body = redis.call('GET', KEYS[4])
+  redis.call('DEL', KEYS[4])
+end
 if existing then return existing end
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 4))
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2] .. body)
+redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 5))
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[4])
 return 'created'`;
 
 // KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
@@ -63,13 +70,18 @@ export class IntakeStore {
     this.keys = intakeKeys(prefix);
   }
 
-  /** Stores the raw message and a `received` record, unless a record with this id exists. */
-  async create(intake: NewIntake, raw: Buffer, now: number): Promise<CreateResult> {
+  /**
+   * Stores the raw message (headers, then the body from memory or from its spool) and a
+   * `received` record, unless a record with this id exists.
+   */
+  async create(intake: NewIntake, message: { headers: string; body: SpooledBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
+    const spoolKey = 'spoolKey' in message.body ? message.body.spoolKey : this.keys.spool('none');
+    const body = 'bytes' in message.body ? message.body.bytes : '';
     const result = await this.redis.eval(
-      CREATE, 3,
-      this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'),
-      String(now), raw, intake.intakeId, ...fields,
+      CREATE, 4,
+      this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'), spoolKey,
+      String(now), message.headers, body, intake.intakeId, ...fields,
     );
     if (result === 'created') return { created: true };
     return { created: false, state: asState(result) ?? 'received' };

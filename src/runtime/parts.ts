@@ -7,6 +7,7 @@ import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { acceptIntake } from '../intake/accept.js';
+import { redisSpool } from '../intake/raw-spool.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { IntakeStore } from '../intake/store.js';
@@ -27,6 +28,11 @@ export interface PartContext {
   readonly observer: IntakeObserver;
   readonly redisUrl: string;
 }
+
+/** A message past this is appended to Redis in batches of this size while it arrives. */
+const SPOOL_BATCH_BYTES = 1024 * 1024;
+/** A spool left behind by a listener that died mid-DATA is gone after this. */
+const SPOOL_TTL_MS = 3600_000;
 
 export function storeFor(ctx: PartContext, redis: ConstructorParameters<typeof IntakeStore>[0]): IntakeStore {
   return new IntakeStore(redis, ctx.config.redisPrefix, {
@@ -58,9 +64,10 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes },
     {
       authenticate: createAuthenticator(resolverFor(config)),
-      accept: async (intake, raw) => {
+      spool: redisSpool(redis, store.keys, { batchBytes: SPOOL_BATCH_BYTES, ttlMs: SPOOL_TTL_MS }),
+      accept: async (intake, message) => {
         const started = performance.now();
-        const accepted = await acceptIntake(acceptDeps, intake, raw);
+        const accepted = await acceptIntake(acceptDeps, intake, message);
         ctx.observer.stageDuration('store', (performance.now() - started) / 1000);
         return accepted;
       },

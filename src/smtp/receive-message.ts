@@ -1,14 +1,15 @@
 // End of DATA: authenticate while the bytes arrive, then hand the message to durable acceptance.
 // The DATA stream is consumed exactly once, always to its end, whatever fails on the way, so
 // smtp-server can always answer (an unanswered DATA makes the client re-send: a duplicate).
-import { createHash } from 'node:crypto';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { IntakeError } from '../errors.js';
+import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { intakeIdFor } from '../intake/intake-id.js';
-import type { Accepted } from '../intake/accept.js';
+import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
 import { readHeaderFields } from './header-fields.js';
+import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
 
 export interface AuthContext {
   readonly ip: string;
@@ -41,39 +42,18 @@ export interface Envelope {
 
 export interface ReceiveDeps {
   readonly authenticate: Authenticate;
-  readonly accept: (intake: NewIntake, raw: Buffer) => Promise<Accepted>;
+  readonly accept: (intake: NewIntake, message: IncomingMessage) => Promise<Accepted>;
+  /** A fresh spool for one message's bytes. */
+  readonly spool: () => RawSpool;
   readonly clock: () => number;
   readonly hostname: string;
   readonly maxMessageBytes: number;
   readonly onAuthSeconds?: (seconds: number) => void;
 }
 
-/** Keeps the chunks it passes on (one copy of the message), up to a byte cap. */
-class Collector extends Transform {
-  readonly chunks: Buffer[] = [];
-  bytes = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) {
-      this.chunks.length = 0; // over the cap: keep nothing, keep draining
-      return done();
-    }
-    this.chunks.push(chunk);
-    done(null, chunk);
-  }
-
-  get overCap(): boolean {
-    return this.bytes > this.maxBytes;
-  }
-}
-
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
-  const collector = new Collector(deps.maxMessageBytes);
+  const spool = deps.spool();
+  const collector = new MessageCollector(deps.maxMessageBytes, spool);
   data.pipe(collector);
   const started = performance.now();
   const decision = deps
@@ -81,10 +61,29 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
     .finally(() => collector.resume()); // if authentication stopped reading early, drain the rest
   decision.catch(() => {}); // handled below, after the stream ended
   await finished(data);
+  try {
+    return await accept(deps, collector, spool, decision, started, envelope);
+  } catch (err) {
+    await spool.discard().catch(() => undefined); // an orphan spool expires anyway
+    throw err;
+  }
+}
 
+async function accept(
+  deps: ReceiveDeps,
+  collector: MessageCollector,
+  spool: RawSpool,
+  decision: Promise<AuthDecision>,
+  started: number,
+  envelope: Envelope,
+): Promise<Accepted> {
   // RFC 5321 §4.5.3.1.10 / RFC 1870 §6.2: 552 for a message over the advertised size.
   if (collector.overCap) {
     throw new IntakeError('MessageTooLarge', `message exceeds the maximum size of ${deps.maxMessageBytes} bytes`);
+  }
+  if (collector.lineTooLong) throw new IntakeError('LineTooLong', `message has a line longer than ${MAX_LINE_BYTES} bytes`);
+  if (collector.spoolError !== undefined) {
+    throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: collector.spoolError });
   }
   const auth = await decision.catch((err: unknown) => {
     throw new IntakeError('AuthenticationTemporary', 'authentication could not be completed, try again later', { cause: err });
@@ -93,15 +92,10 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   if (auth.outcome === 'temporary') throw new IntakeError('AuthenticationTemporary', auth.reason);
   if (auth.outcome === 'fail') throw new IntakeError('AuthenticationFailed', auth.reason);
 
-  const prepended = Buffer.from(auth.headers, 'utf8');
-  const raw = Buffer.concat([prepended, ...collector.chunks]);
-  collector.chunks.length = 0;
-  const message = raw.subarray(prepended.length);
-  const fields = readHeaderFields(message);
-  // Without a Message-ID the bytes identify the message (hashing them only then).
-  const sha256 = fields.messageId === '' ? createHash('sha256').update(message).digest('hex') : '';
+  const head = collector.head;
+  const fields = readHeaderFields(head);
   const intake: NewIntake = {
-    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, sha256 }),
+    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock: head }),
     receivedAt: deps.clock(),
     envelopeFrom: envelope.mailFrom,
     envelopeTo: [...envelope.rcptTo],
@@ -110,8 +104,8 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
     from: auth.from,
     subject: fields.subject,
     messageId: fields.messageId,
-    sizeBytes: message.length,
+    sizeBytes: collector.bytes,
     auth: auth.checks,
   };
-  return deps.accept(intake, raw);
+  return deps.accept(intake, { headers: auth.headers, body: await spool.finish() });
 }

@@ -54,7 +54,10 @@ export function decide(message: ParsedMessage, options: DecideOptions): Decision
   };
 }
 
-/** The subject, trimmed, with runs of white space collapsed to one space. */
+/**
+ * The subject, trimmed, with runs of white space collapsed to one space. Control characters
+ * (NUL, ESC, C1) count as white space: end users see the title, and a raw subject may carry them.
+ */
 export function titleFrom(subject: string): string {
-  return subject.replace(/\s+/g, ' ').trim();
+  return subject.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
 }

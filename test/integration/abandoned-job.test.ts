@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 async function intakeIn(state: 'processing' | 'rejected', id: string) {
-  await store.create({ intakeId: id, receivedAt: 1, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, Buffer.from('raw'), 1);
+  await store.create({ intakeId: id, receivedAt: 1, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, { headers: '', body: { bytes: Buffer.from('raw') } }, 1);
   await store.transition(id, ['received'], 'processing', 2);
   if (state === 'rejected') await store.transition(id, ['processing'], 'rejected', 3, { reasonCode: 'NoPdfAttachment' });
   return queue.add('intake', { intakeId: id, from: 'a@b.example', sizeBytes: 1 }, intakeJobOptions(id, 1));

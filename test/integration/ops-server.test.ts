@@ -75,7 +75,7 @@ async function intakeIn(store: IntakeStore, state: 'submitted' | 'rejected' | 'f
     intakeId, receivedAt: t0, envelopeFrom: 'letters@acme.example', envelopeTo: ['letters@intake.example'],
     clientIp: '127.0.0.1', helo: 'mx.acme.example', from: 'letters@acme.example', subject,
     messageId: `<${intakeId}@acme.example>`, sizeBytes: 2048, auth: { spf: 'pass', dkim: 'pass' },
-  }, Buffer.from('raw message'), t0);
+  }, { headers: '', body: { bytes: Buffer.from('raw message') } }, t0);
   expect(await store.transition(intakeId, ['received'], 'queued', t0 + 1)).toEqual({ ok: true });
   expect(await store.transition(intakeId, ['queued'], 'processing', t0 + 2)).toEqual({ ok: true });
   expect(await store.transition(intakeId, ['processing'], state, t0 + 3, update)).toEqual({ ok: true });

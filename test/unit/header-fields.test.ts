@@ -15,10 +15,10 @@ describe('header fields for the intake record', () => {
 });
 
 describe('the intake id', () => {
-  const base = { from: 'letters@acme.example', messageId: '<1@acme.example>', sha256: 'aa' };
+  const base = { from: 'letters@acme.example', messageId: '<1@acme.example>', headerBlock: Buffer.from('a') };
 
   it('is the same for the same From and Message-ID, whatever the bytes or the case of From', () => {
-    expect(intakeIdFor({ ...base, sha256: 'bb', from: 'LETTERS@acme.example' })).toBe(intakeIdFor(base));
+    expect(intakeIdFor({ ...base, headerBlock: Buffer.from('b'), from: 'LETTERS@acme.example' })).toBe(intakeIdFor(base));
   });
 
   it('differs for another From or another Message-ID', () => {
@@ -26,9 +26,10 @@ describe('the intake id', () => {
     expect(intakeIdFor({ ...base, messageId: '<2@acme.example>' })).not.toBe(intakeIdFor(base));
   });
 
-  it('falls back to the bytes without a Message-ID, and is a safe BullMQ job id', () => {
-    const a = intakeIdFor({ ...base, messageId: '', sha256: 'aa' });
-    expect(a).not.toBe(intakeIdFor({ ...base, messageId: '', sha256: 'bb' }));
+  it('falls back to the header block (with its DKIM body hash) without a Message-ID, and is a safe BullMQ job id', () => {
+    const a = intakeIdFor({ ...base, messageId: '', headerBlock: Buffer.from('DKIM-Signature: bh=aa') });
+    expect(a).toBe(intakeIdFor({ ...base, messageId: '', headerBlock: Buffer.from('DKIM-Signature: bh=aa') }));
+    expect(a).not.toBe(intakeIdFor({ ...base, messageId: '', headerBlock: Buffer.from('DKIM-Signature: bh=bb') }));
     expect(a).toMatch(/^in[0-9a-f]{24}$/);
   });
 });
