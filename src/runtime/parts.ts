@@ -17,7 +17,8 @@ import { createAuthenticator } from '../smtp/authenticator.js';
 import { startListener } from '../smtp/server.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
-import { createProcessor, recordAbandonedJob } from '../worker/processor.js';
+import { watchAbandonedJobs } from '../worker/abandoned-jobs.js';
+import { createProcessor } from '../worker/processor.js';
 import type { Closable } from './lifecycle.js';
 import { producerConnection, waitForRedis, workerConnection } from './redis.js';
 
@@ -132,11 +133,8 @@ export async function startWorkerPart(
     },
   });
   worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
-  // BullMQ emits 'failed' for every failed attempt, also one it will retry; only a job it moved
-  // to the failed set (finishedOn set) is over, and only then may its intake be marked failed.
-  worker.on('failed', (job, err) => {
-    if (job?.finishedOn !== undefined) void recordAbandonedJob({ store, clock: ctx.clock, logger, observer: ctx.observer }, job, err).catch(() => undefined);
-  });
+  const queue = createIntakeQueue(connection, config.redisPrefix);
+  const events = watchAbandonedJobs({ store, clock: ctx.clock, logger, observer: ctx.observer }, queue, workerConnection(ctx.redisUrl), config.redisPrefix);
   const running = worker;
   await running.waitUntilReady();
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
@@ -151,6 +149,8 @@ export async function startWorkerPart(
         new Promise<boolean>((r) => setTimeout(() => r(true), config.worker.closeTimeoutMs).unref()),
       ]);
       if (timedOut) await running.close(true);
+      await events.close();
+      await queue.close();
       connection.disconnect();
     },
   };

@@ -15,13 +15,15 @@ export function readHeaderFields(raw: Buffer): HeaderFields {
   const block = end === -1 ? scan : scan.slice(0, end);
   // RFC 5322 §2.2.3: unfold continuation lines.
   const lines = block.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/);
-  const first = (name: string): string | undefined => {
+  // The last instance: the one a DKIM verifier checks (RFC 6376 §5.4.2) and mailparser reads. A
+  // field prepended above a signed message must not give it another Message-ID or Subject.
+  const last = (name: string): string | undefined => {
     const prefix = `${name.toLowerCase()}:`;
-    const line = lines.find((l) => l.toLowerCase().startsWith(prefix));
+    const line = lines.findLast((l) => l.toLowerCase().startsWith(prefix));
     return line?.slice(prefix.length).trim();
   };
-  const messageId = /<[^<>\s]+>/.exec(first('message-id') ?? '')?.[0] ?? '';
-  return { messageId, subject: decodeSubject(first('subject') ?? '') };
+  const messageId = /<[^<>\s]+>/.exec(last('message-id') ?? '')?.[0] ?? '';
+  return { messageId, subject: decodeSubject(last('subject') ?? '') };
 }
 
 function decodeSubject(value: string): string {

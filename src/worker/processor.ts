@@ -24,7 +24,7 @@ export interface ProcessorDeps {
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
 }
 
-const ACTIVE_STATES: readonly IntakeState[] = ['received', 'queued', 'processing', 'failed'];
+export const ACTIVE_STATES: readonly IntakeState[] = ['received', 'queued', 'processing', 'failed'];
 
 export function createProcessor(deps: ProcessorDeps) {
   return async function processIntake(job: Job<IntakeJobData>, _token?: string, signal?: AbortSignal): Promise<string> {
@@ -90,22 +90,6 @@ export function createProcessor(deps: ProcessorDeps) {
       throw err; // retryable: BullMQ waits the backoff and tries again
     }
   };
-}
-
-/**
- * BullMQ failed a job without the processor having recorded an outcome (it stalled too often:
- * a worker died on it again and again). The intake must not stay `processing` for ever.
- */
-export async function recordAbandonedJob(
-  deps: Pick<ProcessorDeps, 'store' | 'clock' | 'logger' | 'observer'>, job: Job<IntakeJobData>, err: Error,
-): Promise<void> {
-  // BullMQ emits 'failed' for every failed attempt; only a job that will not run again counts.
-  if ((await job.getState()) !== 'failed') return;
-  const update = { errorCode: 'JobAbandoned', reason: `the job failed outside the processor: ${err.message}` };
-  const result = await deps.store.transition(job.data.intakeId, ACTIVE_STATES.filter((s) => s !== 'failed'), 'failed', deps.clock(), update);
-  if (!result.ok) return; // the processor recorded the outcome itself
-  deps.logger.error({ event: 'intake.failed', intakeId: job.data.intakeId, ...update }, 'intake failed');
-  deps.observer.intakeEnded('failed', update.errorCode, undefined);
 }
 
 async function transition(

@@ -1,6 +1,10 @@
 // What the hostile-* fault files report and measure: a plain-text table per file, the resident
 // memory of this process (which hosts the listener and the worker), the time one well-behaved
 // SMTP client waits, and a scan of captured log lines for things that must never be logged.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURE_DIR } from '../helpers/gateway.js';
+import { BODY_MARKER } from '../helpers/hostile-messages.js';
 import { SmtpClient } from '../helpers/smtp-client.js';
 
 export type Cell = string | number;
@@ -97,4 +101,14 @@ export function findLeaks(lines: readonly unknown[], needles: readonly { what: s
     }
   }
   return leaks;
+}
+
+/** What no log line of any hostile-* file may hold: the client secrets of fixtures/senders.json, generated message bodies, PDF bytes. */
+export function standardNeedles(): { what: string; text: string }[] {
+  const directory: { senders: { apiClientId: string; apiClientSecret: string }[] } = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'));
+  return [
+    ...directory.senders.map((s) => ({ what: `client secret of ${s.apiClientId}`, text: s.apiClientSecret })),
+    { what: 'message body', text: BODY_MARKER },
+    { what: 'PDF bytes (base64 of %PDF-)', text: 'JVBERi0' },
+  ];
 }

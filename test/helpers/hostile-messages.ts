@@ -199,6 +199,7 @@ export interface HostileCase {
 }
 
 const accepted = (worker: 'submitted' | RejectionReason): Expectation => ({ smtp: 'accepted', worker });
+const lineTooLong: Expectation = { smtp: 'refused', reply: /^554 5\.6\.0 message has a line longer than/ };
 const signed = (raw: () => string | Buffer | Promise<string | Buffer>) => async () => signAs(await raw());
 
 function nestedMultipart(depth: number): string {
@@ -227,12 +228,14 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
   const filler = (count: number, width: number) => Array.from({ length: count }, (_, i) => `X-Filler-${i}: ${'f'.repeat(width)}`);
   const folded = Array.from({ length: 1100 }, (_, i) => `X-Folded-${i}: ${Array.from({ length: 10 }, () => 'v'.repeat(96)).join('\r\n ')}`);
   return [
-    { name: 'header-block-1.1MB-folded', exercises: '1,100 folded header fields, 1.1 MB of header block', expected: accepted('submitted'), build: signed(() => letter({ headers: folded })) },
-    { name: 'header-line-1.2MB', exercises: 'one unfolded header line of 1.2 MB', expected: accepted('submitted'), build: signed(() => letter({ headers: filler(1, 1_200_000) })) },
+    // mailparser's splitter stops at 1 MiB of header per MIME node and 1,000 child nodes: the
+    // worker records these as UnparseableMessage (a rejection with its reason), never a crash.
+    { name: 'header-block-1.1MB-folded', exercises: '1,100 folded header fields, 1.1 MB of header block', expected: accepted('UnparseableMessage'), build: signed(() => letter({ headers: folded })) },
+    { name: 'header-line-1.2MB', exercises: 'one unfolded header line of 1.2 MB', expected: lineTooLong, build: signed(() => letter({ headers: filler(1, 1_200_000) })) },
     { name: 'ten-thousand-headers', exercises: '10,000 header fields', expected: accepted('submitted'), build: signed(() => letter({ headers: filler(10_000, 20) })) },
     { name: 'mime-nesting-200', exercises: 'multipart nested 200 deep, the PDF at the bottom', expected: accepted('submitted'), build: signed(() => nestedMultipart(200)) },
     {
-      name: 'five-thousand-parts', exercises: '5,000 attachments (4,999 octet-stream + 1 PDF)', expected: accepted('submitted'),
+      name: 'five-thousand-parts', exercises: '5,000 attachments (4,999 octet-stream + 1 PDF)', expected: accepted('UnparseableMessage'),
       build: signed(() => withParts([textPart(bodyText()), ...Array.from({ length: 4999 }, (_, i) => attachmentPart({ contentType: 'application/octet-stream', fileName: `part-${i}.bin`, data: Buffer.from(`p${i}`) })), attachmentPart(pdf('letter.pdf'))])),
     },
     {
@@ -254,6 +257,9 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
     },
     { name: 'html-named-pdf', exercises: 'application/pdf named .pdf, content is HTML', expected: accepted('NotAPdf'), build: signed(() => letter({ attachments: [pdf('statement.pdf', Buffer.from('<html><script>alert(1)</script></html>'))] })) },
     { name: 'exe-as-octet-stream-pdf', exercises: 'octet-stream named .pdf, content is an MZ executable', expected: accepted('NotAPdf'), build: signed(() => letter({ attachments: [pdf('invoice.pdf', Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(512)]), 'application/octet-stream')] })) },
+    // DESIGN §2.6 calls a part a PDF when its content starts with %PDF-; the gateway never opens,
+    // renders or inflates one. Encrypted, scripted and Flate-bomb PDFs are therefore submitted, and
+    // an operator reviews them in PendingApproval; archives are ignored attachments, never unpacked.
     { name: 'encrypted-pdf', exercises: '%PDF- with a standard-security /Encrypt dictionary', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })) },
     { name: 'javascript-pdf', exercises: '%PDF- with /OpenAction JavaScript', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('script.pdf', javascriptPdf())] })) },
     { name: 'flate-bomb-pdf', exercises: '%PDF- whose content stream inflates to 256 MiB', expected: accepted('submitted'), build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await flateBombPdf(256 * MiB))] })) },
@@ -265,12 +271,17 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
     { name: 'headers-only', exercises: 'no empty line, no body', expected: accepted('NoPdfAttachment'), build: signed(() => `${headerFields().join('\r\n')}\r\n`) },
     { name: 'raw-8bit-garbage-headers', exercises: 'invalid UTF-8 and latin1 bytes in Subject and a custom field', expected: accepted('submitted'), build: signed(() => Buffer.from(letter({ subject: 'Rechnung \xff\xfe\xc3\x28 M\xe4rz', headers: ['X-Junk: \x80\x81\x82\xc0\xaf'] }), 'latin1')) },
     { name: 'twenty-one-pdfs', exercises: '21 PDFs: one more than the API takes per letter', expected: accepted('ApiRejected'), build: signed(() => letter({ attachments: Array.from({ length: 21 }, (_, i) => pdf(`page-${i}.pdf`)) })) },
-    { name: 'two-megabyte-body-line', exercises: 'a text body of one 2 MB line (API description cap 100,000)', expected: accepted('ApiRejected'), build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(2_000_000)}\n` })) },
+    { name: 'one-megabyte-body-line', exercises: 'a text line of 1,000,000 bytes: under the line cap, over the API description cap', expected: accepted('ApiRejected'), build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(1_000_000)}\n` })) },
+    { name: 'two-megabyte-body-line', exercises: 'a text line of 2 MB: over the 1 MiB line cap', expected: lineTooLong, build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(2_000_000)}\n` })) },
     { name: 'subject-600-chars', exercises: 'a subject longer than the API title cap (500)', expected: accepted('ApiRejected'), build: signed(() => letter({ subject: 'S'.repeat(600) })) },
     { name: 'empty-message', exercises: 'DATA with no bytes at all (unsignable)', expected: { smtp: 'refused', reply: /^550 5\.7\.1 .*From/ }, build: async () => Buffer.alloc(0) },
     {
       name: 'over-max-message-bytes', exercises: 'one byte over MAX_MESSAGE_BYTES', expected: { smtp: 'refused', reply: /^552 5\.3\.4 / },
-      build: signed(() => { const base = letter(); return base.replace('Dear customer,', `Dear customer,\r\n${'y'.repeat(Math.max(0, maxMessageBytes - base.length + 1))}`); }),
+      build: signed(() => {
+        const base = letter();
+        const lines = `${'y'.repeat(76)}\r\n`.repeat(Math.ceil((maxMessageBytes - base.length + 1) / 78));
+        return base.replace('Dear customer,', `Dear customer,\r\n${lines}`);
+      }),
     },
   ];
 }
