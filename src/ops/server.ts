@@ -10,7 +10,6 @@ import type { ReplayResult } from '../intake/replay.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { ApiHealth } from './api-health.js';
-import { adminRoutes } from './routes-admin.js';
 import { probeRoutes } from './routes-probes.js';
 
 export interface OpsServerDeps {
@@ -59,6 +58,8 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
       'admin routes (/admin/queues, /admin/intakes, replay) are not served: DASHBOARD_PASSWORD is not set, and they are never served without a login',
     );
   } else {
+    // Loaded only when served: the dashboard's code is a sizeable share of a process's memory.
+    const { adminRoutes } = await import('./routes-admin.js');
     await app.register(adminRoutes({
       login: { user: deps.dashboard.user, password },
       queue: deps.queue,

@@ -2,7 +2,7 @@
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
 import { required, roleContext } from './context.js';
-import { storeFor } from './parts.js';
+import { storeFor } from './part-context.js';
 import { embeddedRedisUrl, producerConnection, waitForRedis } from './redis.js';
 import { silentObserver } from '../intake/observer.js';
 

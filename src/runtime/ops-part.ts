@@ -7,7 +7,7 @@ import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
-import { storeFor } from './parts.js';
+import { storeFor } from './part-context.js';
 import { workerConnection } from './redis.js';
 
 export interface OpsPart extends Closable {

@@ -4,19 +4,20 @@ import type { Config } from '../config.js';
 import { required, roleContext, senderDirectoryOf, type RoleContext } from './context.js';
 import { closeOnSignals, type Closable } from './lifecycle.js';
 import { startOpsPart } from './ops-part.js';
-import { startSmtpPart, startWorkerPart, type PartContext } from './parts.js';
+import type { PartContext } from './part-context.js';
 
 export async function smtpCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'smtp');
   required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to know which recipients to accept');
-  return runRole(ctx, 'smtp', (part) => startSmtpPart(part));
+  // Each role loads only its own part: a listener never loads the MIME parser, nor a worker mailauth.
+  return runRole(ctx, 'smtp', async (part) => (await import('./smtp-part.js')).startSmtpPart(part));
 }
 
 export async function workerCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'worker');
   const directory = senderDirectoryOf(ctx);
   const apiUrl = required(ctx.config.senderApiUrl, 'SENDER_API_URL', 'to create letters');
-  return runRole(ctx, 'worker', (part) => startWorkerPart(part, directory, apiUrl));
+  return runRole(ctx, 'worker', async (part) => (await import('./worker-part.js')).startWorkerPart(part, directory, apiUrl));
 }
 
 export async function opsCommand(): Promise<'running'> {

@@ -7,7 +7,8 @@ import { startSandbox } from '../sandbox/index.js';
 import { roleContext, senderDirectoryOf } from './context.js';
 import { closeOnSignals, type Closable } from './lifecycle.js';
 import { startOpsPart } from './ops-part.js';
-import { startSmtpPart, startWorkerPart } from './parts.js';
+import { startSmtpPart } from './smtp-part.js';
+import { startWorkerPart } from './worker-part.js';
 import { startEmbeddedRedis } from './redis.js';
 import { shutdownBoundMs } from './roles.js';
 

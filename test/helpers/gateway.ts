@@ -13,7 +13,9 @@ import { silentObserver, type IntakeObserver } from '../../src/intake/observer.j
 import type { IntakeRecord } from '../../src/intake/record.js';
 import type { IntakeStore } from '../../src/intake/store.js';
 import type { Closable } from '../../src/runtime/lifecycle.js';
-import { startSmtpPart, startWorkerPart, storeFor } from '../../src/runtime/parts.js';
+import { storeFor } from '../../src/runtime/part-context.js';
+import { startSmtpPart } from '../../src/runtime/smtp-part.js';
+import { startWorkerPart } from '../../src/runtime/worker-part.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { connectTestRedis, dropPrefix, randomPrefix, TEST_REDIS_URL } from './redis.js';

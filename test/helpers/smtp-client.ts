@@ -16,6 +16,7 @@ export class SmtpClient {
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('latin1');
+    socket.setNoDelay(true);
     socket.on('data', (chunk: string) => this.onData(chunk));
     socket.on('close', () => {
       this.closed = true;

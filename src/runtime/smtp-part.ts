@@ -1,0 +1,66 @@
+// The listener part: the SMTP server, its authentication (DNS from the zone file or live, DKIM
+// keys cached), durable acceptance into Redis, each over the role's own connections.
+import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
+import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
+import { loadZoneResolver } from '../auth/zone-resolver.js';
+import type { Config } from '../config.js';
+import { acceptIntake } from '../intake/accept.js';
+import { createIntakeQueue } from '../intake/queue.js';
+import { redisSpool } from '../intake/raw-spool.js';
+import { createAuthenticator } from '../smtp/authenticator.js';
+import { startListener } from '../smtp/server.js';
+import type { Closable } from './lifecycle.js';
+import { storeFor, type PartContext } from './part-context.js';
+import { producerConnection, waitForRedis } from './redis.js';
+
+/** A message past this is appended to Redis in batches of this size while it arrives. */
+const SPOOL_BATCH_BYTES = 256 * 1024;
+/** A spool left behind by a listener that died mid-DATA is gone after this. */
+const SPOOL_TTL_MS = 3600_000;
+
+export function resolverFor(config: Config): DnsResolver {
+  const resolver = config.dns.zoneFile === undefined
+    ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
+    : loadZoneResolver(config.dns.zoneFile);
+  return cacheDkimKeyLookups(resolver);
+}
+
+
+export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
+  const { config } = ctx;
+  const log = ctx.logger.child({ role: 'smtp' });
+  const redis = producerConnection(ctx.redisUrl);
+  // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
+  redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
+  await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
+  const queue = createIntakeQueue(redis, config.redisPrefix);
+  queue.on('error', (err) => log.debug({ err, event: 'smtp.queue_error' }, 'queue error'));
+  await queue.waitUntilReady();
+  const store = storeFor(ctx, redis);
+  const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
+  const listener = await startListener(
+    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes },
+    {
+      authenticate: createAuthenticator(resolverFor(config)),
+      spool: redisSpool(redis, store.keys, { batchBytes: SPOOL_BATCH_BYTES, ttlMs: SPOOL_TTL_MS }),
+      accept: async (intake, message) => {
+        const started = performance.now();
+        const accepted = await acceptIntake(acceptDeps, intake, message);
+        ctx.observer.stageDuration('store', (performance.now() - started) / 1000);
+        return accepted;
+      },
+      clock: ctx.clock,
+      logger: log,
+      observer: ctx.observer,
+    },
+  );
+  return {
+    name: 'smtp',
+    port: listener.port,
+    async close() {
+      await listener.close();
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
