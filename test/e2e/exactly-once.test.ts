@@ -144,7 +144,9 @@ describe('credentials an operator must fix', () => {
     await startWorker();
     const replay = await runCommand(['replay', id], env);
     expect(replay.code).toBe(0);
-    expect((await settled(id)).state).toBe('submitted');
+    const submitted = await settled(id);
+    expect(submitted.state).toBe('submitted');
+    expect(submitted.errorCode).toBeUndefined(); // the earlier failure no longer describes it
     expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']);
 
     const again = await runCommand(['replay', id], env);
