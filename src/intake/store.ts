@@ -2,6 +2,7 @@
 // so a record's state, its timeline and the state indexes never disagree.
 import type { Redis } from 'ioredis';
 import { intakeKeys, type IntakeKeys } from './keys.js';
+import { luaScript } from './lua-script.js';
 import type { SpooledBody } from './raw-spool.js';
 import {
   FINAL_STATES,
@@ -19,7 +20,7 @@ import {
 // KEYS: record, raw, received-index, spool. ARGV: now, headers, body ('' when spooled), intakeId,
 // field, value, ... The raw message is the headers followed by the body, from ARGV or the spool.
 // Returns the existing state when the record exists (a re-delivery), else 'created'.
-const CREATE = `
+const CREATE = luaScript(`
 local existing = redis.call('HGET', KEYS[1], 'state')
 local body = ARGV[3]
 if redis.call('EXISTS', KEYS[4]) == 1 then
@@ -30,12 +31,12 @@ if existing then return existing end
 redis.call('SET', KEYS[2], ARGV[2] .. body)
 redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 5))
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[4])
-return 'created'`;
+return 'created'`, 4);
 
 // KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
 // field, value, ...
 // Returns 'ok', or the current state when the transition is not allowed from it ('' if no record).
-const TRANSITION = `
+const TRANSITION = luaScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return '' end
 local allowed = false
@@ -49,7 +50,7 @@ redis.call('ZREM', KEYS[3] .. state, id)
 redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)
 if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redis.call('PERSIST', KEYS[2]) end
-return 'ok'`;
+return 'ok'`, 3);
 
 export type CreateResult = { readonly created: true } | { readonly created: false; readonly state: IntakeState };
 export type TransitionResult = { readonly ok: true } | { readonly ok: false; readonly state: IntakeState | undefined };
@@ -80,8 +81,8 @@ export class IntakeStore {
     const fields = Object.entries(toHashFields(intake)).flat();
     const spoolKey = 'spoolKey' in message.body ? message.body.spoolKey : this.keys.spool('none');
     const body = 'bytes' in message.body ? message.body.bytes : '';
-    const result = await this.redis.eval(
-      CREATE, 4,
+    const result = await CREATE(
+      this.redis,
       this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'), spoolKey,
       String(now), message.headers, body, intake.intakeId, ...fields,
     );
@@ -102,8 +103,8 @@ export class IntakeStore {
     const ttlRecordMs = ended ? Math.max(this.retention.recordMs, this.retention.rawMs) : -1;
     const ttlRawMs = ended ? this.retention.rawMs : -1;
     const fields = Object.entries(toHashFields(update)).flat();
-    const result = await this.redis.eval(
-      TRANSITION, 3,
+    const result = await TRANSITION(
+      this.redis,
       this.keys.record(intakeId), this.keys.raw(intakeId), this.keys.stateIndexPrefix,
       to, String(now), String(ttlRecordMs), String(ttlRawMs), from.join(','), ...fields,
     );
