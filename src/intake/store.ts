@@ -9,7 +9,6 @@ import {
   INTAKE_STATES,
   fromHash,
   isIntakeState,
-  timelineField,
   toHashFields,
   type IntakeRecord,
   type IntakeState,

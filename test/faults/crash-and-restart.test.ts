@@ -22,7 +22,8 @@ import { startRole, type RoleProcess } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { dotStuff, SmtpClient, type Reply } from '../helpers/smtp-client.js';
+import { deliverUntilFinal, offer } from '../helpers/retrying-mta.js';
+import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 
 const SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const random = mulberry32(SEED);
@@ -130,42 +131,17 @@ async function gateway(): Promise<Gateway> {
   };
 }
 
-/** One delivery attempt over a fresh connection: the DATA reply, or the first reply that was not 250 (code 0: connection lost). */
-async function offer(port: number, raw: Buffer): Promise<Reply> {
-  let opened: Awaited<ReturnType<typeof SmtpClient.open>>;
-  try {
-    opened = await SmtpClient.open(port);
-  } catch {
-    return { code: 0, text: '(connection refused)' };
-  }
-  const { client, greeting } = opened;
-  try {
-    if (greeting.code !== 220) return greeting;
-    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    return replies['data'] ?? Object.values(replies).find((r) => r.code !== 250) ?? { code: 0, text: '(connection closed)' };
-  } finally {
-    await client.quit();
-  }
-}
-
 interface Delivery {
   readonly intakeId: string;
   /** Replies before the 250: 4xx, or 0 for a refused or dropped connection. */
   readonly refusals: readonly number[];
 }
 
-/** The sending MTA: re-sends after a 4xx or a lost connection until 250, within a bound; a 5xx is an error. */
+/** The sending MTA until 250; a 5xx is an error here (every message of these tests is good). */
 async function deliver(port: number, raw: Buffer, boundMs = 120_000): Promise<Delivery> {
-  const deadline = Date.now() + boundMs;
-  const refusals: number[] = [];
-  for (;;) {
-    const reply = await offer(port, raw);
-    if (reply.code === 250) return { intakeId: intakeIdOf(reply.text), refusals };
-    if (reply.code >= 500) throw new Error(`refused for good: ${reply.text}`);
-    refusals.push(reply.code);
-    if (Date.now() > deadline) throw new Error(`not accepted within ${boundMs} ms; last reply ${reply.code} ${reply.text}`);
-    await delay(200); // the MTA's retry interval
-  }
+  const { final, retried } = await deliverUntilFinal(port, raw, boundMs);
+  if (final.code !== 250) throw new Error(`refused for good: ${final.text}`);
+  return { intakeId: intakeIdOf(final.text), refusals: retried };
 }
 
 /** Delivers every message, `parallel` at a time; `onAccepted` hears each 250 as it comes. */

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { buildPdf, buildZip } from '../../fixtures/pdf.js';
 import { INTAKE_QUEUE } from '../../src/intake/queue.js';
 import { INTAKE_STATES, type IntakeRecord } from '../../src/intake/record.js';
@@ -16,12 +15,12 @@ import { createLogger } from '../../src/log.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
-import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { FIXTURE_DIR, intakeIdOf, testEnv } from '../helpers/gateway.js';
 import { startRole, type RoleProcess } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { SmtpClient, type Reply } from '../helpers/smtp-client.js';
+import { deliverUntilFinal, type Outcome } from '../helpers/retrying-mta.js';
 
 const MESSAGES = Number(process.env['LEDGER_MESSAGES'] ?? 300);
 const SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -91,43 +90,6 @@ afterAll(async () => {
   await redis.destroy();
 });
 
-/** One delivery attempt: the DATA reply, or the first reply that was not 250 (code 0: connection lost). */
-async function offer(port: number, raw: Buffer): Promise<Reply> {
-  let opened: Awaited<ReturnType<typeof SmtpClient.open>>;
-  try {
-    opened = await SmtpClient.open(port);
-  } catch {
-    return { code: 0, text: '(connection refused)' };
-  }
-  const { client, greeting } = opened;
-  try {
-    if (greeting.code !== 220) return greeting;
-    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    return replies['data'] ?? Object.values(replies).find((r) => r.code !== 250) ?? { code: 0, text: '(connection closed)' };
-  } finally {
-    await client.quit();
-  }
-}
-
-interface Outcome {
-  /** The final answer: 250 or a 5xx. */
-  readonly final: Reply;
-  /** Answers before it: 4xx, or 0 for a refused or dropped connection. */
-  readonly retried: readonly number[];
-}
-
-/** The sending MTA: re-sends after a 4xx or a lost connection until a final answer, within a bound. */
-async function deliver(port: number, raw: Buffer, boundMs = 120_000): Promise<Outcome> {
-  const deadline = Date.now() + boundMs;
-  const retried: number[] = [];
-  for (;;) {
-    const reply = await offer(port, raw);
-    if (reply.code === 250 || reply.code >= 500) return { final: reply, retried };
-    retried.push(reply.code);
-    if (Date.now() > deadline) throw new Error(`no final answer within ${boundMs} ms; last ${reply.code} ${reply.text}`);
-    await delay(200); // the MTA's retry interval
-  }
-}
 
 describe('the ledger after a load run with faults at random moments', () => {
   it(`${MESSAGES} messages: every 250 is one intake, every intake ended, no letter twice`, async () => {
@@ -157,7 +119,7 @@ describe('the ledger after a load run with faults at random moments', () => {
       for (let i = next++; i < messages.length; i = next++) {
         const message = messages[i];
         if (message === undefined) continue;
-        outcomes[i] = await deliver(port, message.raw);
+        outcomes[i] = await deliverUntilFinal(port, message.raw);
         answered += 1;
       }
     };
