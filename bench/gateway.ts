@@ -1,6 +1,8 @@
 // The gateway in production shape for the bench: a private Redis, the sandbox Sender API, one
 // listener process and 0..n worker processes, every process tracked by the sampler.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { Queue } from 'bullmq';
+import { INTAKE_QUEUE } from '../src/intake/queue.js';
 import { freePort } from '../src/runtime/redis.js';
 import { REPO, startRedis, startRole, type Running, type RunningRedis } from './processes.js';
 import type { Sampler } from './proc-stats.js';
@@ -14,9 +16,10 @@ export interface GatewayOptions {
   readonly sampler: Sampler;
   /** Jobs per worker process (WORKER_CONCURRENCY). */
   readonly workerConcurrency: number;
-  /** Extra node arguments for the listener (e.g. --cpu-prof). */
-  readonly listenerNodeArgs?: readonly string[];
-  readonly workerNodeArgs?: readonly string[];
+  /** Extra node arguments per process (e.g. --cpu-prof for profiling). */
+  readonly nodeArgsFor?: (name: 'listener' | 'worker' | 'sandbox') => readonly string[];
+  /** Overrides for the roles' environment (experiments; the report shows the defaults). */
+  readonly extraEnv?: Readonly<Record<string, string>>;
 }
 
 export interface Gateway {
@@ -25,6 +28,12 @@ export interface Gateway {
   readonly prefix: string;
   readonly env: Readonly<Record<string, string>>;
   readonly workerCount: () => number;
+  readonly listenerPid: () => number;
+  /** A fresh listener process on the same port (a clean heap for per-size memory figures). */
+  restartListener(): Promise<void>;
+  /** Holds jobs back from every worker (BullMQ pause), so several workers can start together. */
+  pauseQueue(): Promise<void>;
+  resumeQueue(): Promise<void>;
   /** Starts worker processes until `count` run; each is ready (its /readyz answers) on return. */
   startWorkers(count: number): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -58,17 +67,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       MAX_MESSAGE_BYTES: String(15 * MiB),
       WORKER_CONCURRENCY: String(options.workerConcurrency),
       WORKER_CLOSE_TIMEOUT_MS: '5000',
+      ...options.extraEnv,
     };
-    const sandbox = await startRole('sandbox', 'sandbox-api', { ...env, HTTP_PORT: String(await freePort()) }, logDir);
+    const nodeArgs = options.nodeArgsFor ?? (() => []);
+    const sandbox = await startRole('sandbox', 'sandbox-api', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('sandbox'));
     started.push(sandbox);
     sampler.track('sandbox', sandbox.pid);
-    const listener = await startRole(
-      'listener', 'smtp',
-      { ...env, SMTP_PORT: String(smtpPort), HTTP_PORT: String(await freePort()) },
-      logDir, options.listenerNodeArgs,
-    );
-    started.push(listener);
-    sampler.track('listener', listener.pid);
+    const startListener = async (): Promise<Running> => {
+      const running = await startRole(
+        'listener', 'smtp',
+        { ...env, SMTP_PORT: String(smtpPort), HTTP_PORT: String(await freePort()) },
+        logDir, nodeArgs('listener'),
+      );
+      sampler.track('listener', running.pid);
+      return running;
+    };
+    let listener = await startListener();
 
     const workers: Running[] = [];
     const stopWorkers = async (): Promise<void> => {
@@ -78,25 +92,43 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }));
       workers.length = 0;
     };
+    const queue = new Queue(INTAKE_QUEUE, { connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) }, prefix: BENCH_PREFIX });
     return {
       redis,
       smtpPort,
+      listenerPid: () => listener.pid,
+      async restartListener() {
+        sampler.untrack('listener');
+        await listener.stop();
+        listener = await startListener();
+      },
+      pauseQueue: () => queue.pause(),
+      resumeQueue: () => queue.resume(),
       prefix: BENCH_PREFIX,
       env,
       workerCount: () => workers.length,
       async startWorkers(count) {
         const more = await Promise.all(Array.from({ length: count - workers.length }, async (_, i) => {
           const name = `worker-${workers.length + i + 1}`;
-          return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, options.workerNodeArgs);
+          return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
         }));
         for (const w of more) {
           workers.push(w);
           sampler.track(w.name, w.pid);
         }
+        // /readyz answers before the BullMQ worker has connected: wait until Redis lists them all.
+        const deadline = Date.now() + 30_000;
+        while ((await queue.getWorkersCount()) < workers.length) {
+          if (Date.now() > deadline) throw new Error(`only ${await queue.getWorkersCount()} of ${workers.length} workers registered with the queue`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
       },
       stopWorkers,
       async stop() {
         await stopWorkers();
+        await queue.close();
+        sampler.untrack('listener');
+        await listener.stop();
         for (const p of started.reverse()) {
           sampler.untrack(p.name);
           await p.stop();
@@ -110,8 +142,4 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     await redis.stop();
     throw err;
   }
-}
-
-export function logPath(logDir: string, name: string): string {
-  return join(logDir, `${name}.log`);
 }

@@ -1,17 +1,9 @@
 // The load generator process (forked by the bench with an IPC channel). It builds each size's
 // message once, then runs the load it is asked for and answers with the result. Copy numbers
 // keep counting across runs, so every message it ever sends has its own Message-ID.
+import type { GeneratorAnswer, GeneratorRequest } from './generator-protocol.js';
 import { buildBenchMessage, type BenchMessage, type SizeName } from './messages.js';
-import { runLoad, type LoadResult, type LoadSpec } from './load.js';
-
-export type GeneratorRequest =
-  | { readonly kind: 'prepare'; readonly id: number; readonly sizes: readonly SizeName[] }
-  | { readonly kind: 'load'; readonly id: number; readonly spec: LoadSpec };
-
-export type GeneratorAnswer =
-  | { readonly kind: 'prepared'; readonly id: number; readonly wireBytes: Readonly<Record<string, number>> }
-  | { readonly kind: 'result'; readonly id: number; readonly result: LoadResult }
-  | { readonly kind: 'error'; readonly id: number; readonly message: string };
+import { runLoad } from './load.js';
 
 const runId = process.env['BENCH_RUN_ID'] ?? String(Date.now());
 const messages = new Map<SizeName, BenchMessage>();

@@ -5,7 +5,14 @@ import { intakeKeys } from '../src/intake/keys.js';
 
 export interface IntakeTimes {
   readonly state: string;
+  /** The 250: `at.queued`, else `at.received` (see `queuedMissing`). */
   readonly queuedAt: number | undefined;
+  /**
+   * True when the record has no `at.queued`: a worker took the job between the listener's
+   * queue.add and its received → queued transition, so that transition was refused. The
+   * listener answered 250 right after; `at.received` (a few ms earlier) stands in for it.
+   */
+  readonly queuedMissing: boolean;
   readonly processingAt: number | undefined;
   readonly submittedAt: number | undefined;
 }
@@ -17,10 +24,16 @@ export async function readIntakeTimes(redis: Redis, prefix: string, ids: readonl
   const out: IntakeTimes[] = [];
   for (let at = 0; at < ids.length; at += 500) {
     const pipeline = redis.pipeline();
-    for (const id of ids.slice(at, at + 500)) pipeline.hmget(keys.record(id), 'state', 'at.queued', 'at.processing', 'at.submitted');
+    for (const id of ids.slice(at, at + 500)) pipeline.hmget(keys.record(id), 'state', 'at.received', 'at.queued', 'at.processing', 'at.submitted');
     for (const [err, value] of (await pipeline.exec()) ?? []) {
-      const [state, queued, processing, submitted] = err === null && Array.isArray(value) ? (value as (string | null)[]) : [];
-      out.push({ state: state ?? 'missing', queuedAt: num(queued), processingAt: num(processing), submittedAt: num(submitted) });
+      const [state, received, queued, processing, submitted] = err === null ? strings(value) : [];
+      out.push({
+        state: state ?? 'missing',
+        queuedAt: num(queued) ?? num(received),
+        queuedMissing: queued === undefined,
+        processingAt: num(processing),
+        submittedAt: num(submitted),
+      });
     }
   }
   return out;
@@ -57,10 +70,16 @@ export interface EndToEnd {
   readonly accepted: number;
   readonly letters: number;
   readonly notSubmitted: Readonly<Record<string, number>>;
+  /** Records without `at.queued` (timed from `at.received` instead). */
+  readonly queuedMissing: number;
   /** 250 (at.queued) → PendingApproval (at.submitted), milliseconds. */
   readonly latencyMs: Percentiles;
   /** Letters over the span from the first queued (or first picked up) to the last submitted. */
   readonly lettersPerSec: number;
+  /** Worker service time: job taken (at.processing) → PendingApproval, milliseconds. */
+  readonly serviceMs: Percentiles;
+  /** Jobs in service on average over the span (total service time ÷ span). */
+  readonly meanInService: number;
 }
 
 /** `from`: 'queued' spans from the first 250; 'processing' from the first job a worker took. */
@@ -71,13 +90,22 @@ export function endToEnd(times: readonly IntakeTimes[], from: 'queued' | 'proces
   const starts = done.map((t) => (from === 'queued' ? t.queuedAt : t.processingAt) ?? Infinity);
   const ends = done.map((t) => t.submittedAt ?? 0);
   const spanMs = done.length === 0 ? 0 : Math.max(...ends) - Math.min(...starts);
+  const service = done.map((t) => (t.submittedAt ?? 0) - (t.processingAt ?? t.submittedAt ?? 0));
   return {
     accepted: times.length,
     letters: done.length,
     notSubmitted,
+    queuedMissing: times.filter((t) => t.queuedMissing).length,
     latencyMs: percentiles(done.map((t) => (t.submittedAt ?? 0) - (t.queuedAt ?? 0))),
     lettersPerSec: spanMs > 0 ? (done.length * 1000) / spanMs : 0,
+    serviceMs: percentiles(service),
+    meanInService: spanMs > 0 ? service.reduce((a, b) => a + b, 0) / spanMs : 0,
   };
+}
+
+/** An HMGET answer: one string or null per field. */
+function strings(value: unknown): (string | undefined)[] {
+  return Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v : undefined)) : [];
 }
 
 function num(value: string | null | undefined): number | undefined {

@@ -2,7 +2,7 @@
 // reused connections or one message per connection, closed-loop (as fast as replies come) or
 // open-loop at a fixed offered rate. Runs inside the generator process.
 import { BENCH_ENVELOPE, type BenchMessage, type SizeName } from './messages.js';
-import { SmtpClient } from './smtp-client.js';
+import { SmtpClient, SmtpReplyError } from './smtp-client.js';
 
 export type ConnectionMode = 'reuse' | 'per-connection';
 
@@ -26,6 +26,7 @@ export interface LoadResult {
   readonly replies: Readonly<Record<string, number>>;
   /** Connection-level failures (refused, reset, closed early). */
   readonly errors: number;
+  /** The first connection failure or refusal, as text. */
   readonly firstError: string | undefined;
   /** From the start (after every reused session said EHLO) to the last reply. */
   readonly elapsedMs: number;
@@ -58,8 +59,7 @@ export async function runLoad(spec: LoadSpec, deps: LoadDeps): Promise<LoadResul
   const noteError = (err: unknown): void => {
     errors += 1;
     firstError ??= err instanceof Error ? err.message : String(err);
-    const reply = (err as { reply?: { code?: unknown } } | null)?.reply?.code;
-    if (typeof reply === 'number') count(reply);
+    if (err instanceof SmtpReplyError) count(err.reply.code);
   };
 
   let t0 = now();
@@ -81,7 +81,10 @@ export async function runLoad(spec: LoadSpec, deps: LoadDeps): Promise<LoadResul
     lastReplyAt = now();
     replyMs.push(lastReplyAt - started);
     count(reply.code);
-    if (reply.code !== 250) return;
+    if (reply.code !== 250) {
+      firstError ??= `${reply.code} ${reply.text}`;
+      return;
+    }
     accepted += 1;
     const id = /queued as (\S+)/.exec(reply.text)?.[1];
     if (id !== undefined) intakeIds.push(id);

@@ -31,9 +31,29 @@ export interface ProcessUsage {
   readonly peakRssBytes: number;
 }
 
-export interface UsageWindow {
+export interface WindowUsage {
   /** Each process tracked at any time during the window: CPU spent in it and its peak RSS. */
-  end(): Record<string, ProcessUsage>;
+  readonly processes: Record<string, ProcessUsage>;
+  readonly wallSeconds: number;
+  /** Cores busy on the whole machine (all users), from /proc/stat. */
+  readonly machineBusyCores: number;
+}
+
+export interface UsageWindow {
+  end(): WindowUsage;
+}
+
+/** Busy and total CPU time of the whole machine, in ticks, summed over cores. */
+function machineTicks(): { busy: number; total: number; cores: number } {
+  try {
+    const lines = readFileSync('/proc/stat', 'latin1').split('\n');
+    const fields = (lines[0] ?? '').trim().split(/\s+/).slice(1, 9).map(Number); // user nice system idle iowait irq softirq steal
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return { busy: total - idle, total, cores: lines.filter((l) => /^cpu\d/.test(l)).length };
+  } catch {
+    return { busy: 0, total: 0, cores: 0 };
+  }
 }
 
 interface OpenWindow {
@@ -72,6 +92,8 @@ export class Sampler {
 
   window(): UsageWindow {
     const w: OpenWindow = { startCpu: new Map(), lastCpu: new Map(), peak: new Map() };
+    const startedAt = performance.now();
+    const machineAtStart = machineTicks();
     for (const [name, pid] of this.#pids) {
       const now = readProc(pid);
       if (now !== undefined) this.#note(w, name, now, true);
@@ -81,11 +103,17 @@ export class Sampler {
       end: () => {
         this.#tick();
         this.#windows.delete(w);
-        const usage: Record<string, ProcessUsage> = {};
+        const processes: Record<string, ProcessUsage> = {};
         for (const [name, start] of w.startCpu) {
-          usage[name] = { cpuSeconds: (w.lastCpu.get(name) ?? start) - start, peakRssBytes: w.peak.get(name) ?? 0 };
+          processes[name] = { cpuSeconds: (w.lastCpu.get(name) ?? start) - start, peakRssBytes: w.peak.get(name) ?? 0 };
         }
-        return usage;
+        const machine = machineTicks();
+        const totalTicks = machine.total - machineAtStart.total;
+        return {
+          processes,
+          wallSeconds: (performance.now() - startedAt) / 1000,
+          machineBusyCores: totalTicks > 0 ? ((machine.busy - machineAtStart.busy) / totalTicks) * machine.cores : 0,
+        };
       },
     };
   }

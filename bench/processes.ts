@@ -64,9 +64,13 @@ export async function startRole(
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const logFile = join(logDir, `${name}.log`);
   const child = spawnLogged(process.execPath, [...nodeArgs, CLI, role], logFile, { ...baseEnv(), ...env });
+  // /readyz answers as soon as the role's ops part is up, which is before the SMTP listener binds.
+  const opsReady = (): Promise<boolean> => isHttpOk(`http://127.0.0.1:${env['HTTP_PORT'] ?? ''}/readyz`);
   const ready = role === 'sandbox-api'
     ? () => canConnect(Number(env['SANDBOX_PORT']))
-    : () => isHttpOk(`http://127.0.0.1:${env['HTTP_PORT'] ?? ''}/readyz`);
+    : role === 'smtp'
+      ? async () => (await opsReady()) && canConnect(Number(env['SMTP_PORT']))
+      : opsReady;
   await waitFor(ready, child, name, logFile);
   return handle(name, child, logFile);
 }
@@ -172,8 +176,14 @@ function handle(name: string, child: ChildProcess, logFile: string): Running {
 /** Only what a role needs from the outside environment: not the bench's own NODE_OPTIONS etc. */
 function baseEnv(): Record<string, string> {
   const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR'];
-  return Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k] ?? '']])));
+  return {
+    ...Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k] ?? '']]))),
+    NODE_OPTIONS: PRODUCTION_NODE_OPTIONS, // as the Dockerfile runs every role
+  };
 }
+
+/** V8's young generation capped at 8 MB: a third less resident memory, the same throughput. */
+const PRODUCTION_NODE_OPTIONS = '--max-semi-space-size=8';
 
 async function waitFor(ready: () => Promise<boolean>, child: ChildProcess, name: string, logFile: string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;

@@ -8,6 +8,15 @@ export interface Reply {
   readonly text: string;
 }
 
+/** A command answered with another code than expected. */
+export class SmtpReplyError extends Error {
+  override readonly name = 'SmtpReplyError';
+
+  constructor(command: string, readonly reply: Reply) {
+    super(`${command}: ${reply.code} ${reply.text}`);
+  }
+}
+
 export class SmtpClient {
   readonly #socket: Socket;
   #buffered = '';
@@ -37,7 +46,7 @@ export class SmtpClient {
   async command(line: string, expect: number): Promise<Reply> {
     this.#socket.write(`${line}\r\n`, 'latin1');
     const reply = await this.#next();
-    if (reply.code !== expect) throw Object.assign(new Error(`${line.split(' ')[0]}: ${reply.code} ${reply.text}`), { reply });
+    if (reply.code !== expect) throw new SmtpReplyError(line.split(' ')[0] ?? line, reply);
     return reply;
   }
 

@@ -44,6 +44,8 @@ if not allowed then return state end
 local id = redis.call('HGET', KEYS[1], 'intakeId')
 -- a letter after earlier failed attempts: their error fields no longer describe the intake
 if ARGV[1] == 'submitted' then redis.call('HDEL', KEYS[1], 'errorCode', 'reason', 'reasonCode', 'traceId') end
+-- a worker can take the job before the listener marks it queued: the job was queued by then
+if state == 'received' and ARGV[1] ~= 'queued' then redis.call('HSETNX', KEYS[1], 'at.queued', ARGV[2]) end
 redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 6))
 redis.call('ZREM', KEYS[3] .. state, id)
 redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)

@@ -7,6 +7,8 @@
 // sustained outage should show up where operators and orchestrators look. Accepted mail is not
 // at risk either way (it waits in the queue), so the grace favours stability over speed.
 // A process that has made no API call yet (or makes none, e.g. the `ops` role) is ready.
+// Until the process's own role (the SMTP listener bound, the worker connected) has started, it
+// is not ready: the ops server comes up first, to be watched while the rest starts.
 import type { ApiHealthSnapshot } from './api-health.js';
 
 export const API_OUTAGE_GRACE_MS = 60_000;
@@ -37,20 +39,28 @@ export interface ReadinessInput {
   readonly redis: DependencyCheck;
   readonly queue: QueueCheck;
   readonly api: ApiHealthSnapshot | undefined;
+  /** Has this process's role started? (Absent: it has.) */
+  readonly started?: boolean;
   /** Milliseconds since the epoch. */
   readonly now: number;
 }
 
 export interface Readiness {
   readonly ready: boolean;
-  readonly checks: { readonly redis: DependencyCheck; readonly queue: QueueCheck; readonly senderApi: SenderApiCheck };
+  readonly checks: {
+    readonly role: DependencyCheck;
+    readonly redis: DependencyCheck;
+    readonly queue: QueueCheck;
+    readonly senderApi: SenderApiCheck;
+  };
 }
 
 export function judgeReadiness(input: ReadinessInput): Readiness {
   const senderApi = judgeSenderApi(input.api, input.now);
+  const role: DependencyCheck = input.started === false ? { ok: false, error: 'still starting' } : { ok: true };
   return {
-    ready: input.redis.ok && input.queue.ok && senderApi.ok,
-    checks: { redis: input.redis, queue: input.queue, senderApi },
+    ready: role.ok && input.redis.ok && input.queue.ok && senderApi.ok,
+    checks: { role, redis: input.redis, queue: input.queue, senderApi },
   };
 }
 

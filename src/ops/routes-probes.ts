@@ -13,6 +13,7 @@ export interface ProbeDeps {
   readonly redis?: Redis | undefined;
   readonly queue?: Queue | undefined;
   readonly apiHealth?: ApiHealth | undefined;
+  readonly started: () => boolean;
   readonly clock: () => number;
 }
 
@@ -23,7 +24,7 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
     let wasReady: boolean | undefined;
     app.get('/readyz', async (request, reply) => {
       const [redis, queue] = await Promise.all([checkRedis(deps.redis), checkQueue(deps.queue)]);
-      const verdict = judgeReadiness({ redis, queue, api: deps.apiHealth?.snapshot(), now: deps.clock() });
+      const verdict = judgeReadiness({ redis, queue, api: deps.apiHealth?.snapshot(), started: deps.started(), now: deps.clock() });
       // One line when readiness changes, not one per probe.
       if (verdict.ready !== wasReady) {
         if (verdict.ready) request.log.info({ event: 'ops.ready' }, 'ready');

@@ -31,6 +31,8 @@ export interface OpsServerDeps {
   readonly dashboard: { readonly user: string; readonly password: string | undefined };
   /** Milliseconds since the epoch; Date.now when absent. */
   readonly clock?: () => number;
+  /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
+  readonly started?: () => boolean;
 }
 
 export interface OpsServer {
@@ -48,6 +50,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
     redis: deps.redis,
     queue: deps.queue,
     apiHealth: deps.apiHealth,
+    started: deps.started ?? (() => true),
     clock: deps.clock ?? Date.now,
   }));
 

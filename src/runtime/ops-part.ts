@@ -13,6 +13,8 @@ import { workerConnection } from './redis.js';
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;
   readonly url: string;
+  /** The role is up: /readyz may answer 200 from now on. */
+  markStarted(): void;
 }
 
 export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: { readonly admin: boolean }): Promise<OpsPart> {
@@ -25,6 +27,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
   queue.on('error', (err) => log.debug({ err, event: 'ops.queue_error' }, 'queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ ...ctx, observer: metrics.observer, redisUrl }, redis);
+  let started = false;
   const server = await startOpsServer({
     host: config.http.host,
     port: config.http.port,
@@ -36,11 +39,15 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake({ store, queue, clock: ctx.clock, attempts: config.worker.attempts }, id),
     dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
+    started: () => started,
   });
   return {
     name: 'ops',
     observer: metrics.observer,
     url: server.url,
+    markStarted: () => {
+      started = true;
+    },
     async close() {
       await server.close();
       await queue.close();

@@ -33,6 +33,7 @@ async function runRole(
   const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
   const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops' });
   const part = await start({ ...ctx, observer: ops.observer, redisUrl });
+  ops.markStarted();
   closeOnSignals(part === undefined ? [ops] : [part, ops], ctx.logger, shutdownBoundMs(ctx.config));
   return 'running';
 }

@@ -49,6 +49,7 @@ export async function startCommand(): Promise<'running'> {
   const part = { ...ctx, observer: ops.observer, redisUrl };
   const smtp = await startSmtpPart(part);
   const worker = await startWorkerPart(part, directory, apiUrl);
+  ops.markStarted();
   parts.push(smtp, worker, ops);
   if (sandbox !== undefined) parts.push({ name: 'sandbox', close: () => sandbox.close() });
   if (redis !== undefined) parts.push({ name: 'redis', close: () => redis.stop() });

@@ -37,6 +37,13 @@ describe('judgeReadiness', () => {
     expect(verdict.checks.senderApi.ok).toBe(c.apiOk);
   });
 
+  it('is not ready while the role is still starting, and says so', () => {
+    const verdict = judgeReadiness({ redis: up, queue: up, api: {}, started: false, now: NOW });
+    expect(verdict.ready).toBe(false);
+    expect(verdict.checks.role).toEqual({ ok: false, error: 'still starting' });
+    expect(judgeReadiness({ redis: up, queue: up, api: {}, started: true, now: NOW }).ready).toBe(true);
+  });
+
   it('passes the failing dependency and its error through to the body', () => {
     const verdict = judgeReadiness({ redis: down, queue: up, api: undefined, now: NOW });
     expect(verdict.checks.redis).toEqual(down);

@@ -1,0 +1,239 @@
+// Runs a bench plan: starts every process, drives the sink and the gateway with the same
+// generator and the same messages, measures each phase, stops everything. Returns the results;
+// run.ts writes and prints them, the test suite checks their shape.
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, type Gateway } from './gateway.js';
+import { endToEnd, waitUntilEnded } from './intake-times.js';
+import type { LoadResult, LoadSpec } from './load.js';
+import { isGeneratorAnswer, isSinkListening, type GeneratorAnswer, type GeneratorRequest } from './generator-protocol.js';
+import type { SizeName } from './messages.js';
+import type { BenchPlan } from './plan.js';
+import { forkBench, nextMessage, type IpcProcess } from './processes.js';
+import { Sampler } from './proc-stats.js';
+import { evaluateGoals } from './goals.js';
+import { readProc } from './proc-stats.js';
+import { coresBusy, summary, type AcceptCell, type BenchResult, type EndToEndRun, type RssProbe } from './results.js';
+
+export interface HarnessOptions {
+  /** Progress lines. */
+  readonly log: (line: string) => void;
+  /** Extra node arguments per gateway process (profiling). */
+  readonly nodeArgsFor?: (name: 'listener' | 'worker' | 'sandbox') => readonly string[];
+  /** Keep the temporary directory (process logs, Redis data) after the run. */
+  readonly keepTemp?: boolean;
+}
+
+export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Promise<BenchResult> {
+  const started = Date.now();
+  const loadAtStart = loadavg()[0] ?? 0;
+  const temp = mkdtempSync(join(tmpdir(), 'letter-intake-bench-'));
+  const logDir = join(temp, 'logs');
+  const dataDir = join(temp, 'redis');
+  mkdirSync(logDir);
+  mkdirSync(dataDir);
+  const sampler = new Sampler();
+  sampler.start();
+  const stops: (() => Promise<void>)[] = [];
+  let failed = true;
+  try {
+    const runId = `${started.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+    const generator = forkBench('generator', 'generator.ts', { BENCH_RUN_ID: runId }, logDir);
+    stops.push(() => generator.stop());
+    sampler.track('generator', generator.pid);
+    const sink = forkBench('sink', 'sink.ts', {}, logDir);
+    stops.push(() => sink.stop());
+    sampler.track('sink', sink.pid);
+    const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
+    const gateway = await startGateway({
+      logDir, dataDir, sampler, workerConcurrency: plan.workerConcurrency,
+      ...(options.nodeArgsFor === undefined ? {} : { nodeArgsFor: options.nodeArgsFor }),
+    });
+    stops.unshift(() => gateway.stop());
+    const wireBytes = await prepare(generator, plan.sizes);
+    options.log(`processes up in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${logDir})`);
+
+    const load = (spec: LoadSpec): Promise<LoadResult> => runLoad(generator, spec);
+    const accept: AcceptCell[] = [];
+    const runs: EndToEndRun[] = [];
+    let rssProbe: RssProbe | undefined;
+    for (const [index, size] of plan.sizes.entries()) {
+      // Each size starts with a fresh listener, so its memory figures are its own.
+      const probing = size === '10MB' && plan.rssProbe !== undefined;
+      if (index > 0 && (plan.freshListenerPerSize || probing)) await gateway.restartListener();
+      if (probing && plan.rssProbe !== undefined) {
+        rssProbe = await probeListenerRss(plan.rssProbe, { gateway, sampler, load, log: options.log });
+        if (plan.freshListenerPerSize) await gateway.restartListener();
+      }
+      accept.push(...await acceptCells(plan, size, { gateway, sinkPort, sampler, load, log: options.log }));
+      runs.push(...await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log }));
+    }
+
+    const result: BenchResult = {
+      meta: {
+        startedAt: new Date(started).toISOString(),
+        durationSec: Math.round((Date.now() - started) / 1000),
+        plan: plan.name,
+        node: process.version,
+        cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown'}`,
+        memoryGB: Math.round(totalmem() / 1e9),
+        loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+        generator: 'bench/generator.ts (own, one process, no PIPELINING; Postfix smtp-source not used: it sends one fixed message, which the gateway would de-duplicate by Message-ID)',
+        redis: gateway.redis.settings,
+        workerConcurrency: plan.workerConcurrency,
+        e2eWorkers: plan.e2eWorkers,
+        wireBytes,
+      },
+      accept,
+      runs,
+      rssProbe,
+      goals: [],
+    };
+    failed = false;
+    return { ...result, goals: evaluateGoals(result) };
+  } finally {
+    for (const stop of stops) await stop().catch(() => {});
+    sampler.stop();
+    if (failed || options.keepTemp === true) options.log(`temporary files kept in ${temp}`);
+    else rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+interface PhaseDeps {
+  readonly gateway: Gateway;
+  readonly sampler: Sampler;
+  readonly load: (spec: LoadSpec) => Promise<LoadResult>;
+  readonly log: (line: string) => void;
+}
+
+async function acceptCells(plan: BenchPlan, size: SizeName, deps: PhaseDeps & { readonly sinkPort: number }): Promise<AcceptCell[]> {
+  const { gateway, sampler } = deps;
+  const cells: AcceptCell[] = [];
+  await gateway.stopWorkers();
+  for (const sessions of plan.accept.sessions) {
+    for (const mode of plan.accept.modes) {
+      const spec = { size, sessions, mode, durationMs: plan.accept.durationMs[size], maxMessages: plan.accept.maxMessages[size] };
+      // Sink first, then the gateway, back to back: the same noise for both.
+      let window = sampler.window();
+      const sinkLoad = await deps.load({ ...spec, port: deps.sinkPort });
+      const sinkUsage = window.end();
+      window = sampler.window();
+      const gatewayLoad = await deps.load({ ...spec, port: gateway.smtpPort });
+      const gatewayUsage = window.end();
+      await gateway.redis.flush(); // no worker runs: the accepted messages are not needed any more
+      const ratio = sinkLoad.acceptedPerSec > 0 ? gatewayLoad.acceptedPerSec / sinkLoad.acceptedPerSec : 0;
+      cells.push({
+        size, sessions, mode, ratio,
+        sink: { load: summary(sinkLoad), usage: sinkUsage.processes, cores: coresBusy(sinkUsage) },
+        gateway: { load: summary(gatewayLoad), usage: gatewayUsage.processes, cores: coresBusy(gatewayUsage) },
+      });
+      deps.log(`${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}`);
+    }
+  }
+  return cells;
+}
+
+async function probeListenerRss(probe: NonNullable<BenchPlan['rssProbe']>, deps: PhaseDeps): Promise<RssProbe> {
+  const { gateway } = deps;
+  await gateway.stopWorkers();
+  await gateway.redis.flush();
+  const idleRssBytes = readProc(gateway.listenerPid())?.rssBytes ?? 0;
+  const window = deps.sampler.window();
+  const load = await deps.load({ port: gateway.smtpPort, size: '10MB', sessions: probe.sessions, mode: 'reuse', durationMs: 600_000, maxMessages: probe.messages });
+  const peakRssBytes = window.end().processes['listener']?.peakRssBytes ?? 0;
+  await gateway.redis.flush();
+  deps.log(`10MB memory probe, ${probe.sessions} sessions: fresh listener ${mib(idleRssBytes)} idle, ${mib(peakRssBytes)} peak, ${load.accepted}/${load.sent} accepted${problems(load)}`);
+  return { sessions: probe.sessions, load: summary(load), idleRssBytes, peakRssBytes };
+}
+
+const mib = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+async function endToEndRuns(plan: BenchPlan, size: SizeName, deps: PhaseDeps): Promise<EndToEndRun[]> {
+  const { gateway, sampler } = deps;
+  const { redis } = gateway;
+  const runs: EndToEndRun[] = [];
+  const settle = (ids: readonly string[]) => waitUntilEnded(redis.client, gateway.prefix, ids, plan.settleTimeoutMs);
+
+  for (const workers of plan.drain?.workers ?? []) {
+    const messages = plan.drain?.messages[size] ?? 0;
+    if (messages === 0) continue;
+    await gateway.stopWorkers();
+    await redis.flush();
+    // Jobs wait in the paused queue until every worker is up, so all start together.
+    await gateway.pauseQueue();
+    const preload = await deps.load({ port: gateway.smtpPort, size, sessions: 8, mode: 'reuse', durationMs: 600_000, maxMessages: messages });
+    await gateway.startWorkers(workers);
+    const window = sampler.window();
+    await gateway.resumeQueue();
+    const times = await settle(preload.intakeIds);
+    const e2e = endToEnd(times, 'processing');
+    const usage = window.end();
+    runs.push({ size, kind: 'drain', workers, sessions: 8, offeredPerSec: undefined, load: summary(preload), e2e, usage: usage.processes, cores: coresBusy(usage) });
+    deps.log(`${size} drain, ${workers} worker(s): ${e2e.letters}/${preload.accepted} letters, ${e2e.lettersPerSec.toFixed(1)}/s${notSubmitted(e2e.notSubmitted)}`);
+  }
+
+  if (plan.fixedLoad !== undefined || plan.saturation !== undefined) {
+    await gateway.stopWorkers();
+    await redis.flush();
+    await gateway.startWorkers(plan.e2eWorkers);
+  }
+  const e2eRun = async (kind: 'fixed' | 'saturation', spec: LoadSpec): Promise<void> => {
+    const window = sampler.window();
+    const loadResult = await deps.load(spec);
+    const e2e = endToEnd(await settle(loadResult.intakeIds), 'queued');
+    const usage = window.end();
+    runs.push({ size, kind, workers: plan.e2eWorkers, sessions: spec.sessions, offeredPerSec: spec.ratePerSec, load: summary(loadResult), e2e, usage: usage.processes, cores: coresBusy(usage) });
+    const l = e2e.latencyMs;
+    deps.log(`${size} ${kind}${spec.ratePerSec === undefined ? '' : ` ${spec.ratePerSec}/s`}: ${e2e.letters}/${loadResult.accepted} letters, ${e2e.lettersPerSec.toFixed(1)}/s, p50 ${l.p50} p99 ${l.p99} max ${l.max} ms${notSubmitted(e2e.notSubmitted)}${problems(loadResult)}`);
+  };
+  if (plan.fixedLoad !== undefined) {
+    const rate = plan.fixedLoad.ratePerSec[size];
+    const durationMs = plan.fixedLoad.durationMs[size];
+    // Bounded by count, not time: when the gateway falls behind the schedule, the run takes
+    // longer and the achieved rate (reported beside the offered one) shows it.
+    await e2eRun('fixed', {
+      port: gateway.smtpPort, size, sessions: plan.fixedLoad.sessions, mode: 'reuse', ratePerSec: rate,
+      durationMs: durationMs * 10, maxMessages: Math.max(1, Math.round((rate * durationMs) / 1000)),
+    });
+  }
+  if (plan.saturation !== undefined) {
+    await e2eRun('saturation', {
+      port: gateway.smtpPort, size, sessions: plan.saturation.sessions, mode: 'reuse',
+      durationMs: 600_000, maxMessages: plan.saturation.messages[size],
+    });
+  }
+  await gateway.stopWorkers();
+  await redis.flush();
+  return runs;
+}
+
+async function prepare(generator: IpcProcess, sizes: readonly SizeName[]): Promise<Record<string, number>> {
+  const answer = await ask(generator, { kind: 'prepare', id: nextRequestId(), sizes });
+  if (answer.kind !== 'prepared') throw new Error(`generator: ${answer.kind === 'error' ? answer.message : 'unexpected answer'}`);
+  return { ...answer.wireBytes };
+}
+
+async function runLoad(generator: IpcProcess, spec: LoadSpec): Promise<LoadResult> {
+  const answer = await ask(generator, { kind: 'load', id: nextRequestId(), spec });
+  if (answer.kind !== 'result') throw new Error(`generator: ${answer.kind === 'error' ? answer.message : 'unexpected answer'}`);
+  return answer.result;
+}
+
+function ask(generator: IpcProcess, request: GeneratorRequest): Promise<GeneratorAnswer> {
+  return generator.request(request, (a) => (isGeneratorAnswer(a) && a.id === request.id ? a : undefined));
+}
+
+let requestId = 0;
+const nextRequestId = (): number => (requestId += 1);
+
+function problems(load: LoadResult): string {
+  const other = Object.entries(load.replies).filter(([code]) => code !== '250');
+  if (load.errors === 0 && other.length === 0) return '';
+  return ` [errors ${load.errors}${other.map(([c, n]) => `, ${c}×${n}`).join('')}${load.firstError === undefined ? '' : `: ${load.firstError}`}]`;
+}
+
+function notSubmitted(counts: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? '' : ` [not submitted: ${entries.map(([s, n]) => `${s} ${n}`).join(', ')}]`;
+}

@@ -1,0 +1,55 @@
+// `npm run bench` (full sweep, about 10 minutes), `npm run bench -- --quick` (under a minute),
+// `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API).
+// `--keep` keeps the temporary directory with every process's log and the Redis data.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runBenchmark } from './harness.js';
+import { isSizeName, SIZE_NAMES } from './messages.js';
+import { PLANS } from './plan.js';
+import { runProfiles } from './profile.js';
+import { REPO } from './processes.js';
+import { renderReport, writeReport } from './report.js';
+
+const RESULTS_DIR = join(REPO, 'bench', 'results');
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      size: { type: 'string', multiple: true },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const requested = values.size ?? [];
+  const bad = requested.filter((s) => !isSizeName(s));
+  if (bad.length > 0) {
+    log(`unknown size ${bad.join(', ')}; sizes: ${SIZE_NAMES.join(', ')}`);
+    return 64;
+  }
+  const sizes = requested.filter(isSizeName);
+
+  if (values.profile) {
+    const text = await runProfiles(sizes.length > 0 ? sizes : SIZE_NAMES, join(RESULTS_DIR, 'profiles'), log);
+    process.stdout.write(text);
+    return 0;
+  }
+  const base = values.quick ? PLANS.quick : PLANS.full;
+  const plan = sizes.length > 0 ? { ...base, sizes } : base;
+  const result = await runBenchmark(plan, { log, keepTemp: values.keep });
+  process.stdout.write(renderReport(result));
+  const written = writeReport(result, RESULTS_DIR);
+  log(`wrote ${[written.json, written.md, written.latest].filter((f) => f !== undefined).join(', ')}`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
