@@ -1,5 +1,5 @@
-// The error catalog: one class per failure kind, each with a stable code, the SMTP reply it
-// becomes (when it surfaces in an SMTP session) and whether trying again later can help.
+// The error catalog: one class per failure kind, each with a stable code and the SMTP reply it
+// becomes (4xx: the sender's MTA tries again later; 5xx: it will not).
 // Callers branch on `code`, never on message text.
 
 export interface SmtpReply {
@@ -11,29 +11,26 @@ export interface SmtpReply {
 
 interface CatalogEntry {
   readonly smtp: SmtpReply;
-  readonly retryable: boolean;
 }
 
 export const ERROR_CATALOG = {
   // RFC 5321 §4.2.3 / RFC 3463: 550 5.1.1 bad destination mailbox.
-  RecipientNotAccepted: { smtp: { code: 550, enhanced: '5.1.1' }, retryable: false },
-  // RFC 5321 §4.2.3: 501 syntax error in parameters; RFC 3463 5.1.7 bad sender address syntax.
-  BadSenderAddress: { smtp: { code: 501, enhanced: '5.1.7' }, retryable: false },
+  RecipientNotAccepted: { smtp: { code: 550, enhanced: '5.1.1' } },
   // RFC 5321 §4.5.3.1.10 / RFC 1870: 552 for too much mail data; RFC 3463 5.3.4 too big for system.
-  MessageTooLarge: { smtp: { code: 552, enhanced: '5.3.4' }, retryable: false },
+  MessageTooLarge: { smtp: { code: 552, enhanced: '5.3.4' } },
   // RFC 5321 §4.5.3.1.6 (a text line is at most 1000 octets) / RFC 3463 5.6.0 other media error:
   // a line past MAX_LINE_BYTES, refused because DKIM canonicalization is quadratic in line length.
-  LineTooLong: { smtp: { code: 554, enhanced: '5.6.0' }, retryable: false },
+  LineTooLong: { smtp: { code: 554, enhanced: '5.6.0' } },
   // RFC 7372 / RFC 3463: 5.7.1 delivery not authorized (SPF, DKIM, alignment).
-  AuthenticationFailed: { smtp: { code: 550, enhanced: '5.7.1' }, retryable: false },
+  AuthenticationFailed: { smtp: { code: 550, enhanced: '5.7.1' } },
   // RFC 3463 4.7.0: temporary security failure (DNS time-out or SERVFAIL during SPF/DKIM).
-  AuthenticationTemporary: { smtp: { code: 451, enhanced: '4.7.0' }, retryable: true },
+  AuthenticationTemporary: { smtp: { code: 451, enhanced: '4.7.0' } },
   // RFC 3463 4.3.0: temporary mail system failure (Redis unreachable or slow, anything unexpected).
-  StorageUnavailable: { smtp: { code: 451, enhanced: '4.3.0' }, retryable: true },
-  Unexpected: { smtp: { code: 451, enhanced: '4.3.0' }, retryable: true },
+  StorageUnavailable: { smtp: { code: 451, enhanced: '4.3.0' } },
+  Unexpected: { smtp: { code: 451, enhanced: '4.3.0' } },
   // RFC 5321 §3.8: 421 service not available, closing channel.
-  ShuttingDown: { smtp: { code: 421, enhanced: '4.3.2' }, retryable: true },
-  TooManyConnections: { smtp: { code: 421, enhanced: '4.7.0' }, retryable: true },
+  ShuttingDown: { smtp: { code: 421, enhanced: '4.3.2' } },
+  TooManyConnections: { smtp: { code: 421, enhanced: '4.7.0' } },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type IntakeErrorCode = keyof typeof ERROR_CATALOG;
@@ -41,12 +38,10 @@ export type IntakeErrorCode = keyof typeof ERROR_CATALOG;
 export class IntakeError extends Error {
   override readonly name = 'IntakeError';
   readonly smtp: SmtpReply;
-  readonly retryable: boolean;
 
   constructor(readonly code: IntakeErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.smtp = ERROR_CATALOG[code].smtp;
-    this.retryable = ERROR_CATALOG[code].retryable;
   }
 }
 

@@ -20,9 +20,15 @@ export async function replayIntake(
     ...(previous?.data ?? { intakeId, from: record.from, sizeBytes: record.sizeBytes }),
     ...(record.letterId === undefined ? {} : { letterId: record.letterId }),
   };
-  await previous?.remove();
-  // Queue first: a worker that picks the job up before the record says `queued` accepts `failed` too.
-  await deps.queue.add('intake', data, intakeJobOptions(intakeId, deps.attempts));
-  await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
+  // The record first: a job that fails again at once must find it `queued`, not be overtaken.
+  const moved = await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
+  if (!moved.ok) return { ok: false, reason: `intake ${intakeId} is ${moved.state ?? 'gone'}; only failed intakes can be replayed` };
+  try {
+    await previous?.remove();
+    await deps.queue.add('intake', data, intakeJobOptions(intakeId, deps.attempts));
+  } catch (err) {
+    await deps.store.transition(intakeId, ['queued'], 'failed', deps.clock());
+    throw err;
+  }
   return { ok: true };
 }

@@ -16,20 +16,23 @@ import {
   type NewIntake,
 } from './record.js';
 
-// KEYS: record, raw, received-index, spool. ARGV: now, headers, body ('' when spooled), intakeId,
-// field, value, ... The raw message is the headers followed by the body, from ARGV or the spool.
-// Returns the existing state when the record exists (a re-delivery), else 'created'.
+// KEYS: record, raw, received-index, spool. ARGV: now, headers, body, spooled ('1': the body is in
+// the spool key, which must exist), intakeId, unfinishedTtlMs, field, value, ...
+// The raw message is the headers followed by the body. Returns the existing state when the record
+// exists (a re-delivery), else 'created'. A `received` record expires unless queueing confirms it.
 const CREATE = luaScript(`
-local existing = redis.call('HGET', KEYS[1], 'state')
 local body = ARGV[3]
-if redis.call('EXISTS', KEYS[4]) == 1 then
+if ARGV[4] == '1' then
   body = redis.call('GET', KEYS[4])
+  if not body then return redis.error_reply('NOSPOOL the message spool is gone') end
   redis.call('DEL', KEYS[4])
 end
+local existing = redis.call('HGET', KEYS[1], 'state')
 if existing then return existing end
-redis.call('SET', KEYS[2], ARGV[2] .. body)
-redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 5))
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[4])
+redis.call('SET', KEYS[2], ARGV[2] .. body, 'PX', ARGV[6])
+redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 7))
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
 return 'created'`, 4);
 
 // KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
@@ -49,9 +52,14 @@ if state == 'received' and ARGV[1] ~= 'queued' then redis.call('HSETNX', KEYS[1]
 redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 6))
 redis.call('ZREM', KEYS[3] .. state, id)
 redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)
+-- ended intakes' records expire: their index entries go with them
+if tonumber(ARGV[3]) >= 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3] .. ARGV[1], '-inf', ARGV[2] - ARGV[3]) end
 if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redis.call('PERSIST', KEYS[2]) end
 return 'ok'`, 3);
+
+/** A record left `received` (queueing failed; the client was told 451) disappears after this. */
+const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
 
 export type CreateResult = { readonly created: true } | { readonly created: false; readonly state: IntakeState };
 export type TransitionResult = { readonly ok: true } | { readonly ok: false; readonly state: IntakeState | undefined };
@@ -80,12 +88,12 @@ export class IntakeStore {
    */
   async create(intake: NewIntake, message: { headers: string; body: SpooledBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
-    const spoolKey = 'spoolKey' in message.body ? message.body.spoolKey : this.keys.spool('none');
-    const body = 'bytes' in message.body ? message.body.bytes : '';
+    const { body } = message;
+    const [spoolKey, bytes, spooled] = 'spoolKey' in body ? [body.spoolKey, '', '1'] : [this.keys.spool('unused'), body.bytes, '0'];
     const result = await CREATE(
       this.redis,
       this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'), spoolKey,
-      String(now), message.headers, body, intake.intakeId, ...fields,
+      String(now), message.headers, bytes, spooled, intake.intakeId, String(UNFINISHED_TTL_MS), ...fields,
     );
     if (result === 'created') return { created: true };
     return { created: false, state: asState(result) ?? 'received' };

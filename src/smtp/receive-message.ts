@@ -2,23 +2,15 @@
 // The DATA stream is consumed exactly once, always to its end, whatever fails on the way, so
 // smtp-server can always answer (an unanswered DATA makes the client re-send: a duplicate).
 import type { Readable } from 'node:stream';
+import type { AuthContext } from '../auth/authenticate.js';
 import { finished } from 'node:stream/promises';
 import { IntakeError } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
-import { readHeaderFields } from './header-fields.js';
+import { headerBlockOf, readHeaderFields } from './header-fields.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
-
-export interface AuthContext {
-  readonly ip: string;
-  readonly helo: string;
-  /** Envelope MAIL FROM; '' for the null sender. */
-  readonly sender: string;
-  /** Our host name (authserv-id). */
-  readonly mta: string;
-}
 
 export interface AuthDecision {
   readonly outcome: 'pass' | 'fail' | 'temporary';
@@ -60,7 +52,16 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
     .authenticate(collector, { ip: envelope.clientIp, helo: envelope.helo, sender: envelope.mailFrom, mta: deps.hostname })
     .finally(() => collector.resume()); // if authentication stopped reading early, drain the rest
   decision.catch(() => {}); // handled below, after the stream ended
-  await finished(data);
+  try {
+    await finished(data);
+  } catch (err) {
+    // The client went away mid-DATA: nothing was promised; release what was kept.
+    collector.destroy(err instanceof Error ? err : undefined);
+    await spool.discard().catch(() => undefined);
+    throw err;
+  }
+  // Every chunk has been through the collector's checks (size, line length, spool writes).
+  await finished(collector, { readable: false }).catch(() => undefined);
   try {
     return await accept(deps, collector, spool, decision, started, envelope);
   } catch (err) {
@@ -95,7 +96,7 @@ async function accept(
   const head = collector.head;
   const fields = readHeaderFields(head);
   const intake: NewIntake = {
-    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock: head }),
+    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock: headerBlockOf(head) }),
     receivedAt: deps.clock(),
     envelopeFrom: envelope.mailFrom,
     envelopeTo: [...envelope.rcptTo],

@@ -18,8 +18,3 @@ export function replyFor(err: unknown): SmtpServerError {
 export function acceptedReply(intakeId: string): string {
   return `2.0.0 queued as ${intakeId}`;
 }
-
-/** Renders a reply as the client sees it (for logs and metrics). */
-export function describeReply(err: SmtpServerError): { code: number; text: string } {
-  return { code: err.responseCode, text: `${err.responseCode} ${err.message}` };
-}

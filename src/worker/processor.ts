@@ -76,6 +76,8 @@ export function createProcessor(deps: ProcessorDeps) {
       await finish(deps, log, record, 'submitted', { ...facts, letterId: letter.id });
       return 'submitted';
     } catch (err) {
+      // Shutdown aborted the call: not the API's fault; the job runs again elsewhere.
+      if (abort.aborted) throw err;
       const failure = describeFailure(err);
       log.warn({ event: 'intake.api_error', errorCode: failure.code, traceId: failure.traceId, kind: failure.kind }, failure.message);
       if (failure.kind === 'permanent') {

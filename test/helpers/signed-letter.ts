@@ -15,7 +15,8 @@ export interface LetterSpec {
   readonly text?: string;
   readonly pdf?: Buffer;
   readonly from?: string;
-  readonly messageId?: string;
+  /** null: no Message-ID header at all. */
+  readonly messageId?: string | null;
 }
 
 export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
@@ -26,7 +27,7 @@ export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
       'To: letters@intake.example',
       `Subject: ${spec.title}`,
       `Date: ${new Date().toUTCString().replace('GMT', '+0000')}`,
-      `Message-ID: ${spec.messageId ?? `<${randomUUID()}@acme.example>`}`,
+      ...(spec.messageId === null ? [] : [`Message-ID: ${spec.messageId ?? `<${randomUUID()}@acme.example>`}`]),
       'MIME-Version: 1.0',
       `Content-Type: multipart/mixed; boundary="${boundary}"`,
     ],

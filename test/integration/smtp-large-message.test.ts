@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { dotStuff, sendOnce } from '../helpers/smtp-client.js';
+import { dotStuff, sendOnce, SmtpClient } from '../helpers/smtp-client.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 
 let gateway: TestGateway;
@@ -38,6 +38,28 @@ describe('a message larger than a spool batch', () => {
     const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: forged, helo: FIXTURE_SESSION.helo });
     expect(replies['data']?.text).toMatch(/^550 5\.7\.1 /);
     expect(await spoolKeys()).toEqual([]);
+  });
+
+  it('leaves no spool behind when the client goes away in the middle of DATA', async () => {
+    const raw = dotStuff(await signedLetter({ title: 'A large letter cut off', pdf: bigPdf() }));
+    const { client } = await SmtpClient.open(gateway.port);
+    await client.command('EHLO mta.acme.example');
+    await client.command('MAIL FROM:<bounce@acme.example>');
+    await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`);
+    await client.command('DATA');
+    client.write(raw.subarray(0, 2 * 1024 * 1024));
+    for (let i = 0; i < 100 && (await spoolKeys()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect((await spoolKeys()).length).toBe(1); // it was being spooled ...
+    client.close();
+    for (let i = 0; i < 100 && (await spoolKeys()).length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(await spoolKeys()).toEqual([]); // ... and is gone with the client
+  });
+
+  it('knows a message without a Message-ID again by its header block, however TCP split it', async () => {
+    const raw = await signedLetter({ title: 'A large letter without Message-ID', pdf: bigPdf(), messageId: null });
+    const send = () => sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    const first = intakeIdOf((await send())['data']?.text ?? '');
+    expect(intakeIdOf((await send())['data']?.text ?? '')).toBe(first);
   });
 
   it('keeps the first intake when the same large message arrives again', async () => {

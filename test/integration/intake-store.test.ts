@@ -1,0 +1,51 @@
+// The spool's bookkeeping in Redis: what acceptance refuses to store, what expires, what stays.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { NewIntake } from '../../src/intake/record.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+
+const redis = connectTestRedis();
+const prefix = randomPrefix();
+const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 });
+const intake = (intakeId: string): NewIntake => ({
+  intakeId, receivedAt: 1, envelopeFrom: 'b@acme.example', envelopeTo: ['letters@intake.example'], clientIp: '127.0.0.1',
+  helo: 'mta', from: 'letters@acme.example', subject: 's', messageId: `<${intakeId}@x>`, sizeBytes: 4, auth: {},
+});
+
+afterAll(async () => {
+  await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+describe('the intake store', () => {
+  it('refuses to accept a spooled message whose spool is gone, storing nothing', async () => {
+    const create = store.create(intake('inspool00000000000000001'), { headers: 'H: 1\r\n', body: { spoolKey: store.keys.spool('vanished') } }, 1);
+    await expect(create).rejects.toThrow(/NOSPOOL/);
+    expect(await store.get('inspool00000000000000001')).toBeUndefined();
+  });
+
+  it('stores a spooled body behind the headers and removes the spool', async () => {
+    const spoolKey = store.keys.spool('present');
+    await redis.set(spoolKey, 'body bytes');
+    await store.create(intake('inspool00000000000000002'), { headers: 'H: 1\r\n', body: { spoolKey } }, 1);
+    expect((await store.raw('inspool00000000000000002'))?.toString()).toBe('H: 1\r\nbody bytes');
+    expect(await redis.exists(spoolKey)).toBe(0);
+  });
+
+  it('lets a record that was never confirmed queued expire, and keeps a queued one', async () => {
+    await store.create(intake('inspool00000000000000003'), { headers: '', body: { bytes: Buffer.from('x') } }, 1);
+    expect(await redis.pttl(store.keys.record('inspool00000000000000003'))).toBeGreaterThan(0);
+    expect(await redis.pttl(store.keys.raw('inspool00000000000000003'))).toBeGreaterThan(0);
+    await store.transition('inspool00000000000000003', ['received'], 'queued', 2);
+    expect(await redis.pttl(store.keys.record('inspool00000000000000003'))).toBe(-1);
+    expect(await redis.pttl(store.keys.raw('inspool00000000000000003'))).toBe(-1);
+  });
+
+  it('drops index entries of ended intakes whose records have expired', async () => {
+    const index = store.keys.stateIndex('submitted');
+    await redis.zadd(index, '1000', 'inexpired0000000000000001');
+    await store.create(intake('inspool00000000000000004'), { headers: '', body: { bytes: Buffer.from('x') } }, 500_000);
+    await store.transition('inspool00000000000000004', ['received'], 'submitted', 500_000);
+    expect(await redis.zrange(index, '0', '-1')).toEqual(['inspool00000000000000004']);
+  });
+});
