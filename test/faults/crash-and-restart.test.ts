@@ -225,7 +225,7 @@ function mulberry32(seed: number): () => number {
 describe('the listener killed', () => {
   it.each([
     ['a small message', 0],
-    ['a message spooled to Redis while it arrives (past 1 MiB)', 3_000_000],
+    ['a message spooled to Redis while it arrives (past 256 KiB)', 3_000_000],
   ])('in the middle of DATA of %s: no record, no 250; the re-sent message becomes one letter', async (what, paddingBytes) => {
     const gw = await gateway();
     const listener = await gw.start('smtp');

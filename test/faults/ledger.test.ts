@@ -32,7 +32,7 @@ type Kind = (typeof KINDS)[number];
 /** What the gateway must do with each kind: the SMTP answer, then the intake's end. */
 const EXPECTED: Record<Kind, { smtp: 250 | 550; end?: 'submitted' | 'NotAPdf' | 'SenderNotRegistered' }> = {
   good: { smtp: 250, end: 'submitted' },
-  /** 1.5 MB: past the listener's 1 MiB batch, so spooled to Redis while it arrives. */
+  /** 1.5 MB: past the listener's 256 KiB batch, so spooled to Redis while it arrives. */
   large: { smtp: 250, end: 'submitted' },
   unsigned: { smtp: 550 },
   'not-a-pdf': { smtp: 250, end: 'NotAPdf' },
@@ -191,7 +191,7 @@ describe('the ledger after a load run with faults at random moments', () => {
       ['  re-sent after a lost connection', retried.filter((c) => c === 0).length],
       ['intakes recorded', records.size],
       ['  submitted', submitted.length],
-      ['    of them large (spooled past 1 MiB)', submitted.filter((r) => r.sizeBytes > 1024 * 1024).length],
+      ['    of them large (spooled while arriving)', submitted.filter((r) => r.sizeBytes > 1024 * 1024).length],
       ...[...reasons].map(([code, rs]): [string, number] => [`  rejected ${code}`, rs.length]),
       ['  failed', failed.length],
       ['letters at the API', letters.length],
