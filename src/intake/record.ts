@@ -72,7 +72,7 @@ export type IntakeUpdate = Partial<
   Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts'>
 >;
 
-export const timelineField = (state: IntakeState): string => `at.${state}`;
+const timelineField = (state: IntakeState): string => `at.${state}`;
 
 /** Hash fields for a record or a partial update (undefined values are skipped). */
 export function toHashFields(update: object): Record<string, string> {

@@ -38,7 +38,7 @@ export async function waitForRedis(redis: Redis, url: string, timeoutMs: number)
   }
 }
 
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, '//***@');
 }
 

@@ -22,13 +22,13 @@ export async function sendCommand(args: readonly string[], options: Record<strin
   return reply.accepted ? 0 : 1;
 }
 
-export interface SendResult {
+interface SendResult {
   readonly accepted: boolean;
   /** The server's final reply line, e.g. "250 2.0.0 queued as in…". */
   readonly text: string;
 }
 
-export async function sendRaw(message: { host: string; port: number; from: string; to: string; raw: Buffer }): Promise<SendResult> {
+async function sendRaw(message: { host: string; port: number; from: string; to: string; raw: Buffer }): Promise<SendResult> {
   const transport = createTransport({ host: message.host, port: message.port, secure: false, ignoreTLS: true, name: 'letter-intake-send' });
   try {
     const info = await transport.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });

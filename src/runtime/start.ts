@@ -13,10 +13,10 @@ import { startEmbeddedRedis } from './redis.js';
 import { shutdownBoundMs } from './roles.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-export const DEMO_PROCESSING_ADDRESS = 'letters@intake.example';
+const DEMO_PROCESSING_ADDRESS = 'letters@intake.example';
 
 /** The demo: the Acme sender and the static DNS zone that publishes its SPF and DKIM keys. */
-export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
+function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
   const demo = (env['SENDERS_FILE'] ?? '') === '' && (env['INBOUND_ADDRESSES'] ?? '') === '';
   if (!demo) return { env, demo };
   return {
