@@ -22,11 +22,11 @@ import { startRole, type RoleProcess } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
+import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
 import { deliverUntilFinal, offer } from '../helpers/retrying-mta.js';
 import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 
-const SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-const random = mulberry32(SEED);
+const random = mulberry32(FAULT_SEED);
 const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -84,7 +84,7 @@ let api: SenderApi;
 const roles: RoleProcess[] = [];
 
 beforeAll(async () => {
-  process.stdout.write(`crash-and-restart: FAULT_SEED=${SEED}\n`);
+  process.stdout.write(`crash-and-restart: FAULT_SEED=${FAULT_SEED}\n`);
   redis = await startRedisServer();
   reader = new Redis(redis.url, { maxRetriesPerRequest: null }); // waits out a Redis restart
   reader.on('error', () => {}); // refused while Redis is down; it reconnects by itself
@@ -199,7 +199,7 @@ function expectOneLetterEach(titles: readonly string[], records: readonly Intake
 
 /** Distinct signed letters; `paddingBytes` pads each PDF (after %%EOF) to make DATA and hashing take longer. */
 async function letters(label: string, count: number, paddingBytes = 0): Promise<{ titles: string[]; raws: Buffer[] }> {
-  const titles = Array.from({ length: count }, (_, i) => `${label} ${i + 1} (${SEED})`);
+  const titles = Array.from({ length: count }, (_, i) => `${label} ${i + 1} (${FAULT_SEED})`);
   const padding = Buffer.from(`%${'~'.repeat(Math.max(0, paddingBytes - 2))}\n`, 'latin1');
   const pdf = (title: string) => (paddingBytes > 0 ? Buffer.concat([buildPdf(title), padding]) : buildPdf(title));
   return { titles, raws: await Promise.all(titles.map((title) => signedLetter({ title, pdf: pdf(title) }))) };
@@ -209,17 +209,6 @@ async function letters(label: string, count: number, paddingBytes = 0): Promise<
 async function storedKeys(gw: Gateway): Promise<string[]> {
   const patterns = [gw.store.keys.record('*'), gw.store.keys.raw('*')];
   return (await Promise.all(patterns.map((p) => reader.keys(p)))).flat();
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('the listener killed', () => {

@@ -20,11 +20,11 @@ import { startRole, type RoleProcess } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
+import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
 import { deliverUntilFinal, type Outcome } from '../helpers/retrying-mta.js';
 
 const MESSAGES = Number(process.env['LEDGER_MESSAGES'] ?? 300);
-const SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-const random = mulberry32(SEED);
+const random = mulberry32(FAULT_SEED);
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const KINDS = ['good', 'large', 'unsigned', 'not-a-pdf', 'unregistered'] as const;
@@ -46,7 +46,7 @@ interface Message {
 }
 
 async function makeMessage(kind: Kind, n: number): Promise<Message> {
-  const title = `Ledger ${n} ${kind} (${SEED})`;
+  const title = `Ledger ${n} ${kind} (${FAULT_SEED})`;
   const from = kind === 'unregistered' ? 'billing@acme.example' : 'letters@acme.example';
   const signed = await signedLetter({
     title, from: `Acme <${from}>`,
@@ -93,7 +93,7 @@ afterAll(async () => {
 
 describe('the ledger after a load run with faults at random moments', () => {
   it(`${MESSAGES} messages: every 250 is one intake, every intake ended, no letter twice`, async () => {
-    process.stdout.write(`ledger: FAULT_SEED=${SEED}\n`);
+    process.stdout.write(`ledger: FAULT_SEED=${FAULT_SEED}\n`);
     const prefix = randomPrefix();
     const port = await freePort();
     const env = testEnv(prefix, {
@@ -251,15 +251,4 @@ async function explain(store: IntakeStore, id: string): Promise<string> {
     ...logs,
     '',
   ].join('\n');
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
