@@ -93,10 +93,10 @@ async function accept(
   if (auth.outcome === 'temporary') throw new IntakeError('AuthenticationTemporary', auth.reason);
   if (auth.outcome === 'fail') throw new IntakeError('AuthenticationFailed', auth.reason);
 
-  const head = collector.head;
-  const fields = readHeaderFields(head);
+  const headerBlock = headerBlockOf(collector.head);
+  const fields = readHeaderFields(headerBlock);
   const intake: NewIntake = {
-    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock: headerBlockOf(head) }),
+    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock }),
     receivedAt: deps.clock(),
     envelopeFrom: envelope.mailFrom,
     envelopeTo: [...envelope.rcptTo],
