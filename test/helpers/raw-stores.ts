@@ -1,0 +1,77 @@
+// The raw-store test matrix: every suite that touches raw mail runs once per kind of store
+// (describe.each(RAW_STORE_KINDS)), a directory and an S3-compatible server on loopback.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseRawStoreUrl } from '../../src/raw-store/location.js';
+import type { RawStoreSettings } from '../../src/raw-store/open-store.js';
+import { randomS3Url, startS3Server, type S3Server } from './s3-server.js';
+
+export interface RawStorePlace {
+  /** RAW_STORE_URL for this place. */
+  readonly url: string;
+  /** Settings for openRawStore in the test process. */
+  readonly settings: (timeoutMs?: number) => RawStoreSettings;
+  /** Environment for a gateway process using this place (RAW_STORE_URL and the SDK's variables). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cleanup: () => void;
+}
+
+export interface RawStoreKind {
+  readonly name: 'file' | 's3';
+  /** Starts what this kind needs (call in beforeAll). */
+  setup(): Promise<void>;
+  /** Stops it (call in afterAll). */
+  teardown(): Promise<void>;
+  /** A fresh, empty place in the store. */
+  fresh(): RawStorePlace;
+}
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+const fileKind: RawStoreKind = {
+  name: 'file',
+  setup: () => Promise.resolve(),
+  teardown: () => Promise.resolve(),
+  fresh() {
+    const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
+    const url = pathToFileURL(dir).href;
+    return {
+      url,
+      settings: (timeoutMs = DEFAULT_TIMEOUT_MS) => ({ location: parseRawStoreUrl(url), timeoutMs, s3PathStyle: false }),
+      env: { RAW_STORE_URL: url },
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+};
+
+function s3Kind(): RawStoreKind {
+  let server: S3Server | undefined;
+  const running = (): S3Server => {
+    if (server === undefined) throw new Error('the s3 test server is not started (setup() in beforeAll)');
+    return server;
+  };
+  return {
+    name: 's3',
+    async setup() {
+      server ??= await startS3Server();
+    },
+    async teardown() {
+      await server?.stop();
+      server = undefined;
+    },
+    fresh() {
+      const s3 = running();
+      const url = randomS3Url();
+      return {
+        url,
+        settings: (timeoutMs = DEFAULT_TIMEOUT_MS) => ({ location: parseRawStoreUrl(url), timeoutMs, s3PathStyle: true, s3Client: s3.client }),
+        env: { RAW_STORE_URL: url, ...s3.env },
+        cleanup: () => undefined, // the server's directory goes with teardown
+      };
+    },
+  };
+}
+
+export const RAW_STORE_KINDS: readonly RawStoreKind[] = [fileKind, s3Kind()];
