@@ -111,6 +111,9 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
       };
       await bounded(drop(), timeoutMs, `abort ${key}`);
     },
+    get buffered() {
+      return pendingBytes;
+    },
   };
 }
 

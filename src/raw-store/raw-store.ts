@@ -37,6 +37,8 @@ export interface RawWrite {
   commit(): Promise<void>;
   /** Drops whatever was written; safe after a failed write or commit. */
   abort(): Promise<void>;
+  /** Bytes this write holds in memory, not yet handed to the store. */
+  readonly buffered: number;
 }
 
 export interface StoredBlob {

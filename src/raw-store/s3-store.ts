@@ -148,5 +148,9 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
       body.destroy();
       await bounded(upload.abort().catch(() => undefined), timeoutMs, `abort ${key}`);
     },
+    get buffered() {
+      // What waits in the stream (the part being assembled inside the upload is not counted).
+      return body.writableLength + body.readableLength;
+    },
   };
 }
