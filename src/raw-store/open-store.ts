@@ -35,3 +35,18 @@ export async function checkRawStoreAtStart(store: RawStore, location: RawStoreLo
     throw new StartupError(`the raw store ${describeLocation(location)} is not usable (RAW_STORE_URL): ${detail}`, { cause: err });
   }
 }
+
+/** The configured store, checked: what a role that accepts or processes mail starts with. */
+export async function openCheckedRawStore(
+  config: { readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean }; readonly enqueueTimeoutMs: number },
+): Promise<RawStore> {
+  // One bound for every store operation: the listener's whole store-and-queue step has this bound too.
+  const store = openRawStore({ location: config.rawStore.location, timeoutMs: config.enqueueTimeoutMs, s3PathStyle: config.rawStore.s3PathStyle });
+  try {
+    await checkRawStoreAtStart(store, config.rawStore.location);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return store;
+}
