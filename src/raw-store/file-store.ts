@@ -67,6 +67,8 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
   let handle: Promise<FileHandle> | undefined;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  /** Bytes of batches handed to the file system and not yet written. */
+  let inFlight = 0;
   // Writes run one after another even if a caller does not wait (appends must keep their order).
   let chain: Promise<void> = Promise.resolve();
 
@@ -75,9 +77,12 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
     const batch = Buffer.concat(pending);
     pending = [];
     pendingBytes = 0;
+    inFlight += batch.length;
     chain = chain.then(async () => {
       const fh = await file();
       await fh.write(batch);
+    }).finally(() => {
+      inFlight -= batch.length;
     });
     return bounded(chain, timeoutMs, `write ${key}`);
   };
@@ -112,7 +117,7 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
       await bounded(drop(), timeoutMs, `abort ${key}`);
     },
     get buffered() {
-      return pendingBytes;
+      return pendingBytes + inFlight;
     },
   };
 }

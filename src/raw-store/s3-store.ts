@@ -125,12 +125,19 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
     queueSize: 1,
     leavePartsOnError: false,
   });
+  // What the upload acknowledged so far (after each part): the rest of what was written is held here.
+  let written = 0;
+  let uploaded = 0;
+  upload.on('httpUploadProgress', (progress) => {
+    uploaded = Math.max(uploaded, progress.loaded ?? 0);
+  });
   const done = upload.done().then(() => undefined);
   done.catch(() => undefined); // surfaced by write() and commit()
 
   return {
     key,
     write(chunk) {
+      written += chunk.length;
       if (body.write(chunk)) return undefined;
       // Full: wait until the upload takes more, or fails, or the bound passes.
       return bounded(Promise.race([once(body, 'drain').then(() => undefined), done]), timeoutMs, `write ${key}`);
@@ -149,8 +156,8 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
       await bounded(upload.abort().catch(() => undefined), timeoutMs, `abort ${key}`);
     },
     get buffered() {
-      // What waits in the stream (the part being assembled inside the upload is not counted).
-      return body.writableLength + body.readableLength;
+      // The stream's buffer and the part being assembled or sent (at most one part: queueSize 1).
+      return Math.max(0, written - uploaded);
     },
   };
 }

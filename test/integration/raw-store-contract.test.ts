@@ -63,6 +63,21 @@ describe.each(RAW_STORE_KINDS)('the $name raw store', (kind) => {
     expect(back?.equals(message)).toBe(true);
   });
 
+  it('holds at most about one part of a message in memory while writing it, and nothing once committed', async () => {
+    fresh();
+    const write = store.begin();
+    let most = 0;
+    const chunk = randomBytes(64 * 1024);
+    for (let i = 0; i < 14 * 16; i += 1) {
+      await write.write(chunk);
+      most = Math.max(most, write.buffered);
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(5 * MiB + 2 * chunk.length); // S3's part size; a directory holds far less
+    await write.commit();
+    expect(write.buffered).toBe(0);
+  });
+
   it('keeps an empty message', async () => {
     fresh();
     const write = store.begin();
