@@ -1,25 +1,16 @@
 // A store that is down or hangs fails every operation within the store's bound, as
 // StorageUnavailable (the listener's 451 4.3.0, the worker's retry), never hangs a session.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { freePort } from '../../src/runtime/redis.js';
+import { startBlackHole } from '../helpers/black-hole.js';
 import { TEST_BUCKET } from '../helpers/s3-server.js';
 
 const TIMEOUT_MS = 400;
 /** Room for the event loop under load; far below what an unbounded wait would take. */
 const SLACK_MS = 1500;
-
-/** Accepts connections and never answers: a store that hangs. */
-async function blackHole(): Promise<{ port: number; server: Server; sockets: Socket[] }> {
-  const sockets: Socket[] = [];
-  const server = createServer((socket) => sockets.push(socket));
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const address = server.address();
-  return { port: typeof address === 'object' && address !== null ? address.port : 0, server, sockets };
-}
 
 function s3StoreAt(port: number) {
   return openRawStore({
@@ -43,16 +34,7 @@ async function failsInTime(work: () => Promise<unknown>): Promise<void> {
 
 describe.each([
   ['nothing listens on its port', async () => ({ port: await freePort(), close: () => Promise.resolve() })],
-  ['it accepts connections and never answers', async () => {
-    const hole = await blackHole();
-    return {
-      port: hole.port,
-      close: () => {
-        for (const socket of hole.sockets) socket.destroy();
-        return new Promise<void>((ok) => hole.server.close(() => ok()));
-      },
-    };
-  }],
+  ['it accepts connections and never answers', startBlackHole],
 ])('an S3 store where %s', (_what, start) => {
   let endpoint: { port: number; close: () => Promise<void> };
   beforeAll(async () => {
