@@ -3,6 +3,7 @@
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
 import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import { requeueJob } from './requeue.js';
 import type { SpooledBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
 import type { IntakeStore } from './store.js';
@@ -52,12 +53,19 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
   const created = await deps.store.create(intake, message, deps.clock());
   // A record past `received` means the job was queued before: answer with the first id.
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
-  // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.
-  await deps.queue.add(
-    'intake',
-    { intakeId, from: intake.from, sizeBytes: intake.sizeBytes },
-    intakeJobOptions(intakeId, deps.attempts),
-  );
+  const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
+  if (!created.created && created.requeued) {
+    // The intake had failed: its failed job goes, a new one carries the checkpoint on.
+    try {
+      await requeueJob(deps.queue, job, deps.attempts, created.letterId);
+    } catch (err) {
+      await deps.store.transition(intakeId, ['received'], 'failed', deps.clock()).catch(() => undefined);
+      throw err;
+    }
+  } else {
+    // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.
+    await deps.queue.add('intake', job, intakeJobOptions(intakeId, deps.attempts));
+  }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
   return { intakeId, duplicate: !created.created };
 }

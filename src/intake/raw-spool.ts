@@ -16,6 +16,8 @@ export interface RawSpool {
   finish(): Promise<SpooledBody>;
   /** Forgets the message (refused, or the session ended). */
   discard(): Promise<void>;
+  /** Bytes held in memory right now (the batch not yet written). */
+  readonly buffered: number;
 }
 
 export interface SpoolOptions {
@@ -50,7 +52,11 @@ export function redisSpool(redis: Redis, keys: IntakeKeys, options: SpoolOptions
       },
       async discard() {
         pending = [];
+        pendingBytes = 0;
         if (flushed) await redis.del(key);
+      },
+      get buffered() {
+        return pendingBytes;
       },
     };
   };

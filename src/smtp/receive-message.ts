@@ -6,6 +6,7 @@ import type { AuthContext } from '../auth/authenticate.js';
 import { finished } from 'node:stream/promises';
 import { IntakeError } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
+import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
@@ -44,7 +45,7 @@ export interface ReceiveDeps {
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
-  const spool = deps.spool();
+  const { spool, digest } = withContentDigest(deps.spool());
   const collector = new MessageCollector(deps.maxMessageBytes, spool);
   data.pipe(collector);
   const started = performance.now();
@@ -63,7 +64,7 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   // Every chunk has been through the collector's checks (size, line length, spool writes).
   await finished(collector, { readable: false }).catch(() => undefined);
   try {
-    return await accept(deps, collector, spool, decision, started, envelope);
+    return await accept(deps, collector, spool, digest, decision, started, envelope);
   } catch (err) {
     await spool.discard().catch(() => undefined); // an orphan spool expires anyway
     throw err;
@@ -74,6 +75,7 @@ async function accept(
   deps: ReceiveDeps,
   collector: MessageCollector,
   spool: RawSpool,
+  digest: () => string,
   decision: Promise<AuthDecision>,
   started: number,
   envelope: Envelope,
@@ -96,7 +98,7 @@ async function accept(
   const headerBlock = headerBlockOf(collector.head);
   const fields = readHeaderFields(headerBlock);
   const intake: NewIntake = {
-    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock }),
+    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, contentSha256: digest() }),
     receivedAt: deps.clock(),
     envelopeFrom: envelope.mailFrom,
     envelopeTo: [...envelope.rcptTo],
