@@ -46,6 +46,8 @@ class MxServer extends SMTPServer {
 
 export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<Listener> {
   const perIp = new Map<string, number>();
+  /** Sessions counted in perIp, by id: only these are counted down when they close. */
+  const counted = new Map<string, string>();
   let closing = false;
   let inFlight = 0;
   const sessionLogs = new Map<string, Logger>();
@@ -85,6 +87,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
       deps.observer.smtpConnection();
       const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
       perIp.set(session.remoteAddress, count);
+      counted.set(session.id, session.remoteAddress);
       sessionLogs.set(session.id, deps.logger.child({ smtpSession: session.id, clientIp: session.remoteAddress }));
       if (closing) return callback(refuse(session, 'CONNECT', new IntakeError('ShuttingDown', 'service shutting down, try again later')));
       if (count > options.maxClientsPerIp) {
@@ -94,10 +97,15 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
 
     onClose(session) {
-      const count = (perIp.get(session.remoteAddress) ?? 1) - 1;
-      if (count <= 0) perIp.delete(session.remoteAddress);
-      else perIp.set(session.remoteAddress, count);
+      // smtp-server also closes connections that never reached onConnect (over maxClients, gone
+      // before the greeting): counting those down would wear the per-IP cap away.
+      const address = counted.get(session.id);
+      counted.delete(session.id);
       sessionLogs.delete(session.id);
+      if (address === undefined) return;
+      const count = (perIp.get(address) ?? 1) - 1;
+      if (count <= 0) perIp.delete(address);
+      else perIp.set(address, count);
     },
 
     onRcptTo(address, session, callback) {
