@@ -21,7 +21,8 @@ export interface AcceptDeps {
 export interface IncomingMessage {
   /** Received-SPF and Authentication-Results, stored in front of the message. */
   readonly headers: string;
-  readonly body: SpooledBody;
+  /** Writes the spool's last batch and gives the body: inside the bound, as it may wait on Redis. */
+  readonly body: () => Promise<SpooledBody>;
 }
 
 export interface Accepted {
@@ -50,7 +51,7 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
 
 async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   const { intakeId } = intake;
-  const created = await deps.store.create(intake, message, deps.clock());
+  const created = await deps.store.create(intake, { headers: message.headers, body: await message.body() }, deps.clock());
   // A record past `received` means the job was queued before: answer with the first id.
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };

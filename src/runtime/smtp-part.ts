@@ -29,7 +29,7 @@ export function resolverFor(config: Config): DnsResolver {
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
   const log = ctx.logger.child({ role: 'smtp' });
-  const redis = producerConnection(ctx.redisUrl);
+  const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
   redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
   await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);

@@ -58,7 +58,7 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   } catch (err) {
     // The client went away mid-DATA: nothing was promised; release what was kept.
     collector.destroy(err instanceof Error ? err : undefined);
-    await spool.discard().catch(() => undefined);
+    void spool.discard().catch(() => undefined); // not awaited: a stalled Redis must not delay anything
     throw err;
   }
   // Every chunk has been through the collector's checks (size, line length, spool writes).
@@ -66,7 +66,8 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   try {
     return await accept(deps, collector, spool, digest, decision, started, envelope);
   } catch (err) {
-    await spool.discard().catch(() => undefined); // an orphan spool expires anyway
+    // Not awaited: the reply must not wait on a stalled Redis; an orphan spool expires anyway.
+    void spool.discard().catch(() => undefined);
     throw err;
   }
 }
@@ -110,5 +111,5 @@ async function accept(
     sizeBytes: collector.bytes,
     auth: auth.checks,
   };
-  return deps.accept(intake, { headers: auth.headers, body: await spool.finish() });
+  return deps.accept(intake, { headers: auth.headers, body: () => spool.finish() });
 }
