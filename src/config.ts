@@ -54,6 +54,8 @@ const schema = z.object({
   MAX_PDF_BYTES: int(1, 10 * MiB),
   /** Bound on storing + queueing before the client is told 451 4.3.0. */
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
+  /** Bound on the authentication decision after the end of DATA (DNS for SPF and DKIM) → 451 4.7.0. */
+  AUTH_TIMEOUT_MS: int(100, 30_000),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: int(1, 4),
   /** Attempts per intake before it ends `failed` (12 attempts span about 20 minutes of outage). */
@@ -110,6 +112,7 @@ export interface Config {
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
   readonly enqueueTimeoutMs: number;
+  readonly authTimeoutMs: number;
   readonly worker: {
     readonly concurrency: number;
     readonly attempts: number;
@@ -175,6 +178,7 @@ export function loadConfig(env: Env): Config {
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    authTimeoutMs: e.AUTH_TIMEOUT_MS,
     worker: {
       concurrency: e.WORKER_CONCURRENCY,
       attempts: e.WORKER_ATTEMPTS,

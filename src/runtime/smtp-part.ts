@@ -39,9 +39,9 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const store = storeFor(ctx, redis);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
-    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes },
+    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes, authTimeoutMs: config.authTimeoutMs },
     {
-      authenticate: createAuthenticator(resolverFor(config)),
+      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
       spool: redisSpool(redis, store.keys, { batchBytes: SPOOL_BATCH_BYTES, ttlMs: SPOOL_TTL_MS }),
       accept: async (intake, message) => {
         const started = performance.now();

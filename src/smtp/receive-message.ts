@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth/authenticate.js';
 import { finished } from 'node:stream/promises';
 import { IntakeError } from '../errors.js';
+import { withTimeout } from '../ops/bounded.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
@@ -41,6 +42,8 @@ export interface ReceiveDeps {
   readonly clock: () => number;
   readonly hostname: string;
   readonly maxMessageBytes: number;
+  /** Bound on the authentication decision once DATA has ended (its DNS lookups come then). */
+  readonly authTimeoutMs: number;
   readonly onAuthSeconds?: (seconds: number) => void;
 }
 
@@ -89,7 +92,7 @@ async function accept(
   if (collector.spoolError !== undefined) {
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: collector.spoolError });
   }
-  const auth = await decision.catch((err: unknown) => {
+  const auth = await withTimeout(decision, deps.authTimeoutMs, 'authentication').catch((err: unknown) => {
     throw new IntakeError('AuthenticationTemporary', 'authentication could not be completed, try again later', { cause: err });
   });
   deps.onAuthSeconds?.((performance.now() - started) / 1000);

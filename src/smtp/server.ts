@@ -13,9 +13,10 @@ import { isProcessingAddress } from './recipient-policy.js';
 export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
   readonly maxMessageBytes: number;
+  readonly authTimeoutMs: number;
 };
 
-export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'onAuthSeconds'> {
+export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'onAuthSeconds'> {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
 }
@@ -62,6 +63,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     ...deps,
     hostname: options.hostname,
     maxMessageBytes: options.maxMessageBytes,
+    authTimeoutMs: options.authTimeoutMs,
     onAuthSeconds: (s) => deps.observer.stageDuration('auth', s),
   };
 
