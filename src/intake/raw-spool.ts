@@ -16,7 +16,7 @@ export interface RawSpool {
   finish(): Promise<SpooledBody>;
   /** Forgets the message (refused, or the session ended). */
   discard(): Promise<void>;
-  /** Bytes held in memory right now (the batch not yet written). */
+  /** Bytes held in memory right now (the batch being collected and the one being written). */
   readonly buffered: number;
 }
 
@@ -32,11 +32,17 @@ export function redisSpool(redis: Redis, keys: IntakeKeys, options: SpoolOptions
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let flushed = false;
+    let inFlight = 0;
     const flush = async (): Promise<void> => {
       const batch = Buffer.concat(pending);
       pending = [];
       pendingBytes = 0;
-      await redis.multi().append(key, batch).pexpire(key, options.ttlMs).exec();
+      inFlight = batch.length;
+      try {
+        await redis.multi().append(key, batch).pexpire(key, options.ttlMs).exec();
+      } finally {
+        inFlight = 0;
+      }
       flushed = true;
     };
     return {
@@ -56,7 +62,7 @@ export function redisSpool(redis: Redis, keys: IntakeKeys, options: SpoolOptions
         if (flushed) await redis.del(key);
       },
       get buffered() {
-        return pendingBytes;
+        return pendingBytes + inFlight;
       },
     };
   };

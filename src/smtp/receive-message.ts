@@ -12,6 +12,7 @@ import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
+import type { MemoryBudget, Reservation } from './memory-budget.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
 
 export interface AuthDecision {
@@ -42,14 +43,25 @@ export interface ReceiveDeps {
   readonly clock: () => number;
   readonly hostname: string;
   readonly maxMessageBytes: number;
+  /** The listener-wide budget every message's buffers are reserved from. */
+  readonly memory: MemoryBudget;
   /** Bound on the authentication decision once DATA has ended (its DNS lookups come then). */
   readonly authTimeoutMs: number;
   readonly onAuthSeconds?: (seconds: number) => void;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
+  const reservation = deps.memory.open();
+  try {
+    return await receive(deps, data, envelope, reservation);
+  } finally {
+    reservation.release();
+  }
+}
+
+async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, reservation: Reservation): Promise<Accepted> {
   const { spool, digest } = withContentDigest(deps.spool());
-  const collector = new MessageCollector(deps.maxMessageBytes, spool);
+  const collector = new MessageCollector(deps.maxMessageBytes, spool, reservation);
   data.pipe(collector);
   const started = performance.now();
   const decision = deps
@@ -89,6 +101,7 @@ async function accept(
     throw new IntakeError('MessageTooLarge', `message exceeds the maximum size of ${deps.maxMessageBytes} bytes`);
   }
   if (collector.lineTooLong) throw new IntakeError('LineTooLong', `message has a line longer than ${MAX_LINE_BYTES} bytes`);
+  if (collector.memoryExceeded) throw new IntakeError('MemoryBudgetExhausted', 'insufficient system storage, try again later');
   if (collector.spoolError !== undefined) {
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: collector.spoolError });
   }

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { acceptedReply, replyFor } from './reply.js';
 import { receiveMessage, type ReceiveDeps } from './receive-message.js';
+import { MemoryBudget } from './memory-budget.js';
 import { isProcessingAddress } from './recipient-policy.js';
 
 export type ListenerOptions = Config['smtp'] & {
@@ -16,7 +17,10 @@ export type ListenerOptions = Config['smtp'] & {
   readonly authTimeoutMs: number;
 };
 
-export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'onAuthSeconds'> {
+/** Room a new transaction needs in the memory budget: a header block and a spool batch. */
+const ADMIT_BYTES = 512 * 1024;
+
+export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'memory' | 'onAuthSeconds'> {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
 }
@@ -59,11 +63,13 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message }, 'refused');
     return reply;
   };
+  const memory = new MemoryBudget(options.memoryBudgetBytes, ADMIT_BYTES);
   const receiveDeps: ReceiveDeps = {
     ...deps,
     hostname: options.hostname,
     maxMessageBytes: options.maxMessageBytes,
     authTimeoutMs: options.authTimeoutMs,
+    memory,
     onAuthSeconds: (s) => deps.observer.stageDuration('auth', s),
   };
 
@@ -108,6 +114,11 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
       const count = (perIp.get(address) ?? 1) - 1;
       if (count <= 0) perIp.delete(address);
       else perIp.set(address, count);
+    },
+
+    onMailFrom(_address, session, callback) {
+      if (memory.admits()) return callback();
+      callback(refuse(session, 'MAIL', new IntakeError('MemoryBudgetExhausted', 'insufficient system storage, try again later')));
     },
 
     onRcptTo(address, session, callback) {
