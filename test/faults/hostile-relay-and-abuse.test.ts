@@ -1,6 +1,7 @@
 // The listener under relay attempts and connection abuse, over real SMTP on loopback. Relay: any
 // recipient but the processing address is refused. Abuse: idle floods, per-IP floods, trickling
-// clients, over-long lines and pipelining floods; meanwhile one well-behaved client on 127.0.0.1
+// clients, over-long lines, pipelining floods and header blocks held against the listener's
+// memory budget; meanwhile one well-behaved client on 127.0.0.1
 // delivers a signed letter, and its reply time is measured and printed. Attackers use other
 // loopback addresses (127.0.0.x) so the per-IP cap does not hide the load.
 import { connect, type Socket } from 'node:net';
