@@ -33,6 +33,8 @@ const schema = z.object({
   SMTP_SOCKET_TIMEOUT_MS: int(1000, 60_000),
   /** Time open sessions get on shutdown before they are told 421. */
   SMTP_CLOSE_TIMEOUT_MS: int(0, 30_000),
+  /** What all messages in flight may hold in the listener's memory together; past it 452 4.3.1. */
+  SMTP_MEMORY_BUDGET_BYTES: int(MiB, 128 * MiB),
   /** Expect a PROXY protocol header (behind a TCP load balancer). */
   SMTP_USE_PROXY: flag,
   /** Comma-separated processing addresses; RCPT TO anything else is 550 5.1.1. */
@@ -54,6 +56,8 @@ const schema = z.object({
   MAX_PDF_BYTES: int(1, 10 * MiB),
   /** Bound on storing + queueing before the client is told 451 4.3.0. */
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
+  /** Bound on the authentication decision after the end of DATA (DNS for SPF and DKIM) → 451 4.7.0. */
+  AUTH_TIMEOUT_MS: int(100, 30_000),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: int(1, 4),
   /** Attempts per intake before it ends `failed` (12 attempts span about 20 minutes of outage). */
@@ -100,6 +104,7 @@ export interface Config {
     readonly socketTimeoutMs: number;
     readonly closeTimeoutMs: number;
     readonly useProxy: boolean;
+    readonly memoryBudgetBytes: number;
     readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
   };
   readonly inboundAddresses: readonly string[];
@@ -110,6 +115,7 @@ export interface Config {
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
   readonly enqueueTimeoutMs: number;
+  readonly authTimeoutMs: number;
   readonly worker: {
     readonly concurrency: number;
     readonly attempts: number;
@@ -163,6 +169,7 @@ export function loadConfig(env: Env): Config {
       socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
       closeTimeoutMs: e.SMTP_CLOSE_TIMEOUT_MS,
       useProxy: e.SMTP_USE_PROXY,
+      memoryBudgetBytes: e.SMTP_MEMORY_BUDGET_BYTES,
       tls: e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined
         ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE }
         : undefined,
@@ -175,6 +182,7 @@ export function loadConfig(env: Env): Config {
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    authTimeoutMs: e.AUTH_TIMEOUT_MS,
     worker: {
       concurrency: e.WORKER_CONCURRENCY,
       attempts: e.WORKER_ATTEMPTS,

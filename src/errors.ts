@@ -28,6 +28,9 @@ export const ERROR_CATALOG = {
   // RFC 3463 4.3.0: temporary mail system failure (Redis unreachable or slow, anything unexpected).
   StorageUnavailable: { smtp: { code: 451, enhanced: '4.3.0' } },
   Unexpected: { smtp: { code: 451, enhanced: '4.3.0' } },
+  // RFC 5321 §4.2.3 452 insufficient system storage / RFC 3463 4.3.1 mail system full: the
+  // listener's memory budget is spent by other messages in flight; the sender tries again later.
+  MemoryBudgetExhausted: { smtp: { code: 452, enhanced: '4.3.1' } },
   // RFC 5321 §3.8: 421 service not available, closing channel.
   ShuttingDown: { smtp: { code: 421, enhanced: '4.3.2' } },
   TooManyConnections: { smtp: { code: 421, enhanced: '4.7.0' } },

@@ -16,10 +16,12 @@ import {
   type NewIntake,
 } from './record.js';
 
-// KEYS: record, raw, received-index, spool. ARGV: now, headers, body, spooled ('1': the body is in
-// the spool key, which must exist), intakeId, unfinishedTtlMs, field, value, ...
-// The raw message is the headers followed by the body. Returns the existing state when the record
-// exists (a re-delivery), else 'created'. A `received` record expires unless queueing confirms it.
+// KEYS: record, raw, received-index, spool, failed-index. ARGV: now, headers, body, spooled ('1': the
+// body is in the spool key, which must exist), intakeId, unfinishedTtlMs, field, value, ...
+// The raw message is the headers followed by the body. Returns 'created'; or, for a re-delivery,
+// ['requeued', letterId or ''] when the record was `failed` (it is `received` again, keeping its letter id and
+// raw message: the sender expects another try), else the existing state.
+// A `received` record expires unless queueing confirms it; so do its index entries.
 const CREATE = luaScript(`
 local body = ARGV[3]
 if ARGV[4] == '1' then
@@ -27,13 +29,20 @@ if ARGV[4] == '1' then
   if not body then return redis.error_reply('NOSPOOL the message spool is gone') end
   redis.call('DEL', KEYS[4])
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1] - ARGV[6])
 local existing = redis.call('HGET', KEYS[1], 'state')
+if existing == 'failed' then
+  redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1])
+  redis.call('ZREM', KEYS[5], ARGV[5])
+  redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
+  return {'requeued', redis.call('HGET', KEYS[1], 'letterId') or ''}
+end
 if existing then return existing end
 redis.call('SET', KEYS[2], ARGV[2] .. body, 'PX', ARGV[6])
 redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
-return 'created'`, 4);
+return 'created'`, 5);
 
 // KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
 // field, value, ...
@@ -61,7 +70,12 @@ return 'ok'`, 3);
 /** A record left `received` (queueing failed; the client was told 451) disappears after this. */
 const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
 
-export type CreateResult = { readonly created: true } | { readonly created: false; readonly state: IntakeState };
+export type CreateResult =
+  | { readonly created: true }
+  /** A re-delivery: the record as it was. */
+  | { readonly created: false; readonly state: IntakeState; readonly requeued: false }
+  /** The intake had failed and is `received` again, to be queued anew with its checkpoint. */
+  | { readonly created: false; readonly state: 'received'; readonly requeued: true; readonly letterId: string | undefined };
 export type TransitionResult = { readonly ok: true } | { readonly ok: false; readonly state: IntakeState | undefined };
 
 export interface RetentionPolicy {
@@ -84,7 +98,7 @@ export class IntakeStore {
 
   /**
    * Stores the raw message (headers, then the body from memory or from its spool) and a
-   * `received` record, unless a record with this id exists.
+   * `received` record, unless a record with this id exists; a `failed` one becomes `received`.
    */
   async create(intake: NewIntake, message: { headers: string; body: SpooledBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
@@ -93,10 +107,14 @@ export class IntakeStore {
     const result = await CREATE(
       this.redis,
       this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'), spoolKey,
-      String(now), message.headers, bytes, spooled, intake.intakeId, String(UNFINISHED_TTL_MS), ...fields,
+      this.keys.stateIndex('failed'), String(now), message.headers, bytes, spooled, intake.intakeId, String(UNFINISHED_TTL_MS), ...fields,
     );
     if (result === 'created') return { created: true };
-    return { created: false, state: asState(result) ?? 'received' };
+    if (Array.isArray(result) && result[0] === 'requeued') {
+      const letterId: unknown = result[1];
+      return { created: false, state: 'received', requeued: true, letterId: typeof letterId === 'string' && letterId !== '' ? letterId : undefined };
+    }
+    return { created: false, state: asState(result) ?? 'received', requeued: false };
   }
 
   /** Moves the record to `to` if its current state is one of `from`, with the given fields. */

@@ -7,9 +7,12 @@ import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { StartupError } from '../errors.js';
 
-/** The producer (listener) fails fast when Redis is away, so the client gets 451 at once. */
-export function producerConnection(url: string): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy, connectTimeout: 5000 });
+/**
+ * The producer (listener) fails fast when Redis is away, so the client gets 451 at once; and a
+ * Redis that is connected but stalled answers no command later than `commandTimeoutMs`.
+ */
+export function producerConnection(url: string, commandTimeoutMs: number): Redis {
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy, connectTimeout: 5000, commandTimeout: commandTimeoutMs });
 }
 
 /** Workers and queue readers wait for Redis to come back (BullMQ requires this setting). */

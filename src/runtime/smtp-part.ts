@@ -29,7 +29,7 @@ export function resolverFor(config: Config): DnsResolver {
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
   const log = ctx.logger.child({ role: 'smtp' });
-  const redis = producerConnection(ctx.redisUrl);
+  const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
   redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
   await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
@@ -39,9 +39,9 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const store = storeFor(ctx, redis);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
-    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes },
+    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes, authTimeoutMs: config.authTimeoutMs },
     {
-      authenticate: createAuthenticator(resolverFor(config)),
+      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
       spool: redisSpool(redis, store.keys, { batchBytes: SPOOL_BATCH_BYTES, ttlMs: SPOOL_TTL_MS }),
       accept: async (intake, message) => {
         const started = performance.now();

@@ -18,6 +18,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts redis-server again on the same port and directory; resolves when it answers PING. */
   restart(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections open and answers nothing (a stalled Redis). */
+  pause(): void;
+  /** SIGCONT after pause(): the server answers again, including what was sent meanwhile. */
+  resume(): void;
   /** Kills the server and deletes its data directory. */
   destroy(): Promise<void>;
 }
@@ -66,6 +70,12 @@ export async function startRedisServer(): Promise<RedisServer> {
       return child !== undefined && child.exitCode === null && child.signalCode === null;
     },
     kill,
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async restart() {
       await kill();
       await start();

@@ -48,4 +48,24 @@ describe('the intake store', () => {
     await store.transition('inspool00000000000000004', ['received'], 'submitted', 500_000);
     expect(await redis.zrange(index, '0', '-1')).toEqual(['inspool00000000000000004']);
   });
+
+  it('drops received-index entries of records that expired unconfirmed, so state:received does not grow for ever', async () => {
+    const index = store.keys.stateIndex('received');
+    const day = 24 * 3600 * 1000;
+    await store.create(intake('inspool00000000000000005'), { headers: '', body: { bytes: Buffer.from('x') } }, 1000);
+    await redis.del(store.keys.record('inspool00000000000000005')); // as its TTL would have done
+    await store.create(intake('inspool00000000000000006'), { headers: '', body: { bytes: Buffer.from('x') } }, 1000 + day + 1);
+    expect(await redis.zrange(index, '0', '-1')).not.toContain('inspool00000000000000005');
+    expect(await redis.zrange(index, '0', '-1')).toContain('inspool00000000000000006');
+  });
+
+  it('makes a failed record received again on re-delivery, keeping its letter id and its first raw message', async () => {
+    await store.create(intake('inspool00000000000000007'), { headers: '', body: { bytes: Buffer.from('first') } }, 1);
+    await store.transition('inspool00000000000000007', ['received'], 'failed', 2, { letterId: 'l-7' });
+    const again = await store.create(intake('inspool00000000000000007'), { headers: '', body: { bytes: Buffer.from('second') } }, 3);
+    expect(again).toEqual({ created: false, state: 'received', requeued: true, letterId: 'l-7' });
+    expect((await store.get('inspool00000000000000007'))?.letterId).toBe('l-7');
+    expect((await store.raw('inspool00000000000000007'))?.toString()).toBe('first');
+    expect(await redis.zscore(store.keys.stateIndex('failed'), 'inspool00000000000000007')).toBeNull();
+  });
 });
