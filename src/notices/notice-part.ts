@@ -25,7 +25,8 @@ export interface NoticePartDeps {
 export interface NoticePart {
   readonly notices: Notices;
   ready(): Promise<void>;
-  close(force: boolean): Promise<void>;
+  /** Waits up to `graceMs` for notices being sent, then leaves them to their checkpoints. */
+  close(graceMs: number): Promise<void>;
 }
 
 /** A few at a time: notices are small, and the relay should not see a burst per worker. */
@@ -63,8 +64,12 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
       await Promise.all([worker.waitUntilReady(), queue.waitUntilReady()]);
       logger.info({ event: 'notices.ready', relay: relayName }, 'notices ready');
     },
-    async close(force) {
-      await worker.close(force);
+    async close(graceMs) {
+      const timedOut = await Promise.race([
+        worker.close().then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref()),
+      ]);
+      if (timedOut) await worker.close(true);
       await queue.close();
     },
   };

@@ -79,8 +79,8 @@ export async function startWorkerPart(
         new Promise<boolean>((r) => setTimeout(() => r(true), config.worker.closeTimeoutMs).unref()),
       ]);
       if (timedOut) await running.close(true);
-      // A notice mid-send is left to its checkpoint; another worker takes the job over.
-      await notices.close(timedOut);
+      // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
+      await notices.close(config.worker.closeTimeoutMs);
       await events.close();
       await queue.close();
       connection.disconnect();
