@@ -22,6 +22,8 @@ export interface TestRelay {
   readonly received: RelayedMail[];
   /** The next RCPT TO waits for release before it is answered. */
   holdNextRcpt(): Hold;
+  /** The next RCPT TO is refused with this reply code. */
+  refuseNextRcpt(code: number): void;
   /** The next message's "." waits for release before it is answered (the message is kept). */
   holdNextDataReply(): Hold;
   /** Resolves with the received messages once there are at least `count`. */
@@ -46,12 +48,16 @@ export async function startTestRelay(): Promise<TestRelay> {
   const received: RelayedMail[] = [];
   let rcptHold: PendingHold | undefined;
   let dataHold: PendingHold | undefined;
+  let rcptRefusal: number | undefined;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     disableReverseLookup: true,
     logger: false,
     onRcptTo(_address, _session, callback) {
+      const refusal = rcptRefusal;
+      rcptRefusal = undefined;
+      if (refusal !== undefined) return callback(Object.assign(new Error(`${refusal >= 500 ? '5' : '4'}.7.1 refused by the test relay`), { responseCode: refusal }));
       const hold = rcptHold;
       rcptHold = undefined;
       if (hold === undefined) return callback();
@@ -83,6 +89,9 @@ export async function startTestRelay(): Promise<TestRelay> {
       const { hold, pending } = makeHold();
       rcptHold = pending;
       return hold;
+    },
+    refuseNextRcpt(code) {
+      rcptRefusal = code;
     },
     holdNextDataReply() {
       const { hold, pending } = makeHold();

@@ -109,6 +109,28 @@ describe('a notice for bad news after 250', () => {
 
 });
 
+describe('the relay refusing a notice', () => {
+  const refuseNextLetter = (): void => gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
+
+  it('records the notice failed with the relay\'s answer when the refusal is permanent, and does not try again', async () => {
+    relay.refuseNextRcpt(550);
+    refuseNextLetter();
+    const { intakeId } = await deliver({});
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry).toMatchObject({ state: 'failed', reason: expect.stringContaining('550') });
+    expect(relayedFor(intakeId)).toEqual([]);
+  });
+
+  it('tries again after a temporary refusal and sends the notice once', async () => {
+    relay.refuseNextRcpt(451);
+    refuseNextLetter();
+    const { intakeId } = await deliver({});
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry.state).toBe('sent');
+    expect(relayedFor(intakeId)).toHaveLength(1);
+  });
+});
+
 describe('no notice', () => {
   const refuseNextLetter = (): void => gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
 
