@@ -51,7 +51,8 @@ export function createRelay(options: RelayOptions): NoticeRelay {
         connectionTimeout: options.timeoutMs, greetingTimeout: options.timeoutMs, socketTimeout: options.timeoutMs,
       });
       let committed = false;
-      const failed = new Promise<never>((_, reject) => connection.once('error', reject));
+      // 'error' may come more than once (and after the end): always listened to, first one counts.
+      const failed = new Promise<never>((_, reject) => connection.on('error', reject));
       failed.catch(() => {});
       try {
         await Promise.race([new Promise<void>((done, reject) => connection.connect((err) => (err ? reject(err) : done()))), failed]);
