@@ -44,16 +44,27 @@ function makeHold(): { hold: Hold; pending: PendingHold } {
   return { hold: { reached, release }, pending: { reachedNow, released } };
 }
 
-export async function startTestRelay(): Promise<TestRelay> {
+export interface TestRelayOptions {
+  /** Require AUTH (PLAIN/LOGIN, allowed without TLS on loopback) with these credentials. */
+  readonly credentials?: { readonly user: string; readonly pass: string };
+}
+
+export async function startTestRelay(options: TestRelayOptions = {}): Promise<TestRelay> {
   const received: RelayedMail[] = [];
   let rcptHold: PendingHold | undefined;
   let dataHold: PendingHold | undefined;
   let rcptRefusal: number | undefined;
+  const { credentials } = options;
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: credentials === undefined,
+    allowInsecureAuth: true,
+    disabledCommands: credentials === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
     disableReverseLookup: true,
     logger: false,
+    onAuth(auth, _session, callback) {
+      if (credentials !== undefined && auth.username === credentials.user && auth.password === credentials.pass) return callback(null, { user: auth.username });
+      return callback(Object.assign(new Error('5.7.8 authentication failed'), { responseCode: 535 }));
+    },
     onRcptTo(_address, _session, callback) {
       const refusal = rcptRefusal;
       rcptRefusal = undefined;
