@@ -9,7 +9,7 @@ import type { IntakeStore } from '../intake/store.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { createNoticeProcessor } from './deliver.js';
 import { NoticeLedger } from './ledger.js';
-import { createNoticeQueue, NOTICE_QUEUE, noticesFor, type NoticeJobData, type Notices } from './queue.js';
+import { createNoticeQueue, NOTICE_QUEUE, noticesFor, type NoticeJobData, type NoticeOutcomes } from './queue.js';
 import { createRelay } from './relay.js';
 
 export interface NoticePartDeps {
@@ -23,7 +23,7 @@ export interface NoticePartDeps {
 }
 
 export interface NoticePart {
-  readonly notices: Notices;
+  readonly notices: NoticeOutcomes;
   ready(): Promise<void>;
   /** Waits up to `graceMs` for notices being sent, then leaves them to their checkpoints. */
   close(graceMs: number): Promise<void>;

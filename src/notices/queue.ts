@@ -32,7 +32,7 @@ export function createNoticeQueue(connection: ConnectionOptions, prefix: string)
   return new Queue<NoticeJobData>(NOTICE_QUEUE, { connection, prefix });
 }
 
-export interface Notices {
+export interface NoticeOutcomes {
   /** The intake ended in `state`: queue the notice it earns, if its sender wants that kind. */
   onOutcome(intakeId: string, state: NoticeKind, senderId: string | undefined): Promise<void>;
 }
@@ -47,7 +47,7 @@ export interface NoticeQueueDeps {
   readonly observer: IntakeObserver;
 }
 
-export function noticesFor(deps: NoticeQueueDeps): Notices {
+export function noticesFor(deps: NoticeQueueDeps): NoticeOutcomes {
   return {
     async onOutcome(intakeId, kind, senderId) {
       const sender = senderId === undefined ? undefined : deps.directory.bySenderId(senderId);

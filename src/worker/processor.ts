@@ -6,7 +6,7 @@ import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord, IntakeState, IntakeUpdate } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
-import type { Notices } from '../notices/queue.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
 import { parseMessage } from './parse-message.js';
@@ -22,7 +22,7 @@ export interface ProcessorDeps {
   readonly observer: IntakeObserver;
   readonly maxPdfBytes: number;
   /** Queues the notice an outcome earns its sender (only enqueues). */
-  readonly notices: Notices;
+  readonly notices: NoticeOutcomes;
   /** Pauses the whole queue for a while (the API said 429) without spending an attempt. */
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
 }

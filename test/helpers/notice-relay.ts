@@ -20,6 +20,8 @@ export interface TestRelay {
   readonly url: string;
   /** Messages whose final "." arrived, in order (kept before the relay replies). */
   readonly received: RelayedMail[];
+  /** What the relay saw, in order: "rcpt <address>" when it accepted a recipient, "data-end" at each ".". */
+  readonly events: string[];
   /** The next RCPT TO waits for release before it is answered. */
   holdNextRcpt(): Hold;
   /** The next RCPT TO is refused with this reply code. */
@@ -51,6 +53,7 @@ export interface TestRelayOptions {
 
 export async function startTestRelay(options: TestRelayOptions = {}): Promise<TestRelay> {
   const received: RelayedMail[] = [];
+  const events: string[] = [];
   let rcptHold: PendingHold | undefined;
   let dataHold: PendingHold | undefined;
   let rcptRefusal: number | undefined;
@@ -65,20 +68,25 @@ export async function startTestRelay(options: TestRelayOptions = {}): Promise<Te
       if (credentials !== undefined && auth.username === credentials.user && auth.password === credentials.pass) return callback(null, { user: auth.username });
       return callback(Object.assign(new Error('5.7.8 authentication failed'), { responseCode: 535 }));
     },
-    onRcptTo(_address, _session, callback) {
+    onRcptTo(address, _session, callback) {
       const refusal = rcptRefusal;
       rcptRefusal = undefined;
       if (refusal !== undefined) return callback(Object.assign(new Error(`${refusal >= 500 ? '5' : '4'}.7.1 refused by the test relay`), { responseCode: refusal }));
+      const accept = (): void => {
+        events.push(`rcpt ${address.address}`);
+        callback();
+      };
       const hold = rcptHold;
       rcptHold = undefined;
-      if (hold === undefined) return callback();
+      if (hold === undefined) return accept();
       hold.reachedNow();
-      void hold.released.then(() => callback());
+      void hold.released.then(accept);
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        events.push('data-end');
         const mailFrom = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
         received.push({ mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks) });
         const hold = dataHold;
@@ -96,6 +104,7 @@ export async function startTestRelay(options: TestRelayOptions = {}): Promise<Te
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    events,
     holdNextRcpt() {
       const { hold, pending } = makeHold();
       rcptHold = pending;

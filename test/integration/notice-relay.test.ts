@@ -22,11 +22,13 @@ describe('the notice relay client', () => {
   it('logs in with the URL\'s credentials and sends with MAIL FROM:<>, committing just before the relay has the message', async () => {
     const client = createRelay({ url: url('notices@intake.example', 'p@ss:word'), heloName: 'mx.intake.example', timeoutMs: 5000 });
     const before = relay.received.length;
-    let receivedAtCommit: number | undefined;
+    let seenAtCommit: string[] = [];
     await client.send('letters@acme.example', message, async () => {
-      receivedAtCommit = relay.received.length;
+      seenAtCommit = [...relay.events];
     });
-    expect(receivedAtCommit).toBe(before);
+    // The relay had accepted the recipient and not yet received the message's end.
+    expect(seenAtCommit.at(-1)).toBe('rcpt letters@acme.example');
+    expect(relay.events.at(-1)).toBe('data-end');
     expect(relay.received).toHaveLength(before + 1);
     const [sent] = relay.received.slice(-1);
     expect(sent?.mailFrom).toBe('');
