@@ -86,6 +86,14 @@ const schema = z.object({
   SANDBOX_PORT: int(0, 8090),
   /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */
   DATA_DIR: z.string().default('.data'),
+  /** Outbound relay for notices to senders; unset → notices are recorded, not sent. */
+  NOTICE_SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps://user:pass@ URL' }).optional(),
+  /** From address of notices; unset → postmaster@SMTP_HOSTNAME. */
+  NOTICE_FROM: z.email().optional(),
+  /** Attempts per notice before it is recorded failed (exponential backoff from 1 s: about 4 minutes for 8). */
+  NOTICE_ATTEMPTS: int(1, 8),
+  /** Bound on connecting to the relay and on each of its replies. */
+  NOTICE_TIMEOUT_MS: int(100, 30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -134,6 +142,12 @@ export interface Config {
   readonly recordRetentionMs: number;
   readonly sandbox: { readonly host: string; readonly port: number };
   readonly dataDir: string;
+  readonly notices: {
+    readonly smtpUrl: string | undefined;
+    readonly from: string;
+    readonly attempts: number;
+    readonly timeoutMs: number;
+  };
   readonly logLevel: Parsed['LOG_LEVEL'];
 }
 
@@ -201,6 +215,12 @@ export function loadConfig(env: Env): Config {
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
     dataDir: e.DATA_DIR,
+    notices: {
+      smtpUrl: e.NOTICE_SMTP_URL,
+      from: e.NOTICE_FROM ?? `postmaster@${e.SMTP_HOSTNAME}`,
+      attempts: e.NOTICE_ATTEMPTS,
+      timeoutMs: e.NOTICE_TIMEOUT_MS,
+    },
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -13,6 +13,7 @@
 // Stored as one Redis hash: scalar fields as strings, structured fields as JSON, and the
 // timeline as one `at.<state>` field per state so a transition is a single HSET.
 import { z } from 'zod';
+import { noticesFromHash, type Notices } from './notice-fields.js';
 
 export const INTAKE_STATES = ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] as const;
 export type IntakeState = (typeof INTAKE_STATES)[number];
@@ -62,10 +63,11 @@ const storedSchema = z.object({
 
 type Stored = z.infer<typeof storedSchema>;
 export type Timeline = Partial<Record<IntakeState, number>>;
-export type IntakeRecord = Stored & { readonly timeline: Timeline };
+/** `notices`: what the sender was told after 250 (notice-fields.ts), written by the notices queue. */
+export type IntakeRecord = Stored & { readonly timeline: Timeline; readonly notices?: Notices };
 
 /** What the listener writes when it accepts a message. */
-export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts'>;
+export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts' | 'notices'>;
 
 /** Fields a worker or operator may set alongside a transition. */
 export type IntakeUpdate = Partial<
@@ -78,7 +80,7 @@ const timelineField = (state: IntakeState): string => `at.${state}`;
 export function toHashFields(update: object): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(update)) {
-    if (value === undefined || key === 'timeline') continue;
+    if (value === undefined || key === 'timeline' || key === 'notices') continue;
     fields[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   return fields;
@@ -93,5 +95,5 @@ export function fromHash(hash: Record<string, string>): IntakeRecord | undefined
     const at = hash[timelineField(state)];
     if (at !== undefined) timeline[state] = Number(at);
   }
-  return { ...parsed.data, timeline };
+  return { ...parsed.data, timeline, notices: noticesFromHash(hash) };
 }

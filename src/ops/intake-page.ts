@@ -1,6 +1,7 @@
 // Server-rendered admin pages for intakes: a list by state, one intake with its timeline, and
 // the answer to a replay. Pure functions from records to HTML; every value is escaped.
 import type { ReplayResult } from '../intake/replay.js';
+import { NOTICE_KINDS } from '../intake/notice-fields.js';
 import { INTAKE_STATES, type IntakeRecord, type IntakeState } from '../intake/record.js';
 import { escapeHtml, isoTime, page } from './html.js';
 
@@ -63,6 +64,22 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
   ['ignored attachments', (r) => r.ignoredAttachments?.join(', ')],
 ];
 
+/** What the sender was told after 250: each notice's state and why, and its text. */
+function noticesSection(record: IntakeRecord): string {
+  const notices = NOTICE_KINDS.flatMap((kind) => {
+    const entry = record.notices?.[kind];
+    return entry === undefined ? [] : [{ kind, entry }];
+  });
+  if (notices.length === 0) return '';
+  const blocks = notices.map(({ kind, entry }) => {
+    const facts = [`${kind} notice: ${entry.state}`, isoTime(entry.at), entry.reason, entry.to === undefined ? undefined : `to ${entry.to}`, entry.messageId]
+      .filter((f): f is string => f !== undefined && f !== '');
+    const text = entry.text === undefined ? '' : `\n<pre>${escapeHtml(`Subject: ${entry.subject ?? ''}\n\n${entry.text}`)}</pre>`;
+    return `<p>${facts.map(escapeHtml).join(' · ')}</p>${text}`;
+  });
+  return `<h2>Notices to the sender</h2>\n${blocks.join('\n')}`;
+}
+
 export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean): string {
   const fields = FIELDS
     .map(([label, value]) => [label, value(record)] as const)
@@ -87,6 +104,7 @@ ${fields.join('\n')}
 ${timeline.join('\n')}
 </tbody>
 </table>
+${noticesSection(record)}
 ${canReplay && record.state === 'failed' ? replayForm(record.intakeId) : ''}`;
   return page(`Intake ${record.intakeId}`, body);
 }

@@ -78,6 +78,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['errorCode'] as const, registers,
   });
   for (const errorCode of ALERT_CODES) alerts.inc({ errorCode }, 0);
+  const notices = new Counter({
+    name: `${PREFIX}notices_total`, help: 'Notices to senders entering a state, by kind (rejected, failed, submitted) and state',
+    labelNames: ['kind', 'state'] as const, registers,
+  });
 
   const queue = options.queue;
   if (queue !== undefined) {
@@ -111,6 +115,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       apiHealth.record(status, errorCode, clock());
     },
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
+    noticeState: (kind, state) => notices.inc({ kind, state }),
   };
   return { registry, observer, apiHealth };
 }

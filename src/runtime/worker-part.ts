@@ -2,6 +2,7 @@
 // client, and the watch for jobs BullMQ abandons, over the role's own connections.
 import { Worker, type Job } from 'bullmq';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
+import { startNoticePart } from '../notices/notice-part.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { watchAbandonedJobs } from '../worker/abandoned-jobs.js';
@@ -31,6 +32,9 @@ export async function startWorkerPart(
   });
   let worker: Worker<IntakeJobData, string> | undefined;
   const store = storeFor(ctx, connection);
+  const notices = startNoticePart({
+    config, connection, store, directory, clock: ctx.clock, logger: logger.child({ part: 'notices' }), observer: ctx.observer,
+  });
   const processor = createProcessor({
     store,
     directory,
@@ -39,6 +43,7 @@ export async function startWorkerPart(
     logger,
     observer: ctx.observer,
     maxPdfBytes: config.maxPdfBytes,
+    notices: notices.notices,
     rateLimit: async (ms: number, _job: Job<IntakeJobData>) => {
       await worker?.rateLimit(ms);
       throw Worker.RateLimitError();
@@ -58,9 +63,10 @@ export async function startWorkerPart(
   });
   worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
   const queue = createIntakeQueue(connection, config.redisPrefix);
-  const events = watchAbandonedJobs({ store, clock: ctx.clock, logger, observer: ctx.observer }, queue, workerConnection(ctx.redisUrl), config.redisPrefix);
+  const events = watchAbandonedJobs({ store, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices }, queue, workerConnection(ctx.redisUrl), config.redisPrefix);
   const running = worker;
   await running.waitUntilReady();
+  await notices.ready();
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {
     name: 'worker',
@@ -73,6 +79,8 @@ export async function startWorkerPart(
         new Promise<boolean>((r) => setTimeout(() => r(true), config.worker.closeTimeoutMs).unref()),
       ]);
       if (timedOut) await running.close(true);
+      // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
+      await notices.close(config.worker.closeTimeoutMs);
       await events.close();
       await queue.close();
       connection.disconnect();

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Env } from '../config.js';
+import type { NoticeKind } from '../intake/notice-fields.js';
 
 const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be an address range like 127.0.0.1/32');
 
@@ -15,6 +16,8 @@ const senderSchema = z
     apiClientSecret: z.string().min(1).optional(),
     apiClientSecretEnv: z.string().min(1).optional(),
     allowedIps: z.array(cidr).optional(),
+    /** Good news the sender wants by mail too; bad news is always told. */
+    notify: z.array(z.enum(['submitted'])).default([]),
   })
   .refine((s) => (s.apiClientSecret === undefined) !== (s.apiClientSecretEnv === undefined), {
     message: 'give exactly one of apiClientSecret and apiClientSecretEnv',
@@ -30,6 +33,8 @@ export interface Sender {
   readonly apiClientId: string;
   readonly apiClientSecret: string;
   readonly allowedIps: readonly string[] | undefined;
+  /** Notices the sender asked for besides bad news: `submitted` (a confirmation per letter). */
+  readonly notify: readonly NoticeKind[];
 }
 
 export interface SenderDirectory {
@@ -65,6 +70,7 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
       apiClientId: s.apiClientId,
       apiClientSecret: secret,
       allowedIps: s.allowedIps,
+      notify: s.notify,
     };
   });
   assertUnique(senders.flatMap((s) => s.addresses), 'address', source);

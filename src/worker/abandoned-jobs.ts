@@ -8,7 +8,7 @@ import { INTAKE_QUEUE } from '../intake/queue.js';
 import type { ProcessorDeps } from './processor.js';
 import { ACTIVE_STATES } from './processor.js';
 
-type Deps = Pick<ProcessorDeps, 'store' | 'clock' | 'logger' | 'observer'>;
+type Deps = Pick<ProcessorDeps, 'store' | 'clock' | 'logger' | 'observer' | 'notices'>;
 
 /** Marks the intake of a job BullMQ failed for good, unless the processor recorded an outcome. */
 export async function recordAbandonedJob(
@@ -24,6 +24,7 @@ export async function recordAbandonedJob(
   if (!result.ok) return; // the processor recorded the outcome itself
   deps.logger.error({ event: 'intake.failed', intakeId: jobId, ...update }, 'intake failed');
   deps.observer.intakeEnded('failed', update.errorCode, undefined);
+  await deps.notices.onOutcome(jobId, 'failed', undefined);
 }
 
 /** Listens to the queue's events (every worker does; the record's state lets one act). */

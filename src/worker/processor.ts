@@ -6,6 +6,7 @@ import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord, IntakeState, IntakeUpdate } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
 import { parseMessage } from './parse-message.js';
@@ -20,6 +21,8 @@ export interface ProcessorDeps {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
   readonly maxPdfBytes: number;
+  /** Queues the notice an outcome earns its sender (only enqueues). */
+  readonly notices: NoticeOutcomes;
   /** Pauses the whole queue for a while (the API said 429) without spending an attempt. */
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
 }
@@ -33,7 +36,11 @@ export function createProcessor(deps: ProcessorDeps) {
     const abort = signal ?? new AbortController().signal;
     const record = await deps.store.get(intakeId);
     if (record === undefined) throw new UnrecoverableError(`intake ${intakeId} has no record`);
-    if (record.state === 'submitted' || record.state === 'rejected') return record.state;
+    if (record.state === 'submitted' || record.state === 'rejected') {
+      // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
+      await deps.notices.onOutcome(intakeId, record.state, record.senderId);
+      return record.state;
+    }
 
     await transition(deps, log, record, 'processing', { attempts: job.attemptsMade + 1 });
     const queuedAt = record.timeline.queued ?? record.receivedAt;
@@ -107,6 +114,7 @@ async function finish(
   deps: ProcessorDeps, log: Logger, record: IntakeRecord, to: 'submitted' | 'rejected' | 'failed', update: IntakeUpdate,
 ): Promise<void> {
   await transition(deps, log, record, to, update);
+  await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
   const acceptedAt = record.timeline.queued ?? record.receivedAt;
   deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
 }

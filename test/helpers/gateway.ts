@@ -91,7 +91,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   parts.push(smtp);
   let sandbox: RunningSandbox | undefined;
   if (options.worker === true) {
-    const directory = loadSenderDirectory(resolve(FIXTURE_DIR, 'senders.json'), env);
+    const directory = loadSenderDirectory(config.sendersFile ?? resolve(FIXTURE_DIR, 'senders.json'), env);
     sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
     parts.push(await startWorkerPart(ctx, directory, sandbox.url));
     const running = sandbox;

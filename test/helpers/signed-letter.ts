@@ -17,6 +17,8 @@ export interface LetterSpec {
   readonly from?: string;
   /** null: no Message-ID header at all. */
   readonly messageId?: string | null;
+  /** Further header lines, e.g. "Auto-Submitted: auto-generated". */
+  readonly headers?: readonly string[];
 }
 
 export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
@@ -28,6 +30,7 @@ export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
       `Subject: ${spec.title}`,
       `Date: ${new Date().toUTCString().replace('GMT', '+0000')}`,
       ...(spec.messageId === null ? [] : [`Message-ID: ${spec.messageId ?? `<${randomUUID()}@acme.example>`}`]),
+      ...(spec.headers ?? []),
       'MIME-Version: 1.0',
       `Content-Type: multipart/mixed; boundary="${boundary}"`,
     ],

@@ -13,7 +13,10 @@ const redis = connectTestRedis();
 const prefix = randomPrefix();
 const store = new IntakeStore(redis, prefix, { rawMs: 1000, recordMs: 1000 });
 const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
-const deps = { store, clock: Date.now, logger: createLogger({ level: 'silent' }), observer: silentObserver };
+/** The notices each recorded outcome asked for: (intake id, outcome). */
+const noticesAsked: (readonly [string, string])[] = [];
+const notices = { onOutcome: async (intakeId: string, kind: string) => { noticesAsked.push([intakeId, kind]); } };
+const deps = { store, clock: Date.now, logger: createLogger({ level: 'silent' }), observer: silentObserver, notices };
 
 afterAll(async () => {
   await queue.close();
@@ -44,6 +47,7 @@ describe('a job abandoned by BullMQ', () => {
     expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
     expect(record?.reason).toContain('stalled more than allowable limit');
     expect(await redis.pttl(store.keys.raw('inabandoned000000000000001'))).toBe(-1);
+    expect(noticesAsked).toContainEqual(['inabandoned000000000000001', 'failed']);
   });
 
   it('is noticed from the queue events when BullMQ fails it for stalling, and its intake ends failed', async () => {
@@ -78,5 +82,6 @@ describe('a job abandoned by BullMQ', () => {
     await failForGood(job, 'rejected: NoPdfAttachment');
     await recordAbandonedJob(deps, queue, job.id ?? '', 'rejected: NoPdfAttachment');
     expect(await store.get('inabandoned000000000000002')).toMatchObject({ state: 'rejected', reasonCode: 'NoPdfAttachment' });
+    expect(noticesAsked.filter(([id]) => id === 'inabandoned000000000000002')).toEqual([]);
   });
 });

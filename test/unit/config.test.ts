@@ -22,9 +22,17 @@ describe('configuration', () => {
     ['INBOUND_ADDRESSES', 'not-an-address'],
     ['REDIS_URL', 'localhost:6379 x'],
     ['LOG_LEVEL', 'loud'],
+    ['NOTICE_SMTP_URL', 'http://relay.example:25'],
+    ['NOTICE_FROM', 'postmaster'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);
+  });
+
+  it('sends notices through the relay URL given, from postmaster@ the announced name unless NOTICE_FROM says otherwise', () => {
+    expect(loadConfig({ SMTP_HOSTNAME: 'mx.intake.example' }).notices).toEqual({ smtpUrl: undefined, from: 'postmaster@mx.intake.example', attempts: 8, timeoutMs: 30_000 });
+    const config = loadConfig({ NOTICE_SMTP_URL: 'smtps://u:p@relay.example:465', NOTICE_FROM: 'no-reply@intake.example' });
+    expect(config.notices).toMatchObject({ smtpUrl: 'smtps://u:p@relay.example:465', from: 'no-reply@intake.example' });
   });
 
   it('wants both TLS files or neither', () => {

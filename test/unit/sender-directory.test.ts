@@ -15,9 +15,15 @@ describe('the sender directory', () => {
     ['no secret', acme, 'exactly one'],
     ['a bad address', { ...acme, apiClientSecret: 'a', addresses: ['nope'] }, 'addresses'],
     ['a bad sender id', { ...acme, apiClientSecret: 'a', senderId: '42' }, 'senderId'],
+    ['a notice kind that cannot be asked for', { ...acme, apiClientSecret: 'a', notify: ['rejected'] }, 'notify'],
   ])('refuses %s, naming the problem', (_what, sender, fragment) => {
     expect(() => parseSenderDirectory({ senders: [sender] }, {})).toThrow(SenderDirectoryError);
     expect(() => parseSenderDirectory({ senders: [sender] }, {})).toThrow(fragment);
+  });
+
+  it('sends confirmations only to senders who ask for them', () => {
+    expect(parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a' }] }, {}).senders[0]?.notify).toEqual([]);
+    expect(parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a', notify: ['submitted'] }] }, {}).senders[0]?.notify).toEqual(['submitted']);
   });
 
   it('refuses a secret variable that is not set', () => {
