@@ -1,4 +1,4 @@
-// Replay: a `failed` intake goes back to the queue, keeping its exactly-once checkpoint
+// Replay: a `failed` intake goes back to the queue; its record keeps the exactly-once checkpoint
 // (the letter id, the draft marker), so a replay can never create a second letter.
 import type { Queue } from 'bullmq';
 import { intakeJobOptions, type IntakeJobData } from './queue.js';
@@ -16,10 +16,7 @@ export async function replayIntake(
     return { ok: false, reason: `intake ${intakeId} is ${record.state}; only failed intakes can be replayed` };
   }
   const previous = await deps.queue.getJob(intakeId);
-  const data: IntakeJobData = {
-    ...(previous?.data ?? { intakeId, from: record.from, sizeBytes: record.sizeBytes }),
-    ...(record.letterId === undefined ? {} : { letterId: record.letterId }),
-  };
+  const data: IntakeJobData = { intakeId, from: record.from, sizeBytes: record.sizeBytes };
   // The record first: a job that fails again at once must find it `queued`, not be overtaken.
   const moved = await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
   if (!moved.ok) return { ok: false, reason: `intake ${intakeId} is ${moved.state ?? 'gone'}; only failed intakes can be replayed` };

@@ -36,15 +36,20 @@ beforeEach(() => {
   letter = { title: `Letter ${counter}`, description: 'text', genderTargeting: 'All', parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }] };
 });
 
-function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number } = {}): Checkpoint & { recorded: string[] } {
+function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number } = {}): Checkpoint & { recorded: string[]; strays: unknown[] } {
   const recorded: string[] = [];
+  const strays: unknown[] = [];
   const checkpoint = {
     letterId: start.letterId,
     draftRequestedAt: start.draftRequestedAt,
     recorded,
+    strays,
     markDraftRequested: async () => {},
     recordLetterId: async (id: string) => {
       recorded.push(id);
+    },
+    recordStrayDraft: async (stray: unknown) => {
+      strays.push(stray);
     },
   };
   return checkpoint;
