@@ -69,6 +69,10 @@ const schema = z.object({
   WORKER_LOCK_MS: int(1000, 60_000),
   /** How long shutdown waits for active jobs before leaving them to another worker. */
   WORKER_CLOSE_TIMEOUT_MS: int(0, 30_000),
+  /** How often each worker sweeps for unfinished intakes whose job no longer runs (and once at start). */
+  WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
+  /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
+  WORKER_SWEEP_AGE_MS: z.coerce.number().int().min(100).optional(),
   /** Days an ended intake's record is kept (at least as long as its raw message). */
   RECORD_RETENTION_DAYS: z.coerce.number().min(0).default(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
@@ -84,6 +88,8 @@ const schema = z.object({
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_PORT: int(0, 8090),
+  /** The sandbox shows only what the contract promises: letters as id, status, title, sender; no listing. */
+  SANDBOX_STRICT_CONTRACT: flag,
   /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */
   DATA_DIR: z.string().default('.data'),
   /** Outbound relay for notices to senders; unset → notices are recorded, not sent. */
@@ -131,6 +137,8 @@ export interface Config {
     readonly backoffCapMs: number;
     readonly lockMs: number;
     readonly closeTimeoutMs: number;
+    readonly sweepIntervalMs: number;
+    readonly sweepAgeMs: number;
   };
   readonly http: {
     readonly host: string;
@@ -140,7 +148,7 @@ export interface Config {
   };
   readonly retentionMs: number;
   readonly recordRetentionMs: number;
-  readonly sandbox: { readonly host: string; readonly port: number };
+  readonly sandbox: { readonly host: string; readonly port: number; readonly strictContract: boolean };
   readonly dataDir: string;
   readonly notices: {
     readonly smtpUrl: string | undefined;
@@ -204,6 +212,8 @@ export function loadConfig(env: Env): Config {
       backoffCapMs: e.WORKER_BACKOFF_CAP_MS,
       lockMs: e.WORKER_LOCK_MS,
       closeTimeoutMs: e.WORKER_CLOSE_TIMEOUT_MS,
+      sweepIntervalMs: e.WORKER_SWEEP_INTERVAL_MS,
+      sweepAgeMs: e.WORKER_SWEEP_AGE_MS ?? 3 * e.WORKER_LOCK_MS,
     },
     http: {
       host: e.HTTP_HOST,
@@ -213,7 +223,7 @@ export function loadConfig(env: Env): Config {
     },
     retentionMs: e.RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
-    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
+    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, strictContract: e.SANDBOX_STRICT_CONTRACT },
     dataDir: e.DATA_DIR,
     notices: {
       smtpUrl: e.NOTICE_SMTP_URL,

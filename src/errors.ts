@@ -55,7 +55,7 @@ export const REJECTION_REASONS = {
   NotAPdf: 'An attachment named or typed as PDF does not start with %PDF-.',
   PdfTooLarge: 'A PDF attachment is larger than the limit.',
   MissingSubject: 'The subject is empty; it becomes the letter title.',
-  UnparseableMessage: 'The message could not be parsed as MIME.',
+  UnparseableMessage: 'The message exceeds what the MIME parser reads (1 MiB of header per part, 1,000 parts).',
   ApiRejected: 'The Sender API refused the letter as invalid.',
 } as const;
 
@@ -65,3 +65,25 @@ export type RejectionReason = keyof typeof REJECTION_REASONS;
 export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
+
+/**
+ * The worker no longer holds the intake (its job lock lapsed and another worker took it, or the
+ * intake was ended elsewhere): it must stop without writing or calling the Sender API again.
+ */
+export class OwnershipLost extends Error {
+  override readonly name = 'OwnershipLost';
+}
+
+/**
+ * Why an intake ended `failed` without the Sender API saying so: stable codes in the record,
+ * the logs and the operator alert metric.
+ */
+export const WORKER_FAILURES = {
+  RawMessageMissing: 'The raw message is gone from the store.',
+  ParserError: 'Reading the message failed with an error that is not a rule of the message (a defect to fix, then replay).',
+  WorkerError: 'The worker failed with an unexpected error on every attempt.',
+  JobAbandoned: 'The queue gave up on the job outside the worker (it stalled too often).',
+  JobLost: 'The intake was left unfinished and its job no longer runs.',
+} as const;
+
+export type WorkerFailure = keyof typeof WORKER_FAILURES;

@@ -56,9 +56,9 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
   if (!created.created && created.requeued) {
-    // The intake had failed: its failed job goes, a new one carries the checkpoint on.
+    // The intake had failed: its failed job goes, a new one takes over the record's checkpoint.
     try {
-      await requeueJob(deps.queue, job, deps.attempts, created.letterId);
+      await requeueJob(deps.queue, job, deps.attempts);
     } catch (err) {
       await deps.store.transition(intakeId, ['received'], 'failed', deps.clock()).catch(() => undefined);
       throw err;

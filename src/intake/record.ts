@@ -5,7 +5,8 @@
 //
 // received:   raw message and record stored; the job is not yet confirmed queued.
 // queued:     the job is in the queue; the client was told 250.
-// processing: a worker holds the job.
+// processing: a worker holds the job; `owner` is its BullMQ lock token, and only the owner may
+//             write checkpoints or the outcome (a worker whose lock lapsed is fenced off).
 // submitted:  the letter exists in status PendingApproval (letterId set).
 // rejected:   the message breaks a rule (reasonCode + reason); never retried.
 // failed:     retries exhausted or an operator must act (errorCode, traceId); replayable.
@@ -36,6 +37,14 @@ const json = <T extends z.ZodType>(schema: T) =>
 const pdfSchema = z.object({ fileName: z.string(), bytes: z.number(), sha256: z.string() });
 export type PdfRecord = z.infer<typeof pdfSchema>;
 
+/**
+ * A draft the Sender API may hold that will never be submitted: one a worker created after it
+ * lost the intake (its id), or one an earlier attempt requested that could not be looked for
+ * (no id: only the time the request was marked).
+ */
+const strayDraftSchema = z.object({ letterId: z.string().optional(), requestedAt: z.number().optional(), at: z.number() });
+export type StrayDraft = z.infer<typeof strayDraftSchema>;
+
 const storedSchema = z.object({
   intakeId: z.string(),
   state: z.enum(INTAKE_STATES),
@@ -53,6 +62,11 @@ const storedSchema = z.object({
   attempts: z.coerce.number().default(0),
   senderId: z.string().optional(),
   letterId: z.string().optional(),
+  /** Set (by the owner) just before a draft is requested: a later attempt knows one may exist. */
+  draftRequestedAt: z.coerce.number().optional(),
+  /** The lock token of the worker that holds the intake while it is `processing`. */
+  owner: z.string().optional(),
+  strayDrafts: json(z.array(strayDraftSchema)).optional(),
   reasonCode: z.string().optional(),
   reason: z.string().optional(),
   errorCode: z.string().optional(),
@@ -71,7 +85,7 @@ export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts' | '
 
 /** Fields a worker or operator may set alongside a transition. */
 export type IntakeUpdate = Partial<
-  Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts'>
+  Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts' | 'draftRequestedAt'>
 >;
 
 const timelineField = (state: IntakeState): string => `at.${state}`;

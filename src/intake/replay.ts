@@ -1,4 +1,4 @@
-// Replay: a `failed` intake goes back to the queue, keeping its exactly-once checkpoint
+// Replay: a `failed` intake goes back to the queue; its record keeps the exactly-once checkpoint
 // (the letter id, the draft marker), so a replay can never create a second letter.
 import type { Queue } from 'bullmq';
 import type { IntakeJobData } from './queue.js';
@@ -20,7 +20,7 @@ export async function replayIntake(
   const moved = await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
   if (!moved.ok) return { ok: false, reason: `intake ${intakeId} is ${moved.state ?? 'gone'}; only failed intakes can be replayed` };
   try {
-    await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts, record.letterId);
+    await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);
   } catch (err) {
     await deps.store.transition(intakeId, ['queued'], 'failed', deps.clock());
     throw err;

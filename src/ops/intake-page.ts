@@ -62,6 +62,9 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
   ['authentication', (r) => Object.entries(r.auth).map(([k, v]) => `${k}: ${v}`).join('; ')],
   ['PDFs', (r) => r.pdfs?.map((p) => `${p.fileName} (${p.bytes} bytes, sha256 ${p.sha256})`).join('; ')],
   ['ignored attachments', (r) => r.ignoredAttachments?.join(', ')],
+  // Drafts the Sender API holds that will never be submitted (a worker lost the intake meanwhile).
+  ['stray drafts', (r) => r.strayDrafts?.map((d) => d.letterId ?? `unknown id (draft requested ${new Date(d.requestedAt ?? d.at).toISOString()})`).join('; ')],
+  ['held by', (r) => (r.state === 'processing' ? r.owner : undefined)],
 ];
 
 /** What the sender was told after 250: each notice's state and why, and its text. */

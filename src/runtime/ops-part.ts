@@ -8,7 +8,7 @@ import { startOpsServer } from '../ops/server.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
-import { workerConnection } from './redis.js';
+import { logConnectionErrors, workerConnection } from './redis.js';
 
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;
@@ -22,7 +22,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
   const log = ctx.logger.child({ role: 'ops' });
   const redis = workerConnection(redisUrl);
   // Readiness reports an outage; these keep ioredis from printing it as an unhandled event.
-  redis.on('error', (err) => log.debug({ err, event: 'ops.redis_error' }, 'redis error'));
+  logConnectionErrors(redis, log, 'ops.redis_error');
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', (err) => log.debug({ err, event: 'ops.queue_error' }, 'queue error'));
   const metrics = createMetrics({ queue });

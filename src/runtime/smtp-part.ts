@@ -11,7 +11,7 @@ import { createAuthenticator } from '../smtp/authenticator.js';
 import { startListener } from '../smtp/server.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor, type PartContext } from './part-context.js';
-import { producerConnection, waitForRedis } from './redis.js';
+import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
 
 /** A message past this is appended to Redis in batches of this size while it arrives. */
 const SPOOL_BATCH_BYTES = 256 * 1024;
@@ -31,7 +31,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const log = ctx.logger.child({ role: 'smtp' });
   const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
-  redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
+  logConnectionErrors(redis, log, 'smtp.redis_error');
   await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', (err) => log.debug({ err, event: 'smtp.queue_error' }, 'queue error'));

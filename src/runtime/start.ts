@@ -41,7 +41,7 @@ export async function startCommand(): Promise<'running'> {
   const redis = config.redisUrl === undefined ? await startEmbeddedRedis(config.dataDir) : undefined;
   const redisUrl = config.redisUrl ?? redis?.url ?? '';
   const sandbox = config.senderApiUrl === undefined
-    ? await startSandbox({ directory, clock: ctx.clock, logger: logger.child({ role: 'sandbox' }), host: config.sandbox.host, port: config.sandbox.port })
+    ? await startSandbox({ directory, clock: ctx.clock, logger: logger.child({ role: 'sandbox' }), host: config.sandbox.host, port: config.sandbox.port, strictContract: config.sandbox.strictContract })
     : undefined;
   const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 

@@ -1,17 +1,17 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
-// client, and the watch for jobs BullMQ abandons, over the role's own connections.
+// client, and the sweep for intakes whose job no longer runs, over the role's own connections.
 import { Worker, type Job } from 'bullmq';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { startNoticePart } from '../notices/notice-part.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { watchAbandonedJobs } from '../worker/abandoned-jobs.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
-import { createProcessor } from '../worker/processor.js';
+import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
+import { startReconciler } from '../worker/reconciler.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor, type PartContext } from './part-context.js';
-import { waitForRedis, workerConnection } from './redis.js';
+import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
 
 export async function startWorkerPart(
   ctx: PartContext,
@@ -21,7 +21,7 @@ export async function startWorkerPart(
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'worker' });
   const connection = workerConnection(ctx.redisUrl);
-  connection.on('error', (err) => logger.debug({ err, event: 'worker.redis_error' }, 'redis error'));
+  logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisUrl, config.redisStartTimeoutMs);
   const client = createSenderApiClient({
     baseUrl: senderApiUrl,
@@ -30,7 +30,7 @@ export async function startWorkerPart(
     logger,
     onCall: (e) => ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000),
   });
-  let worker: Worker<IntakeJobData, string> | undefined;
+  let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
   const store = storeFor(ctx, connection);
   const notices = startNoticePart({
     config, connection, store, directory, clock: ctx.clock, logger: logger.child({ part: 'notices' }), observer: ctx.observer,
@@ -49,7 +49,7 @@ export async function startWorkerPart(
       throw Worker.RateLimitError();
     },
   });
-  worker = new Worker<IntakeJobData, string>(INTAKE_QUEUE, processor, {
+  worker = new Worker<IntakeJobData, IntakeOutcome>(INTAKE_QUEUE, processor, {
     connection,
     prefix: config.redisPrefix,
     concurrency: config.worker.concurrency,
@@ -63,10 +63,14 @@ export async function startWorkerPart(
   });
   worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
   const queue = createIntakeQueue(connection, config.redisPrefix);
-  const events = watchAbandonedJobs({ store, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices }, queue, workerConnection(ctx.redisUrl), config.redisPrefix);
+  queue.on('error', (err) => logger.warn({ err, event: 'worker.queue_error' }, 'queue error'));
   const running = worker;
   await running.waitUntilReady();
   await notices.ready();
+  const sweeper = startReconciler(
+    { store, queue, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices, ageMs: config.worker.sweepAgeMs },
+    config.worker.sweepIntervalMs,
+  );
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {
     name: 'worker',
@@ -79,9 +83,9 @@ export async function startWorkerPart(
         new Promise<boolean>((r) => setTimeout(() => r(true), config.worker.closeTimeoutMs).unref()),
       ]);
       if (timedOut) await running.close(true);
+      await sweeper.stop();
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await notices.close(config.worker.closeTimeoutMs);
-      await events.close();
       await queue.close();
       connection.disconnect();
     },

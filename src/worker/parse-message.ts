@@ -21,6 +21,14 @@ export interface ParsedMessage {
   readonly attachments: readonly MessageAttachment[];
 }
 
+/**
+ * Whether a parse failure is the parser refusing the message by its limits (mailsplit's EMAXLEN:
+ * 1 MiB of header per MIME node, 1,000 child nodes): a rule of the message, not a defect.
+ */
+export function isParserLimit(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && err.code === 'EMAXLEN';
+}
+
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   const mail = await simpleParser(raw, {
     skipHtmlToText: true,

@@ -92,7 +92,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   let sandbox: RunningSandbox | undefined;
   if (options.worker === true) {
     const directory = loadSenderDirectory(config.sendersFile ?? resolve(FIXTURE_DIR, 'senders.json'), env);
-    sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
+    sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, strictContract: config.sandbox.strictContract });
     parts.push(await startWorkerPart(ctx, directory, sandbox.url));
     const running = sandbox;
     parts.push({ name: 'sandbox', close: () => running.close() });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { loadKeys } from '../../fixtures/keys.js';
-import { attachmentPart, message, multipartBody, textPart } from '../../fixtures/mime.js';
+import { attachmentPart, htmlPart, message, multipartBody, textPart } from '../../fixtures/mime.js';
 import { buildPdf } from '../../fixtures/pdf.js';
 import { FIXTURE_DIR } from './gateway.js';
 
@@ -13,6 +13,8 @@ const keys = loadKeys(join(FIXTURE_DIR, 'keys'));
 export interface LetterSpec {
   readonly title: string;
   readonly text?: string;
+  /** An HTML body instead of the text one. */
+  readonly html?: string;
   readonly pdf?: Buffer;
   readonly from?: string;
   /** null: no Message-ID header at all. */
@@ -35,7 +37,7 @@ export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
       `Content-Type: multipart/mixed; boundary="${boundary}"`,
     ],
     multipartBody(boundary, [
-      textPart(spec.text ?? `Dear customer,\nthis is "${spec.title}".\n`),
+      spec.html === undefined ? textPart(spec.text ?? `Dear customer,\nthis is "${spec.title}".\n`) : htmlPart(spec.html),
       attachmentPart({ contentType: 'application/pdf', fileName: 'letter.pdf', data: spec.pdf ?? buildPdf(spec.title) }),
     ]),
   );

@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { decide } from '../../src/worker/decide.js';
-import { parseMessage } from '../../src/worker/parse-message.js';
+import { isParserLimit, parseMessage } from '../../src/worker/parse-message.js';
 import { REPO } from '../helpers/gateway.js';
 
 const PEER_MIME = resolve(REPO, '../shared/peer/mime');
@@ -33,11 +33,11 @@ describe('the peer MIME corpus', () => {
     expect(files.length).toBeGreaterThanOrEqual(70);
     const decisions = new Map<string, string[]>();
     for (const file of files) {
-      const parsed = await parseMessage(readFileSync(file)).catch(() => undefined);
-      const decision = parsed === undefined ? undefined : decide(parsed, { directory: registering(parsed.fromAddresses), maxPdfBytes: 10 * 1024 * 1024 });
-      const key = decision === undefined ? 'UnparseableMessage' : decision.kind === 'letter' ? 'letter' : decision.reasonCode;
+      const parsed = await parseMessage(readFileSync(file)).catch((err: unknown) => (isParserLimit(err) ? 'UnparseableMessage' : 'ParserError'));
+      const decision = typeof parsed === 'string' ? parsed : decide(parsed, { directory: registering(parsed.fromAddresses), maxPdfBytes: 10 * 1024 * 1024 });
+      const key = typeof decision === 'string' ? decision : decision.kind === 'letter' ? 'letter' : decision.reasonCode;
       decisions.set(key, [...(decisions.get(key) ?? []), relative(PEER_MIME, file)]);
-      if (decision?.kind === 'letter') {
+      if (typeof decision !== 'string' && decision.kind === 'letter') {
         for (const part of decision.letter.parts) {
           expect(part.fileName).not.toMatch(/[/\\\u0000-\u001f]/);
           expect(Buffer.from(part.base64Data, 'base64').subarray(0, 5).toString('latin1')).toBe('%PDF-');

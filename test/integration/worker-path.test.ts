@@ -3,10 +3,11 @@
 // matching the e-mail, or as a recorded rejection and no letter.
 import { createHash } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { sendOnce } from '../helpers/smtp-client.js';
+import { signedLetter } from '../helpers/signed-letter.js';
 
 let gateway: TestGateway;
 
@@ -17,8 +18,9 @@ afterAll(async () => {
   await gateway.close();
 });
 
-async function deliver(file: string, envelopeSender: string): Promise<string> {
-  const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw: fixture(file), helo: FIXTURE_SESSION.helo });
+async function deliver(file: string | Buffer, envelopeSender: string): Promise<string> {
+  const raw = typeof file === 'string' ? fixture(file) : file;
+  const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
   return intakeIdOf(replies['data']?.text ?? '');
 }
 
@@ -84,5 +86,46 @@ describe('a message that breaks a rule is rejected with its reason and no letter
     expect(record.reasonCode).toBe(spec.worker?.outcome === 'rejected' ? spec.worker.reason : '');
     expect(record.reason?.length).toBeGreaterThan(10);
     expect(gateway.sandbox?.store.allLetters().length).toBe(before);
+  });
+});
+
+describe('how a job ends in the queue', () => {
+  it('completes the job of a rejected intake with the rejection as its result, so failed jobs are real failures only', async () => {
+    const spec = FIXTURES.find((f) => f.worker?.outcome === 'rejected');
+    const file = spec?.file ?? 'missing fixture';
+    const intakeId = await deliver(file, spec?.envelopeSender ?? '');
+    const record = await gateway.settled(intakeId);
+    // The record is written before BullMQ moves the job: wait for the move.
+    await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
+    const job = await gateway.queue.getJob(intakeId);
+    expect({ state: await gateway.queue.getJobState(intakeId), result: job?.returnvalue, failedReason: job?.failedReason })
+      .toEqual({ state: 'completed', result: { outcome: 'rejected', reasonCode: record.reasonCode }, failedReason: undefined });
+    expect(record.reasonCode).toBe(spec?.worker?.outcome === 'rejected' ? spec.worker.reason : 'no rejected fixture');
+  });
+
+  it('completes the job of a submitted intake with the letter id as its result', async () => {
+    const intakeId = await deliver(await signedLetter({ title: 'Job result of a submitted intake' }), 'bounce@acme.example');
+    const record = await gateway.settled(intakeId);
+    await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
+    const job = await gateway.queue.getJob(intakeId);
+    expect(record.state).toBe('submitted');
+    expect(job?.returnvalue).toEqual({ outcome: 'submitted', letterId: record.letterId });
+  });
+});
+
+describe('an error that is a defect, not a rule of the message', () => {
+  it('fails the intake for an operator, replayable and logged with its stack, instead of rejecting the sender as unparseable', async () => {
+    // html-to-text recurses once per element: 10,000 nested elements overflow the stack.
+    const html = `<html><body>${'<div>\n'.repeat(10_000)}Dear customer${'</div>\n'.repeat(10_000)}</body></html>`;
+    const intakeId = await deliver(await signedLetter({ title: 'Deeply nested HTML body', html }), 'bounce@acme.example');
+    const record = await gateway.settled(intakeId);
+    expect({ state: record.state, errorCode: record.errorCode, reasonCode: record.reasonCode }).toEqual({ state: 'failed', errorCode: 'ParserError', reasonCode: undefined });
+    expect(record.reason).toContain('Maximum call stack size exceeded');
+    expect(await gateway.redis.pttl(gateway.store.keys.raw(intakeId))).toBe(-1); // kept for a replay
+    const logged = gateway.logs.find((l) => l['event'] === 'intake.parser_error' && l['intakeId'] === intakeId);
+    expect(logged?.['level']).toBe(50);
+    expect(JSON.stringify(logged?.['err'])).toMatch(/RangeError.*\\n\s+at /);
+    // The record is written before BullMQ moves the job: wait for the move.
+    await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).toBe('failed'), { timeout: 5000 });
   });
 });

@@ -38,4 +38,11 @@ describe('configuration', () => {
   it('wants both TLS files or neither', () => {
     expect(() => loadConfig({ TLS_KEY_FILE: '/k' })).toThrow(/TLS_KEY_FILE, TLS_CERT_FILE/);
   });
+
+  it('sweeps for unfinished intakes older than three job locks unless told otherwise, and serves the full sandbox by default', () => {
+    const defaults = loadConfig({ WORKER_LOCK_MS: '20000' });
+    expect([defaults.worker.sweepAgeMs, defaults.worker.sweepIntervalMs, defaults.sandbox.strictContract]).toEqual([60_000, 30_000, false]);
+    const set = loadConfig({ WORKER_SWEEP_AGE_MS: '5000', SANDBOX_STRICT_CONTRACT: 'true' });
+    expect([set.worker.sweepAgeMs, set.sandbox.strictContract]).toEqual([5000, true]);
+  });
 });
