@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { intakeKeys, type IntakeKeys } from './keys.js';
 import { luaScript } from './lua-script.js';
 import type { SpooledBody } from './raw-spool.js';
+import { IntakeSearch } from './search-index.js';
 import {
   FINAL_STATES,
   INTAKE_STATES,
@@ -73,6 +74,8 @@ export interface RetentionPolicy {
 
 export class IntakeStore {
   readonly keys: IntakeKeys;
+  /** Lookup by Message-ID, From and letter id, and counts of ended intakes (search-index.ts). */
+  readonly search: IntakeSearch;
 
   constructor(
     private readonly redis: Redis,
@@ -80,6 +83,7 @@ export class IntakeStore {
     private readonly retention: RetentionPolicy,
   ) {
     this.keys = intakeKeys(prefix);
+    this.search = new IntakeSearch(redis, prefix, Math.max(retention.recordMs, retention.rawMs, UNFINISHED_TTL_MS));
   }
 
   /**
@@ -90,11 +94,12 @@ export class IntakeStore {
     const fields = Object.entries(toHashFields(intake)).flat();
     const { body } = message;
     const [spoolKey, bytes, spooled] = 'spoolKey' in body ? [body.spoolKey, '', '1'] : [this.keys.spool('unused'), body.bytes, '0'];
-    const result = await CREATE(
+    // Sent together with the record (same connection, one round trip); a re-delivery re-adds the same ids.
+    const [result] = await Promise.all([CREATE(
       this.redis,
       this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'), spoolKey,
       String(now), message.headers, bytes, spooled, intake.intakeId, String(UNFINISHED_TTL_MS), ...fields,
-    );
+    ), this.search.created(intake, now)]);
     if (result === 'created') return { created: true };
     return { created: false, state: asState(result) ?? 'received' };
   }
@@ -117,7 +122,10 @@ export class IntakeStore {
       this.keys.record(intakeId), this.keys.raw(intakeId), this.keys.stateIndexPrefix,
       to, String(now), String(ttlRecordMs), String(ttlRawMs), from.join(','), ...fields,
     );
-    if (result === 'ok') return { ok: true };
+    if (result === 'ok') {
+      await this.search.changed(intakeId, to, update, now);
+      return { ok: true };
+    }
     return { ok: false, state: asState(result) };
   }
 
@@ -125,6 +133,7 @@ export class IntakeStore {
   async update(intakeId: string, update: IntakeUpdate): Promise<void> {
     const fields = toHashFields(update);
     if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.record(intakeId), fields);
+    if (update.letterId !== undefined) await this.search.letter(intakeId, update.letterId);
   }
 
   async get(intakeId: string): Promise<IntakeRecord | undefined> {
@@ -135,9 +144,9 @@ export class IntakeStore {
     return (await this.redis.getBuffer(this.keys.raw(intakeId))) ?? undefined;
   }
 
-  /** The newest intakes in a state, newest first. */
-  async list(state: IntakeState, limit = 100): Promise<IntakeRecord[]> {
-    const ids = await this.redis.zrevrange(this.keys.stateIndex(state), 0, limit - 1);
+  /** The newest intakes in a state, newest first, skipping the newest `offset`. */
+  async list(state: IntakeState, limit = 100, offset = 0): Promise<IntakeRecord[]> {
+    const ids = await this.redis.zrevrange(this.keys.stateIndex(state), offset, offset + limit - 1);
     const records = await Promise.all(ids.map((id) => this.get(id)));
     return records.filter((r): r is IntakeRecord => r !== undefined && r.state === state);
   }
