@@ -130,6 +130,7 @@ async function checkDns(deps: DoctorDeps, domains: ReadonlyMap<string, readonly 
   const { config, resolver } = deps;
   const results: CheckResult[] = [];
   const inbound = [...new Set(config.inboundAddresses.map((a) => a.slice(a.lastIndexOf('@') + 1)))];
+  if (inbound.length === 0) results.push(warn('DNS', 'MX', 'INBOUND_ADDRESSES is unset: no processing domain to check (`start` uses the demo address)'));
   for (const domain of inbound) results.push(judgeMx(domain, config.smtp.hostname, await lookup(resolver, domain, 'MX')));
   const domainsWithoutSpf = new Set<string>();
   const selectors = redis === undefined ? new Map<string, Set<string>>() : await recentDkimSelectors(redis, config);

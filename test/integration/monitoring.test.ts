@@ -116,10 +116,13 @@ describe('alert rules', () => {
     }
   });
 
-  it.skipIf(!PROMTOOL)('pass promtool check rules', () => {
+  it.skipIf(!PROMTOOL)('pass promtool check rules, and the compose stack\'s Prometheus config loads them', () => {
     const run = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
     expect(run.stdout + run.stderr).toContain('SUCCESS: 6 rules found');
     expect(run.status).toBe(0);
+    const config = spawnSync('promtool', ['check', 'config', resolve(REPO, 'deploy/prometheus/prometheus.yml')], { encoding: 'utf8' });
+    expect(config.stdout + config.stderr).toContain('SUCCESS: 1 rule files found');
+    expect(config.status).toBe(0);
   });
 
   it.skipIf(!PROMTOOL)('fire on series shaped like the scrape, and stay quiet on a healthy one (promtool test rules)', () => {
