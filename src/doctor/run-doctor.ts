@@ -8,7 +8,7 @@ import type { Config, Env } from '../config.js';
 import type { Logger } from '../log.js';
 import { withTimeout } from '../ops/bounded.js';
 import { createSenderApiClient } from '../sender-api/client.js';
-import { parseSenderDirectory, type SenderDirectory } from '../senders/directory.js';
+import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
 import { judgeDirectory, parseRawDirectory } from './directory-checks.js';
 import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks.js';
@@ -89,9 +89,7 @@ function readDirectory(file: string | undefined, env: Env, results: CheckResult[
   try {
     return { raw, directory: parseSenderDirectory(json, env, `SENDERS_FILE ${file}`) };
   } catch (err) {
-    // Duplicates are named by judgeDirectory; anything else is named here.
-    const message = err instanceof Error ? err.message : String(err);
-    if (raw === undefined || !message.includes('appears twice')) results.push(fail('Sender directory', 'SENDERS_FILE', message));
+    results.push(fail('Sender directory', 'valid', `the gateway will not start: ${err instanceof Error ? err.message : String(err)}`));
     return { raw, directory: undefined };
   }
 }
@@ -113,17 +111,17 @@ async function checkApi(deps: DoctorDeps, directory: SenderDirectory | undefined
   const client = createSenderApiClient({
     baseUrl: url, clock: deps.clock, timeoutMs: Math.min(deps.config.apiTimeoutMs, CONNECT_TIMEOUT_MS), logger: deps.logger,
   });
-  const outcomes = await Promise.all(directory.senders.map(async (sender): Promise<LoginOutcome> => {
+  const logins = await Promise.all(directory.senders.map(async (sender): Promise<readonly [Sender, LoginOutcome]> => {
     try {
       await client.as(sender).login();
-      return { ok: true };
+      return [sender, { ok: true }];
     } catch (error) {
-      return { ok: false, error };
+      return [sender, { ok: false, error }];
     }
   }));
-  const reachable = judgeReachable(outcomes, new URL(url).origin);
+  const reachable = judgeReachable(logins.map(([, outcome]) => outcome), new URL(url).origin);
   if (reachable.status === 'fail') return [transport, reachable];
-  return [transport, reachable, ...directory.senders.map((s, i) => judgeLogin(s, outcomes[i] ?? { ok: true }))];
+  return [transport, reachable, ...logins.map(([sender, outcome]) => judgeLogin(sender, outcome))];
 }
 
 async function checkDns(deps: DoctorDeps, domains: ReadonlyMap<string, readonly string[]>, redis: Redis | undefined): Promise<{ results: CheckResult[]; domainsWithoutSpf: Set<string> }> {

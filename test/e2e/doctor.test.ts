@@ -203,6 +203,16 @@ describe('letter-intake doctor on broken deployments', () => {
     expect(named(results, 'MX of intake.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('mx.old-provider.example, not SMTP_HOSTNAME mx.intake.example') });
   });
 
+  it('names an address claimed by two senders and a secret written into the file', async () => {
+    const file = join(dir, 'senders-dup.json');
+    const senders: unknown = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'));
+    writeFileSync(file, JSON.stringify(senders).replace('"letters@globex.example"', '"Letters@Acme.example"'));
+    const results = await doctor({ SENDERS_FILE: file });
+    expect(named(results, 'valid')).toMatchObject({ status: 'fail', detail: expect.stringContaining('the gateway will not start') });
+    expect(named(results, 'duplicate addresses')).toMatchObject({ status: 'fail', detail: expect.stringContaining('letters@acme.example (Acme Utilities, Globex)') });
+    expect(named(results, 'secrets')).toMatchObject({ status: 'warn', detail: expect.stringContaining('Acme Utilities, Globex') });
+  });
+
   it('fails an unreachable Redis within its bound', async () => {
     const started = Date.now();
     const results = await doctor({ REDIS_URL: 'redis://127.0.0.1:1' });
