@@ -123,7 +123,9 @@ export class IntakeStore {
       to, String(now), String(ttlRecordMs), String(ttlRawMs), from.join(','), ...fields,
     );
     if (result === 'ok') {
-      await this.search.changed(intakeId, to, update, now);
+      // Not awaited: the index follows on the same connection (so later reads see it) without
+      // delaying the caller; a lost index write only makes the intake harder to find.
+      void this.search.changed(intakeId, to, update, now).catch(() => undefined);
       return { ok: true };
     }
     return { ok: false, state: asState(result) };
@@ -133,7 +135,7 @@ export class IntakeStore {
   async update(intakeId: string, update: IntakeUpdate): Promise<void> {
     const fields = toHashFields(update);
     if (Object.keys(fields).length > 0) await this.redis.hset(this.keys.record(intakeId), fields);
-    if (update.letterId !== undefined) await this.search.letter(intakeId, update.letterId);
+    if (update.letterId !== undefined) void this.search.letter(intakeId, update.letterId).catch(() => undefined);
   }
 
   async get(intakeId: string): Promise<IntakeRecord | undefined> {
