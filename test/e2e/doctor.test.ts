@@ -194,6 +194,21 @@ describe('letter-intake doctor on broken deployments', () => {
     expect(named(results, 'login as Globex (globex-client)')?.status).toBe('ok');
   });
 
+  it('names the sender whose API allow-list does not hold the gateway\'s address', async () => {
+    const file = join(dir, 'senders-allow-list.json');
+    writeFileSync(file, readFileSync(join(dir, 'senders.json'), 'utf8').replace(/"allowedIps":\["127\.0\.0\.1\/32","::1\/128"\](\}\]\}$)/, '"allowedIps":["203.0.113.0/24"]$1'));
+    const strict = await startSandbox({
+      directory: loadSenderDirectory(file, healthy), clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0,
+    });
+    try {
+      const results = await doctor({ SENDER_API_URL: strict.url });
+      expect(named(results, 'login as Globex (globex-client)')).toMatchObject({ status: 'fail', detail: expect.stringContaining('IpAddressUnauthorized') });
+      expect(named(results, 'login as Acme Utilities (acme-client)')?.status).toBe('ok');
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('names a DKIM selector whose key is gone, and an MX that points elsewhere', async () => {
     const zone: Record<string, unknown> = JSON.parse(readFileSync(writeZone(join(dir, 'zone-b.json'), ['rsa2048._domainkey.globex.example']), 'utf8'));
     zone['intake.example'] = { MX: [{ exchange: 'mx.old-provider.example', priority: 10 }] };
