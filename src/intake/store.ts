@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { intakeKeys, type IntakeKeys } from './keys.js';
 import { APPEND_STRAY_DRAFT, CHECKPOINT, CREATE, TRANSITION } from './store-scripts.js';
 import type { SpooledBody } from './raw-spool.js';
+import { IntakeSearch } from './search-index.js';
 import {
   FINAL_STATES,
   INTAKE_STATES,
@@ -46,6 +47,8 @@ export interface RetentionPolicy {
 
 export class IntakeStore {
   readonly keys: IntakeKeys;
+  /** Lookup by Message-ID, From and letter id, and counts of ended intakes (search-index.ts). */
+  readonly search: IntakeSearch;
 
   constructor(
     private readonly redis: Redis,
@@ -53,6 +56,7 @@ export class IntakeStore {
     private readonly retention: RetentionPolicy,
   ) {
     this.keys = intakeKeys(prefix);
+    this.search = new IntakeSearch(redis, prefix, Math.max(retention.recordMs, retention.rawMs, UNFINISHED_TTL_MS));
   }
 
   /**
@@ -63,11 +67,12 @@ export class IntakeStore {
     const fields = Object.entries(toHashFields(intake)).flat();
     const { body } = message;
     const [spoolKey, bytes, spooled] = 'spoolKey' in body ? [body.spoolKey, '', '1'] : [this.keys.spool('unused'), body.bytes, '0'];
-    const result = await CREATE(
+    // Sent together with the record (same connection, one round trip); a re-delivery re-adds the same ids.
+    const [result] = await Promise.all([CREATE(
       this.redis,
       this.keys.record(intake.intakeId), this.keys.raw(intake.intakeId), this.keys.stateIndex('received'), spoolKey,
       this.keys.stateIndex('failed'), String(now), message.headers, bytes, spooled, intake.intakeId, String(UNFINISHED_TTL_MS), ...fields,
-    );
+    ), this.search.created(intake, now)]);
     if (result === 'created') return { created: true };
     if (Array.isArray(result) && result[0] === 'requeued') {
       const letterId: unknown = result[1];
@@ -99,7 +104,12 @@ export class IntakeStore {
       to, String(now), String(ttlRecordMs), String(ttlRawMs), from.join(','),
       guard.expectedOwner ?? '', guard.claim ?? '', ...fields,
     );
-    if (result === 'ok') return { ok: true };
+    if (result === 'ok') {
+      // Not awaited: the index follows on the same connection (so later reads see it) without
+      // delaying the caller; a lost index write only makes the intake harder to find.
+      void this.search.changed(intakeId, to, update, now).catch(() => undefined);
+      return { ok: true };
+    }
     if (result === 'notowner') return { ok: false, state: undefined, notOwner: true };
     return { ok: false, state: asState(result) };
   }
@@ -111,6 +121,7 @@ export class IntakeStore {
   async checkpoint(intakeId: string, owner: string, update: IntakeUpdate, writeOnce: keyof IntakeUpdate | '' = ''): Promise<CheckpointResult> {
     const fields = Object.entries(toHashFields(update)).flat();
     const result = await CHECKPOINT(this.redis, this.keys.record(intakeId), owner, writeOnce, ...fields);
+    if (result === 'ok' && update.letterId !== undefined) void this.search.letter(intakeId, update.letterId).catch(() => undefined);
     return result === 'ok' || result === 'conflict' ? result : 'notowner';
   }
 
@@ -142,9 +153,9 @@ export class IntakeStore {
     return (await this.redis.getBuffer(this.keys.raw(intakeId))) ?? undefined;
   }
 
-  /** The newest intakes in a state, newest first. */
-  async list(state: IntakeState, limit = 100): Promise<IntakeRecord[]> {
-    const ids = await this.redis.zrevrange(this.keys.stateIndex(state), 0, limit - 1);
+  /** The newest intakes in a state, newest first, skipping the newest `offset`. */
+  async list(state: IntakeState, limit = 100, offset = 0): Promise<IntakeRecord[]> {
+    const ids = await this.redis.zrevrange(this.keys.stateIndex(state), offset, offset + limit - 1);
     const records = await Promise.all(ids.map((id) => this.get(id)));
     return records.filter((r): r is IntakeRecord => r !== undefined && r.state === state);
   }

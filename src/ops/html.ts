@@ -25,6 +25,10 @@ th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vert
 th { background: #f3f3f3; }
 nav a { margin-right: 1rem; }
 form { margin: 0; }
+.counts { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
+.num { text-align: right; }
+form.search { margin: 0 0 1rem; }
+.pager a, .pager span { margin-right: 1rem; }
 </style>
 </head>
 <body>

@@ -19,6 +19,7 @@ export interface AdminDeps {
   readonly queue?: Queue | undefined;
   readonly store?: IntakeStore | undefined;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
+  readonly clock: () => number;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
@@ -40,7 +41,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
       await app.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
     }
     if (deps.store !== undefined) {
-      await app.register(intakeRoutes({ store: deps.store, replay: deps.replay }));
+      await app.register(intakeRoutes({ store: deps.store, replay: deps.replay, clock: deps.clock }));
     }
   };
 }

@@ -68,6 +68,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
       queue: deps.queue,
       store: deps.store,
       replay: deps.replay,
+      clock: deps.clock ?? Date.now,
     }));
   }
 

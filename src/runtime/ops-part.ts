@@ -8,6 +8,7 @@ import { startOpsServer } from '../ops/server.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
+import { warnAboutRedisDurability } from './redis-durability.js';
 import { logConnectionErrors, workerConnection } from './redis.js';
 
 export interface OpsPart extends Closable {
@@ -47,6 +48,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
     url: server.url,
     markStarted: () => {
       started = true;
+      void warnAboutRedisDurability(redis, ctx.logger);
     },
     async close() {
       await server.close();

@@ -29,7 +29,8 @@ export interface RedisServer {
 /** How long a (re)started server may take to load its append-only file and answer PONG. */
 const READY_TIMEOUT_MS = 20_000;
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `extraArgs` come after the durable defaults and override them (e.g. `--appendonly no`). */
+export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'letter-intake-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -39,7 +40,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     const proc = spawn('redis-server', [
       '--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
       '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
-      '--maxmemory-policy', 'noeviction',
+      '--maxmemory-policy', 'noeviction', ...extraArgs,
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout.on('data', (c: Buffer) => output.push(c.toString('utf8')));
     proc.stderr.on('data', (c: Buffer) => output.push(c.toString('utf8')));

@@ -91,6 +91,12 @@ function tables(html: string): string[][][] {
         (cell[1] ?? '').replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e).trim())));
 }
 
+/** The rows of the page's table of class `name`. */
+function tableRows(html: string, name: string): string[][] {
+  const at = html.indexOf(`<table class="${name}">`);
+  return at < 0 ? [] : (tables(html.slice(at))[0] ?? []);
+}
+
 const metricLine = (text: string, series: string): string | undefined =>
   text.split('\n').find((line) => line.startsWith(`${series} `));
 
@@ -206,7 +212,7 @@ describe('intake pages', () => {
     expect(response.headers.get('content-type')).toContain('text/html');
     const html = await response.text();
     expect(html).not.toContain('<script>');
-    const rows = tables(html)[0] ?? [];
+    const rows = tableRows(html, 'intakes');
     expect(rows.find((r) => r[0] === submitted)).toEqual([submitted, 'submitted', expect.any(String), 'letters@acme.example', 'Annual statement', 'letter-42', '']);
     expect(rows.find((r) => r[0] === rejected)).toEqual([
       rejected, 'rejected', expect.any(String), 'letters@acme.example', '<script>alert(1)</script>', 'NoPdfAttachment: the message carries no PDF', '',
@@ -218,7 +224,7 @@ describe('intake pages', () => {
     const failed = await intakeIn(store, 'failed', 'Bill', { errorCode: 'IpAddressUnauthorized' });
     const rejected = await intakeIn(store, 'rejected', 'Bill', { reasonCode: 'MissingSubject' });
     await intakeIn(store, 'submitted', 'Bill', { letterId: 'letter-1' });
-    const rows = tables(await (await fetch(`${url}/admin/intakes`, { headers: HTML })).text())[0] ?? [];
+    const rows = tableRows(await (await fetch(`${url}/admin/intakes`, { headers: HTML })).text(), 'intakes');
     expect(rows.map((r) => [r[0], r[1], r[6]])).toEqual(expect.arrayContaining([[failed, 'failed', 'replay'], [rejected, 'rejected', '']]));
     expect(rows).toHaveLength(2);
     const json = await (await fetch(`${url}/admin/intakes?format=json`, { headers: HTML })).json();
