@@ -1,7 +1,7 @@
 // Hostile and malformed messages for the fault suite, generated in code (nothing committed).
 // Each one is DKIM-signed by acme.example *after* it is built, so it gets past authentication
 // and reaches the parser and the worker's decisions; each case says what it exercises and what
-// the intake policy (DESIGN §2) makes of it. Bodies carry BODY_MARKER so the secrets test can
+// the intake policy (docs/design.md §2) makes of it. Bodies carry BODY_MARKER so the secrets test can
 // prove no message body reaches a log line.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -256,7 +256,7 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
     },
     { name: 'html-named-pdf', exercises: 'application/pdf named .pdf, content is HTML', expected: accepted('NotAPdf'), build: signed(() => letter({ attachments: [pdf('statement.pdf', Buffer.from('<html><script>alert(1)</script></html>'))] })) },
     { name: 'exe-as-octet-stream-pdf', exercises: 'octet-stream named .pdf, content is an MZ executable', expected: accepted('NotAPdf'), build: signed(() => letter({ attachments: [pdf('invoice.pdf', Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(512)]), 'application/octet-stream')] })) },
-    // DESIGN §2.6 calls a part a PDF when its content starts with %PDF-; the gateway never opens,
+    // A part is a PDF when its content starts with %PDF- (docs/design.md §2.4); the gateway never opens,
     // renders or inflates one. Encrypted, scripted and Flate-bomb PDFs are therefore submitted, and
     // an operator reviews them in PendingApproval; archives are ignored attachments, never unpacked.
     { name: 'encrypted-pdf', exercises: '%PDF- with a standard-security /Encrypt dictionary', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })) },

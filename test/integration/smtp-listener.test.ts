@@ -1,5 +1,5 @@
-// The listener over real SMTP with real Redis: every reply of the intake policy (DESIGN §2,
-// steps 1–4) and the exact Redis state after acceptance.
+// The listener over real SMTP with real Redis: every reply of the intake policy (docs/design.md
+// §2.1–§2.5) and the exact Redis state after acceptance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
