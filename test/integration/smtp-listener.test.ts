@@ -153,7 +153,8 @@ describe('durable acceptance', () => {
 
     const id = intakeIdOf(first['data']?.text ?? '');
     expect(second['data']?.text).toBe(`250 2.0.0 queued as ${id}`);
-    expect(await gateway.queue.getJob(id)).toBeDefined();
+    expect((await gateway.queue.getJob(id))?.id).toBe(id);
+    expect(id).toMatch(/^in[0-9a-f]{24}$/);
     // this gateway runs no worker: one new message is one more waiting job, the re-delivery none
     expect([afterFirst - before, afterSecond - afterFirst]).toEqual([1, 0]);
   });
