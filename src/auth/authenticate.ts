@@ -5,7 +5,7 @@
 // - trustReceived off: Received and Return-Path are the sending client's claims on an MX.
 // - ARC off: the policy does not accept forwarded mail on the strength of an ARC chain.
 // - BIMI off: it can fetch logos and certificates over HTTPS; an intake MX must not.
-// - DMARC off: the intake policy (DESIGN §2.3) is stricter than DMARC and decides alignment
+// - DMARC off: the intake policy (docs/design.md §2.3) is stricter than DMARC and decides alignment
 //   itself; DMARC would only add _dmarc DNS queries and rewrite mailauth's `aligned` flags.
 import { authenticate } from 'mailauth/lib/mailauth.js';
 import { summarizeMailauthResult } from './mailauth-result.js';

@@ -35,7 +35,7 @@ const REJECTION_ADVICE: Readonly<Record<string, string>> = {
   ApiRejected: 'Correct the letter as the reason says and send it again.',
 };
 
-// Operator failures: the gateway's own credentials or the Sender API's allow-list (DESIGN §3).
+// Operator failures: the gateway's own credentials or the Sender API's allow-list (docs/design.md §3).
 const OPERATOR_CODES = new Set(['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized']);
 
 export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {

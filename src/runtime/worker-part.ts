@@ -75,14 +75,18 @@ export async function startWorkerPart(
   return {
     name: 'worker',
     async close() {
-      // Active jobs get a bounded time to finish; past it they are left for another worker
-      // (their locks lapse and the stalled-job check hands them on).
+      // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API
+      // call in flight ends and the job goes back to the queue for another worker. (BullMQ's
+      // close(true) after close() only returns the pending graceful close: it forces nothing.)
       const graceful = running.close();
-      const timedOut = await Promise.race([
-        graceful.then(() => false),
-        new Promise<boolean>((r) => setTimeout(() => r(true), config.worker.closeTimeoutMs).unref()),
+      const within = (ms: number) => Promise.race([
+        graceful.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
       ]);
-      if (timedOut) await running.close(true);
+      if (!(await within(config.worker.closeTimeoutMs))) {
+        running.cancelAllJobs('shutting down');
+        await within(config.worker.closeTimeoutMs);
+      }
       await sweeper.stop();
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await notices.close(config.worker.closeTimeoutMs);

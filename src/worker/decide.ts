@@ -1,4 +1,4 @@
-// The worker's decision (DESIGN §2 steps 5–8): a parsed message and the sender directory in,
+// The worker's decision (docs/design.md §2.4 and §2.6): a parsed message and the sender directory in,
 // a letter to submit or a rejection with its reason out. Pure.
 import type { RejectionReason } from '../errors.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';

@@ -1,4 +1,4 @@
-// Which attachments are the letter's PDFs (DESIGN §2.6). Pure.
+// Which attachments are the letter's PDFs (docs/design.md §2.4). Pure.
 import { createHash } from 'node:crypto';
 import type { MessageAttachment } from './parse-message.js';
 

@@ -1,7 +1,7 @@
 // Forged senders over real SMTP into the whole gateway: each forgery is refused at end of DATA
 // with 550 5.7.1 naming the check that failed, or, where the forger fully owns the domain it
 // authenticates (a look-alike with its own SPF and DKIM), accepted and then rejected by the
-// worker as SenderNotRegistered (DESIGN §2 step 5). No forgery ever becomes a letter.
+// worker as SenderNotRegistered (docs/design.md §2.4). No forgery ever becomes a letter.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

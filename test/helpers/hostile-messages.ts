@@ -1,18 +1,18 @@
 // Hostile and malformed messages for the fault suite, generated in code (nothing committed).
 // Each one is DKIM-signed by acme.example *after* it is built, so it gets past authentication
 // and reaches the parser and the worker's decisions; each case says what it exercises and what
-// the intake policy (DESIGN §2) makes of it. Bodies carry BODY_MARKER so the secrets test can
+// the intake policy (docs/design.md §2) makes of it. Bodies carry BODY_MARKER so the secrets test can
 // prove no message body reaches a log line.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createDeflate, createDeflateRaw, crc32 } from 'node:zlib';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { loadKeys, SIGNERS, type Signer } from '../../fixtures/keys.js';
 import { attachmentPart, message, multipartBody, textPart, type Attachment, type Part } from '../../fixtures/mime.js';
 import { buildPdf, buildZip } from '../../fixtures/pdf.js';
 import type { RejectionReason } from '../../src/errors.js';
-import { FIXTURE_DIR, REPO } from './gateway.js';
+import { FIXTURE_DIR } from './gateway.js';
 
 const KEYS = loadKeys(join(FIXTURE_DIR, 'keys'));
 const MiB = 1024 * 1024;
@@ -20,7 +20,6 @@ const MiB = 1024 * 1024;
 export const ACME_FROM = 'Acme Utilities <letters@acme.example>';
 /** Every generated body contains this, followed by a random token. */
 export const BODY_MARKER = 'hostile-body-';
-export const PEER_MIME_DIR = resolve(REPO, '../shared/peer/mime');
 
 export function bodyText(): string {
   return `Dear customer,\n${BODY_MARKER}${randomBytes(8).toString('hex')}\nKind regards,\nAcme Utilities\n`;
@@ -257,7 +256,7 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
     },
     { name: 'html-named-pdf', exercises: 'application/pdf named .pdf, content is HTML', expected: accepted('NotAPdf'), build: signed(() => letter({ attachments: [pdf('statement.pdf', Buffer.from('<html><script>alert(1)</script></html>'))] })) },
     { name: 'exe-as-octet-stream-pdf', exercises: 'octet-stream named .pdf, content is an MZ executable', expected: accepted('NotAPdf'), build: signed(() => letter({ attachments: [pdf('invoice.pdf', Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(512)]), 'application/octet-stream')] })) },
-    // DESIGN §2.6 calls a part a PDF when its content starts with %PDF-; the gateway never opens,
+    // A part is a PDF when its content starts with %PDF- (docs/design.md §2.4); the gateway never opens,
     // renders or inflates one. Encrypted, scripted and Flate-bomb PDFs are therefore submitted, and
     // an operator reviews them in PendingApproval; archives are ignored attachments, never unpacked.
     { name: 'encrypted-pdf', exercises: '%PDF- with a standard-security /Encrypt dictionary', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })) },
@@ -293,12 +292,9 @@ export interface PeerMessage {
   readonly raw: Buffer;
 }
 
-export function peerMessages(dir = PEER_MIME_DIR): PeerMessage[] {
-  const walk = (d: string): string[] => readdirSync(d).sort().flatMap((n) => {
-    const path = join(d, n);
-    return statSync(path).isDirectory() ? walk(path) : n.endsWith('.eml') ? [path] : [];
-  });
-  return walk(dir).map((path) => ({ name: relative(dir, path), raw: readFileSync(path) }));
+/** The messages `files` (paths under `dir`, the peer corpus's mime/ folder), in that order. */
+export function peerMessages(dir: string, files: readonly string[]): PeerMessage[] {
+  return files.map((name) => ({ name, raw: readFileSync(join(dir, name)) }));
 }
 
 /**
