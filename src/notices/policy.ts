@@ -1,4 +1,4 @@
-// Whether an intake's outcome earns its sender a notice, as a pure decision (docs/design.md §2.7).
+// Whether an intake's outcome earns its sender a notice, as a pure decision (docs/design.md §2.7, §11).
 // A notice goes only to the authenticated From address, never to an address the message's
 // author could choose otherwise (Reply-To, the envelope), and never where it could start a mail
 // loop or answer a machine: a null envelope sender (RFC 5321 §4.5.5: bounces are not answered),

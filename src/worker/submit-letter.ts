@@ -1,4 +1,4 @@
-// Exactly-once letter creation (docs/design.md §3): draft → checkpoint the letter id → submit → verify.
+// Exactly-once letter creation (docs/design.md §3, §13): draft → checkpoint the letter id → submit → verify.
 // The PDFs are uploaded once, with the draft; the submit refers to them by id when the API shows
 // the draft's documents (the contract does not promise it: otherwise they are uploaded again).
 //
