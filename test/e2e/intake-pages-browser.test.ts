@@ -16,7 +16,9 @@ import { sendOnce } from '../helpers/smtp-client.js';
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) process.stdout.write(`${CHROMIUM} not found (Debian package chromium): the browser test is skipped\n`);
-const SHOTS = resolve(REPO, 'docs/screenshots');
+// The README's copies are rewritten only on request (UPDATE_SCREENSHOTS=1), so a test run leaves
+// the tree clean; otherwise the screenshots go to test-results/.
+const SHOTS = resolve(REPO, process.env['UPDATE_SCREENSHOTS'] === '1' ? 'docs/screenshots' : 'test-results/screenshots');
 const LOGIN = { username: 'admin', password: 'browser-test-password' };
 
 let gateway: TestGateway;
