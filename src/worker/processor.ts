@@ -7,6 +7,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord, IntakeState, IntakeUpdate } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
+import { ruleSentence } from '../errors.js';
 import { decide } from './decide.js';
 import { parseMessage } from './parse-message.js';
 import { submitExactlyOnce, type LetterApi } from './submit-letter.js';
@@ -45,7 +46,7 @@ export function createProcessor(deps: ProcessorDeps) {
     const parseStarted = performance.now();
     const parsed = await parseMessage(raw).catch(() => undefined);
     deps.observer.stageDuration('parse', (performance.now() - parseStarted) / 1000);
-    if (parsed === undefined) return reject(deps, log, record, 'UnparseableMessage', 'The message could not be parsed as MIME.');
+    if (parsed === undefined) return reject(deps, log, record, 'UnparseableMessage', ruleSentence('UnparseableMessage', deps));
 
     // The sender is the From address authentication judged (record.from), not mailparser's
     // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047
@@ -81,7 +82,7 @@ export function createProcessor(deps: ProcessorDeps) {
       const failure = describeFailure(err);
       log.warn({ event: 'intake.api_error', errorCode: failure.code, traceId: failure.traceId, kind: failure.kind }, failure.message);
       if (failure.kind === 'permanent') {
-        return reject(deps, log, record, 'ApiRejected', `The Sender API refused the letter: ${failure.message}`, facts);
+        return reject(deps, log, record, 'ApiRejected', ruleSentence('ApiRejected', deps, failure.message), facts);
       }
       if (failure.kind === 'operator') {
         deps.observer.operatorAlert(failure.code);
