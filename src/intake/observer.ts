@@ -13,6 +13,8 @@ export interface IntakeObserver {
   apiCall(endpoint: string, status: number | undefined, errorCode: string | undefined, seconds: number): void;
   /** An intake failed in a way only an operator can fix (credentials, allow-list). */
   operatorAlert(errorCode: string): void;
+  /** A message was refused in the SMTP session by one of its own rules (no intake was made). */
+  sessionRefused(reasonCode: string): void;
 }
 
 export const silentObserver: IntakeObserver = {
@@ -22,4 +24,5 @@ export const silentObserver: IntakeObserver = {
   intakeEnded: () => {},
   apiCall: () => {},
   operatorAlert: () => {},
+  sessionRefused: () => {},
 };

@@ -11,6 +11,10 @@ import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
+import type { RuleContext } from '../policy/message-rules.js';
+import type { SessionRefusal } from '../intake/session-refusals.js';
+import { startMimeWalk, type MimeWalk } from './mime-walk.js';
+import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
 export interface AuthDecision {
   readonly outcome: 'pass' | 'fail' | 'temporary';
@@ -41,12 +45,19 @@ export interface ReceiveDeps {
   readonly hostname: string;
   readonly maxMessageBytes: number;
   readonly onAuthSeconds?: (seconds: number) => void;
+  /** The message's own rules, applied once authentication passed. */
+  readonly rules: RuleContext;
+  /** Keeps a short record of a message refused by its own rules (bounded; never throws). */
+  readonly refused: (refusal: SessionRefusal) => Promise<void>;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
   const spool = deps.spool();
   const collector = new MessageCollector(deps.maxMessageBytes, spool);
   data.pipe(collector);
+  const walk = startMimeWalk();
+  collector.pipe(walk.input); // the walk reads what the collector passes on, beside authentication
+  walk.result.catch(() => {}); // handled after authentication
   const started = performance.now();
   const decision = deps
     .authenticate(collector, { ip: envelope.clientIp, helo: envelope.helo, sender: envelope.mailFrom, mta: deps.hostname })
@@ -57,13 +68,14 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   } catch (err) {
     // The client went away mid-DATA: nothing was promised; release what was kept.
     collector.destroy(err instanceof Error ? err : undefined);
+    walk.abort();
     await spool.discard().catch(() => undefined);
     throw err;
   }
   // Every chunk has been through the collector's checks (size, line length, spool writes).
   await finished(collector, { readable: false }).catch(() => undefined);
   try {
-    return await accept(deps, collector, spool, decision, started, envelope);
+    return await accept(deps, collector, spool, decision, walk, started, envelope);
   } catch (err) {
     await spool.discard().catch(() => undefined); // an orphan spool expires anyway
     throw err;
@@ -75,6 +87,7 @@ async function accept(
   collector: MessageCollector,
   spool: RawSpool,
   decision: Promise<AuthDecision>,
+  walk: MimeWalk,
   started: number,
   envelope: Envelope,
 ): Promise<Accepted> {
@@ -95,6 +108,17 @@ async function accept(
 
   const headerBlock = headerBlockOf(collector.head);
   const fields = readHeaderFields(headerBlock);
+  // Authentication passed: now the message's own rules, on what the walk read.
+  const broken = brokenRule(await settledWalk(walk.result), auth.from, deps.rules);
+  if (broken !== undefined) {
+    const refusal = refusalFor(broken, deps.rules);
+    await deps.refused({
+      at: deps.clock(), reasonCode: broken, reply: `${refusal.smtp.code} ${refusal.smtp.enhanced} ${refusal.message}`,
+      from: auth.from, messageId: fields.messageId, subject: fields.subject,
+      envelopeFrom: envelope.mailFrom, clientIp: envelope.clientIp, helo: envelope.helo,
+    });
+    throw refusal;
+  }
   const intake: NewIntake = {
     intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock }),
     receivedAt: deps.clock(),
