@@ -5,7 +5,12 @@ import { createHash } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
-import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { acceptIntake } from '../../src/intake/accept.js';
+import { fixture, FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
 let gateway: TestGateway;
@@ -74,15 +79,54 @@ describe('retention', () => {
   });
 });
 
-describe('a message that breaks a rule is rejected with its reason and no letter', () => {
+describe('the worker applies the message rules again, whatever the listener decided', () => {
+  // These fixtures are refused in the SMTP session; here they reach the worker anyway (as from a
+  // listener that accepted them before a rule or the directory changed), through the same
+  // durable acceptance the listener uses.
   const rejected = FIXTURES.filter((f) => f.worker?.outcome === 'rejected');
-  it.each(rejected.map((f) => [f.file, f] as const))('%s', async (file, spec) => {
+  it.each(rejected.map((f) => [f.file, f] as const))('%s is rejected with its reason and no letter', async (file, spec) => {
     const before = gateway.sandbox?.store.allLetters().length ?? 0;
-    const intakeId = await deliver(file, spec.envelopeSender);
+    const from = spec.file === 'unregistered-sender.eml' ? 'letters@stranger.example' : 'letters@acme.example';
+    const { intakeId } = await acceptIntake(
+      { store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3, timeoutMs: 5000 },
+      {
+        intakeId: `in${createHash('sha256').update(`worker-path ${file}`).digest('hex').slice(0, 24)}`,
+        receivedAt: Date.now(), envelopeFrom: spec.envelopeSender, envelopeTo: [PROCESSING_ADDRESS],
+        clientIp: '127.0.0.1', helo: FIXTURE_SESSION.helo, from, subject: '', messageId: `<${file}>`,
+        sizeBytes: fixture(file).length, auth: {},
+      },
+      { headers: '', body: { bytes: fixture(file) } },
+    );
     const record = await gateway.settled(intakeId);
     expect(record.state).toBe('rejected');
     expect(record.reasonCode).toBe(spec.worker?.outcome === 'rejected' ? spec.worker.reason : '');
-    expect(record.reason?.length).toBeGreaterThan(10);
+    expect(record.reason).toMatch(new RegExp(`^${record.reasonCode ?? '-'}: .+; .+`));
     expect(gateway.sandbox?.store.allLetters().length).toBe(before);
+  });
+});
+
+describe('a sender removed from the directory between acceptance and processing', () => {
+  let changing: TestGateway;
+  beforeAll(async () => {
+    // The listener still knows stranger.example's address; the worker's directory no longer does.
+    const dir = mkdtempSync(join(tmpdir(), 'senders-'));
+    const senders = z.object({ senders: z.array(z.unknown()) }).parse(JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')));
+    senders.senders.push({
+      senderId: '0f0e0d0c-0b0a-4909-8807-060504030201', companyNameEn: 'Stranger', addresses: ['letters@stranger.example'],
+      apiClientId: 'stranger-client', apiClientSecret: 'stranger-secret',
+    });
+    writeFileSync(join(dir, 'senders.json'), JSON.stringify(senders));
+    changing = await startTestGateway({ worker: true, env: { SENDERS_FILE: join(dir, 'senders.json') } });
+  });
+  afterAll(async () => {
+    await changing.close();
+  });
+
+  it('is accepted in the session and rejected by the worker as SenderNotRegistered, with no letter', async () => {
+    const replies = await sendOnce(changing.port, { from: 'letters@stranger.example', to: [PROCESSING_ADDRESS], raw: fixture('unregistered-sender.eml'), helo: FIXTURE_SESSION.helo });
+    const record = await changing.settled(intakeIdOf(replies['data']?.text ?? ''));
+    expect(record).toMatchObject({ state: 'rejected', reasonCode: 'SenderNotRegistered' });
+    expect(record.reason).toMatch(/^SenderNotRegistered: the From address is not a registered address of any sender \(From letters@stranger\.example\); /);
+    expect(changing.sandbox?.store.allLetters()).toEqual([]);
   });
 });
