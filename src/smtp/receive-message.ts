@@ -13,7 +13,7 @@ import { headerBlockOf, readHeaderFields } from './header-fields.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
 import type { RuleContext } from '../policy/message-rules.js';
 import type { SessionRefusal } from '../intake/session-refusals.js';
-import { startMimeWalk, type MimeWalk } from './mime-walk.js';
+import type { MimeWalk } from './mime-walk.js';
 import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
 export interface AuthDecision {
@@ -45,6 +45,8 @@ export interface ReceiveDeps {
   readonly hostname: string;
   readonly maxMessageBytes: number;
   readonly onAuthSeconds?: (seconds: number) => void;
+  /** A streaming MIME walk for one message (walk-pool.ts runs them on their own thread). */
+  readonly startWalk: () => MimeWalk;
   /** The message's own rules, applied once authentication passed. */
   readonly rules: RuleContext;
   /** Keeps a short record of a message refused by its own rules (bounded; never throws). */
@@ -55,7 +57,7 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   const spool = deps.spool();
   const collector = new MessageCollector(deps.maxMessageBytes, spool);
   data.pipe(collector);
-  const walk = startMimeWalk();
+  const walk = deps.startWalk();
   collector.pipe(walk.input); // the walk reads what the collector passes on, beside authentication
   walk.result.catch(() => {}); // handled after authentication
   const started = performance.now();
