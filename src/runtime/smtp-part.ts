@@ -11,7 +11,7 @@ import { SessionRefusals, type SessionRefusal } from '../intake/session-refusals
 import type { Logger } from '../log.js';
 import { loadRegisteredAddresses } from '../senders/directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
-import { WalkThread } from '../smtp/walk-pool.js';
+import { startMimeWalk } from '../smtp/mime-walk.js';
 import { startListener } from '../smtp/server.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
@@ -43,7 +43,6 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   queue.on('error', (err) => log.debug({ err, event: 'smtp.queue_error' }, 'queue error'));
   await queue.waitUntilReady();
   const store = storeFor(ctx, redis);
-  const walks = new WalkThread(log);
   const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
@@ -57,7 +56,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         ctx.observer.stageDuration('store', (performance.now() - started) / 1000);
         return accepted;
       },
-      startWalk: () => walks.startWalk(),
+      startWalk: startMimeWalk,
       rules: { isRegistered: (address) => registered.has(address.toLowerCase()), maxPdfBytes: config.maxPdfBytes },
       refused: (refusal) => recordRefusal(refusals, refusal, ctx, log),
       clock: ctx.clock,
@@ -70,7 +69,6 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     port: listener.port,
     async close() {
       await listener.close();
-      await walks.close();
       await queue.close();
       redis.disconnect();
     },

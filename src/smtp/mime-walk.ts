@@ -1,13 +1,15 @@
 // The streaming MIME walk: while the DATA bytes arrive, the facts the message rules judge
 // (policy/message-facts.ts), with bounded memory. mailsplit (the splitter mailparser is built
-// on, with mailparser's settings) cuts the message into parts; each attachment's body goes
-// through the part's own decoder and only its decoded length and first bytes are kept.
+// on, with mailparser's settings) cuts the message into parts; of each attachment only its
+// decoded length and first bytes are kept, as the part's own decoder gives them (base64 is
+// counted rather than decoded where that gives the same answer: base64-counter.ts).
 // What counts as an attachment, its type and name follow mailparser's reading exactly, so
 // the listener and the worker judge the same facts.
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import type { Transform } from 'node:stream';
 import { declaredType, FIRST_BYTES, type PartFacts } from '../policy/message-facts.js';
+import { Base64Counter, type BodyFacts } from './base64-counter.js';
 
 export type WalkResult =
   | { readonly kind: 'walked'; readonly subject: string; readonly parts: readonly PartFacts[] }
@@ -45,7 +47,7 @@ async function walk(splitter: Splitter): Promise<WalkResult> {
       if (item instanceof MimeNode) {
         if (item.root) subject = subjectOf(item);
         const part = attachmentOf(item);
-        if (part !== undefined) current = new PartCounter(item.getDecoder(), part);
+        if (part !== undefined) current = new PartCounter(item, part);
       } else if (isChunk(item) && item.type === 'body') {
         await current?.write(item.value);
       }
@@ -60,11 +62,29 @@ async function walk(splitter: Splitter): Promise<WalkResult> {
 
 /** An attachment's decoded length and first bytes, counted as its body passes. */
 class PartCounter {
+  private readonly body: Base64Counter | DecodedCounter;
+
+  constructor(node: MimeNode, private readonly part: Pick<PartFacts, 'contentType' | 'fileName'>) {
+    // the decoder mailparser would use (libbase64, libqp, or none), or, for base64, its count
+    this.body = node.encoding === 'base64' ? new Base64Counter(() => node.getDecoder()) : new DecodedCounter(node.getDecoder());
+  }
+
+  write(chunk: Buffer): Promise<void> {
+    return this.body.write(chunk);
+  }
+
+  async end(): Promise<PartFacts> {
+    return { ...this.part, ...(await this.body.end()) };
+  }
+}
+
+/** Counts what the part's decoder puts out. */
+class DecodedCounter {
   private first = Buffer.alloc(0);
   private decoded = 0;
   private readonly ended: Promise<void>;
 
-  constructor(private readonly decoder: Transform, private readonly part: Pick<PartFacts, 'contentType' | 'fileName'>) {
+  constructor(private readonly decoder: Transform) {
     decoder.on('data', (chunk: Buffer) => {
       this.decoded += chunk.length;
       // a copy: a view would pin the whole decoded chunk
@@ -80,10 +100,10 @@ class PartCounter {
     if (!this.decoder.write(chunk)) await new Promise((resolve) => this.decoder.once('drain', resolve));
   }
 
-  async end(): Promise<PartFacts> {
+  async end(): Promise<BodyFacts> {
     this.decoder.end();
     await this.ended;
-    return { ...this.part, firstBytes: this.first, decodedBytes: this.decoded };
+    return { firstBytes: this.first, decodedBytes: this.decoded };
   }
 }
 

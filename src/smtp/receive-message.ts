@@ -45,7 +45,7 @@ export interface ReceiveDeps {
   readonly hostname: string;
   readonly maxMessageBytes: number;
   readonly onAuthSeconds?: (seconds: number) => void;
-  /** A streaming MIME walk for one message (walk-pool.ts runs them on their own thread). */
+  /** A streaming MIME walk for one message (mime-walk.ts). */
   readonly startWalk: () => MimeWalk;
   /** The message's own rules, applied once authentication passed. */
   readonly rules: RuleContext;
