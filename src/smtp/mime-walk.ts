@@ -39,7 +39,8 @@ async function walk(splitter: Splitter): Promise<WalkResult> {
   const parts: PartFacts[] = [];
   let current: PartCounter | undefined;
   try {
-    for await (const item of splitter as AsyncIterable<unknown>) {
+    const items: AsyncIterable<unknown> = splitter; // what it yields is checked below
+    for await (const item of items) {
       if (item instanceof MimeNode || (isChunk(item) && item.type === 'data')) {
         if (current !== undefined) parts.push(await current.end()); // the part's body is over
         current = undefined;
