@@ -16,6 +16,8 @@ export interface IntakeObserver {
   operatorAlert(errorCode: string): void;
   /** A notice to a sender entered a state (queued, sent, suppressed…). */
   noticeState(kind: NoticeKind, state: NoticeState): void;
+  /** A message was refused in the SMTP session by one of its own rules (no intake was made). */
+  sessionRefused(reasonCode: string): void;
 }
 
 export const silentObserver: IntakeObserver = {
@@ -26,4 +28,5 @@ export const silentObserver: IntakeObserver = {
   apiCall: () => {},
   operatorAlert: () => {},
   noticeState: () => {},
+  sessionRefused: () => {},
 };

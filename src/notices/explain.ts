@@ -54,7 +54,8 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
   }
   if (kind === 'rejected') {
     const code = record.reasonCode ?? 'Rejected';
-    const sentence = record.reason ?? '';
+    // The record's sentence names its rule already (errors.ts: "Code: what it says; what to do").
+    const sentence = (record.reason ?? '').replace(new RegExp(`^${code}: `), '');
     return {
       subject: `Letter not created: ${record.subject}`,
       text: `${about}\n\nIt could not become a letter.\n\nReason: ${code}: ${sentence}\n\n` +

@@ -36,7 +36,7 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
   const { config, connection, logger } = deps;
   const ledger = new NoticeLedger(connection, config.redisPrefix);
   const queue = createNoticeQueue(connection, config.redisPrefix);
-  queue.on('error', (err) => logger.debug({ err, event: 'notices.queue_error' }, 'notice queue error'));
+  queue.on('error', (err) => logger.warn({ err, event: 'notices.queue_error' }, 'notice queue error'));
   const smtpUrl = config.notices.smtpUrl;
   const relay = smtpUrl === undefined
     ? undefined

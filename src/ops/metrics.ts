@@ -73,6 +73,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: `${PREFIX}api_duration_seconds`, help: 'Seconds one Sender API call took, by endpoint',
     labelNames: ['endpoint'] as const, buckets: API_BUCKETS, registers,
   });
+  const sessionRefusals = new Counter({
+    name: `${PREFIX}session_refusals_total`, help: 'Messages refused in the SMTP session by their own rules, by reason code',
+    labelNames: ['reason'] as const, registers,
+  });
   const alerts = new Counter({
     name: `${PREFIX}operator_alerts_total`, help: 'Intakes failed in a way only an operator can fix, by API errorCode (alert on any increase)',
     labelNames: ['errorCode'] as const, registers,
@@ -116,6 +120,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
     noticeState: (kind, state) => notices.inc({ kind, state }),
+    sessionRefused: (reasonCode) => sessionRefusals.inc({ reason: reasonCode }),
   };
   return { registry, observer, apiHealth };
 }

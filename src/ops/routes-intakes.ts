@@ -4,20 +4,25 @@
 //   GET  /admin/intakes?q=<Message-ID | From | intake id | letter id>   search, every state unless ?state=
 //   GET  /admin/intakes/:id                               the record, its timeline, letter and notice
 //   POST /admin/intakes/:id/replay                        200 queued again | 409 with the reason
+//   GET  /admin/intakes/refused?limit=100                  messages refused in the SMTP session, newest first
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { IntakeRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { summarizeCounts, type IntakeCounts } from './intake-counts.js';
 import { renderIntakeList } from './intake-list-page.js';
 import { parseListQuery, type ListQuery } from './intake-query.js';
 import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
+import { REFUSED_PATH, renderRefusalList } from './refusals-page.js';
 
 export interface IntakeRouteDeps {
   readonly store: IntakeStore;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
   /** Milliseconds since the epoch, for the counts' last hour and day. */
   readonly clock: () => number;
+  /** The short records of messages refused in the session; no page without them. */
+  readonly refusals?: SessionRefusals | undefined;
 }
 
 type Listing = Extract<ListQuery, { ok: true }>;
@@ -87,6 +92,17 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
       }
       return { states: query.states, q: query.q, page: query.page, more, counts, intakes: records };
     });
+
+    const refusals = deps.refusals;
+    if (refusals !== undefined) {
+      app.get<{ Querystring: Query }>(REFUSED_PATH, async (request, reply) => {
+        const query = parseListQuery({ limit: request.query['limit'] });
+        if (!query.ok) return reply.code(400).send({ error: query.error });
+        const list = await refusals.list(query.limit, deps.clock());
+        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list));
+        return { refused: list };
+      });
+    }
 
     app.get<{ Params: { id: string }; Querystring: Query }>(`${INTAKES_PATH}/:id`, async (request, reply) => {
       const intake = await deps.store.get(request.params.id);

@@ -3,6 +3,7 @@
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
+import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import type { RoleContext } from './context.js';
@@ -25,7 +26,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
   // Readiness reports an outage; these keep ioredis from printing it as an unhandled event.
   logConnectionErrors(redis, log, 'ops.redis_error');
   const queue = createIntakeQueue(redis, config.redisPrefix);
-  queue.on('error', (err) => log.debug({ err, event: 'ops.queue_error' }, 'queue error'));
+  queue.on('error', (err) => log.warn({ err, event: 'ops.queue_error' }, 'queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ ...ctx, observer: metrics.observer, redisUrl }, redis);
   let started = false;
@@ -37,6 +38,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
     redis,
     queue,
     store,
+    refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake({ store, queue, clock: ctx.clock, attempts: config.worker.attempts }, id),
     dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },

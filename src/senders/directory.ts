@@ -89,13 +89,25 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
 }
 
 export function loadSenderDirectory(file: string, env: Env): SenderDirectory {
-  let json: unknown;
+  return parseSenderDirectory(readDirectoryFile(file), env, `SENDERS_FILE ${file}`);
+}
+
+/**
+ * Only the registered addresses, for the listener: it judges the From address in the session
+ * but never talks to the Sender API, so it needs (and is given) no client secrets.
+ */
+export function loadRegisteredAddresses(file: string): ReadonlySet<string> {
+  const secretsUnused = new Proxy<Env>({}, { get: () => 'unused by the listener' });
+  const directory = parseSenderDirectory(readDirectoryFile(file), secretsUnused, `SENDERS_FILE ${file}`);
+  return new Set(directory.senders.flatMap((s) => s.addresses));
+}
+
+function readDirectoryFile(file: string): unknown {
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new SenderDirectoryError(`SENDERS_FILE ${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return parseSenderDirectory(json, env, `SENDERS_FILE ${file}`);
 }
 
 function assertUnique(values: readonly string[], what: string, source: string): void {

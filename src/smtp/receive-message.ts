@@ -14,6 +14,10 @@ import type { NewIntake } from '../intake/record.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
 import type { MemoryBudget, Reservation } from './memory-budget.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
+import type { RuleContext } from '../policy/message-rules.js';
+import type { SessionRefusal } from '../intake/session-refusals.js';
+import type { MimeWalk } from './mime-walk.js';
+import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
 export interface AuthDecision {
   readonly outcome: 'pass' | 'fail' | 'temporary';
@@ -48,6 +52,12 @@ export interface ReceiveDeps {
   /** Bound on the authentication decision once DATA has ended (its DNS lookups come then). */
   readonly authTimeoutMs: number;
   readonly onAuthSeconds?: (seconds: number) => void;
+  /** A streaming MIME walk for one message (mime-walk.ts). */
+  readonly startWalk: () => MimeWalk;
+  /** The message's own rules, applied once authentication passed. */
+  readonly rules: RuleContext;
+  /** Keeps a short record of a message refused by its own rules (bounded; never throws). */
+  readonly refused: (refusal: SessionRefusal) => Promise<void>;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
@@ -63,6 +73,9 @@ async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, re
   const { spool, digest } = withContentDigest(deps.spool());
   const collector = new MessageCollector(deps.maxMessageBytes, spool, reservation);
   data.pipe(collector);
+  const walk = deps.startWalk();
+  collector.pipe(walk.input); // the walk reads what the collector passes on, beside authentication
+  walk.result.catch(() => {}); // handled after authentication
   const started = performance.now();
   const decision = deps
     .authenticate(collector, { ip: envelope.clientIp, helo: envelope.helo, sender: envelope.mailFrom, mta: deps.hostname })
@@ -73,13 +86,14 @@ async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, re
   } catch (err) {
     // The client went away mid-DATA: nothing was promised; release what was kept.
     collector.destroy(err instanceof Error ? err : undefined);
+    walk.abort();
     void spool.discard().catch(() => undefined); // not awaited: a stalled Redis must not delay anything
     throw err;
   }
   // Every chunk has been through the collector's checks (size, line length, spool writes).
   await finished(collector, { readable: false }).catch(() => undefined);
   try {
-    return await accept(deps, collector, spool, digest, decision, started, envelope);
+    return await accept(deps, collector, spool, digest, decision, walk, started, envelope);
   } catch (err) {
     // Not awaited: the reply must not wait on a stalled Redis; an orphan spool expires anyway.
     void spool.discard().catch(() => undefined);
@@ -93,6 +107,7 @@ async function accept(
   spool: RawSpool,
   digest: () => string,
   decision: Promise<AuthDecision>,
+  walk: MimeWalk,
   started: number,
   envelope: Envelope,
 ): Promise<Accepted> {
@@ -114,6 +129,17 @@ async function accept(
 
   const headerBlock = headerBlockOf(collector.head);
   const fields = readHeaderFields(headerBlock);
+  // Authentication passed: now the message's own rules, on what the walk read.
+  const broken = brokenRule(await settledWalk(walk.result), auth.from, deps.rules);
+  if (broken !== undefined) {
+    const refusal = refusalFor(broken, deps.rules);
+    await deps.refused({
+      at: deps.clock(), reasonCode: broken, reply: `${refusal.smtp.code} ${refusal.smtp.enhanced} ${refusal.message}`,
+      from: auth.from, messageId: fields.messageId, subject: fields.subject,
+      envelopeFrom: envelope.mailFrom, clientIp: envelope.clientIp, helo: envelope.helo,
+    });
+    throw refusal;
+  }
   const intake: NewIntake = {
     intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, contentSha256: digest() }),
     receivedAt: deps.clock(),

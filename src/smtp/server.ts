@@ -59,6 +59,10 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
   const log = (session: SMTPServerSession): Logger => sessionLogs.get(session.id) ?? deps.logger;
   const refuse = (session: SMTPServerSession, command: string, err: unknown): Error => {
     const reply = replyFor(err);
+    if (!(err instanceof IntakeError) || err.code === 'Unexpected') {
+      // a fault of ours, answered 451 (try later): it needs a look
+      log(session).error({ err, event: 'smtp.unexpected', command }, 'unexpected error, answered 451');
+    }
     deps.observer.smtpReply(reply.responseCode, command);
     log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message }, 'refused');
     return reply;

@@ -3,6 +3,10 @@ declare module 'libmime' {
   const libmime: {
     /** Decodes RFC 2047 encoded words in a header value. */
     decodeWords(value: string): string;
+    /** Splits one (possibly folded) header line into its lower-cased key and trimmed value. */
+    decodeHeader(line: string): { key: string; value: string };
+    /** The media type for a file name's extension; application/octet-stream when unknown. */
+    detectMimeType(fileName: string): string;
   };
   export default libmime;
 }

@@ -3,6 +3,7 @@
 // and only when the message has no text/plain part (HTML conversion is CPU-bound).
 import { simpleParser, type AddressObject } from 'mailparser';
 import { convert } from 'html-to-text';
+import { declaredType } from '../policy/message-facts.js';
 
 /** Beyond this, HTML is truncated before conversion so one message cannot stall the worker. */
 const MAX_HTML_TO_CONVERT = 1024 * 1024;
@@ -56,9 +57,4 @@ export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
 function addresses(from: AddressObject | AddressObject[] | undefined): string[] {
   const objects = from === undefined ? [] : Array.isArray(from) ? from : [from];
   return objects.flatMap((o) => o.value).map((v) => (v.address ?? '').toLowerCase()).filter((a) => a !== '');
-}
-
-/** mailparser may hand back a whole malformed header value (`application/pdf name="x"`). */
-function declaredType(contentType: string): string {
-  return (contentType.split(/[;\s]/)[0] ?? '').toLowerCase();
 }

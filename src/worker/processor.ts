@@ -8,7 +8,7 @@
 //   failed:    the job fails (UnrecoverableError); the intake is replayable
 // Every write after the claim is fenced by the job's lock token (ownership.ts).
 import { UnrecoverableError, type Job } from 'bullmq';
-import { OwnershipLost, REJECTION_REASONS, WORKER_FAILURES, type RejectionReason, type WorkerFailure } from '../errors.js';
+import { OwnershipLost, ruleSentence, WORKER_FAILURES, type RejectionReason, type WorkerFailure } from '../errors.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord, IntakeState, IntakeUpdate } from '../intake/record.js';
@@ -100,7 +100,7 @@ async function work(run: Run): Promise<IntakeOutcome> {
     parsed = await parseMessage(raw);
   } catch (err) {
     // The parser's own limits are a rule of the message; anything else is a defect of ours.
-    if (isParserLimit(err)) return rejected(run, 'UnparseableMessage', REJECTION_REASONS.UnparseableMessage);
+    if (isParserLimit(err)) return rejected(run, 'UnparseableMessage', ruleSentence('UnparseableMessage', deps));
     run.log.error({ err, event: 'intake.parser_error' }, 'the message parser failed');
     return failed(run, { code: 'ParserError', message: `${WORKER_FAILURES.ParserError} ${errorText(err)}` });
   } finally {
@@ -146,7 +146,7 @@ async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
   }
   const failure = describeFailure(err);
   log.warn({ event: 'intake.api_error', errorCode: failure.code, traceId: failure.traceId, kind: failure.kind }, failure.message);
-  if (failure.kind === 'permanent') return rejected(run, 'ApiRejected', `The Sender API refused the letter: ${failure.message}`);
+  if (failure.kind === 'permanent') return rejected(run, 'ApiRejected', ruleSentence('ApiRejected', deps, failure.message));
   if (failure.kind === 'operator') {
     deps.observer.operatorAlert(failure.code);
     return failed(run, failure, true);

@@ -48,7 +48,9 @@ beforeAll(async () => {
   expect((await gateway.settled(failedId)).state).toBe('failed');
   submittedId = await send('pdf-attachment.eml');
   expect((await gateway.settled(submittedId)).state).toBe('submitted');
-  await gateway.settled(await send('no-pdf.eml'));
+  // Refused in the session: no intake, a short record on the refused page.
+  const refused = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: fixture('no-pdf.eml') });
+  expect(refused['data']?.text).toMatch(/^550 5\.6\.0 NoPdfAttachment: /);
   mkdirSync(SHOTS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking'] });
 }, 60_000);

@@ -35,6 +35,8 @@ export interface GatewayOptions {
   readonly observer?: IntakeObserver;
   /** DNS for the listener instead of fixtures/zone.json. */
   readonly resolver?: DnsResolver;
+  /** The worker's (and sandbox's) sender directory, when it differs from the listener's SENDERS_FILE. */
+  readonly workerSendersFile?: string;
 }
 
 export interface TestGateway {
@@ -91,7 +93,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   parts.push(smtp);
   let sandbox: RunningSandbox | undefined;
   if (options.worker === true) {
-    const directory = loadSenderDirectory(config.sendersFile ?? resolve(FIXTURE_DIR, 'senders.json'), env);
+    const directory = loadSenderDirectory(options.workerSendersFile ?? config.sendersFile ?? resolve(FIXTURE_DIR, 'senders.json'), env);
     sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, strictContract: config.sandbox.strictContract });
     parts.push(await startWorkerPart(ctx, directory, sandbox.url));
     const running = sandbox;

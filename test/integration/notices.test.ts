@@ -79,7 +79,7 @@ describe('a notice for bad news after 250', () => {
     const parts = await reportParts(relayed?.raw ?? Buffer.alloc(0));
     expect(parts.map((p) => p.type)).toEqual(['text/plain', 'message/delivery-status', 'text/rfc822-headers']);
     const [human, status, headers] = parts.map((p) => p.body);
-    expect(human).toContain('Reason: ApiRejected: The Sender API refused the letter');
+    expect(human).toContain('Reason: ApiRejected: the Sender API refused the letter as invalid');
     expect(human).toContain(`as intake ${intakeId}`);
     expect(human).toContain('What to do:');
     expect(statusField(status ?? '', 'Action')).toBe('failed');
