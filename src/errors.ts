@@ -54,6 +54,9 @@ export const REJECTION_REASONS = {
   MissingSubject: 'The subject is empty; it becomes the letter title.',
   UnparseableMessage: 'The message could not be parsed as MIME.',
   ApiRejected: 'The Sender API refused the letter as invalid.',
+  PdfDamaged: 'A PDF cannot be read as a PDF (truncated, broken, no pages), or is too complex to check within the limits.',
+  PdfPasswordProtected: 'A PDF needs a password to open.',
+  PdfActiveContent: 'A PDF carries JavaScript, a Launch action, embedded files, an XFA form or (unless allowed) form fields.',
 } as const;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;

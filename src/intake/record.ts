@@ -32,7 +32,15 @@ const json = <T extends z.ZodType>(schema: T) =>
     }
   }).pipe(schema);
 
-const pdfSchema = z.object({ fileName: z.string(), bytes: z.number(), sha256: z.string() });
+const pdfSchema = z.object({
+  fileName: z.string(),
+  bytes: z.number(),
+  sha256: z.string(),
+  /** From the PDF checks (absent with PDF_CHECKS=off). */
+  pages: z.number().optional(),
+  version: z.string().optional(),
+  producer: z.string().optional(),
+});
 export type PdfRecord = z.infer<typeof pdfSchema>;
 
 const storedSchema = z.object({

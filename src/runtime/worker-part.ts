@@ -8,6 +8,8 @@ import { watchAbandonedJobs } from '../worker/abandoned-jobs.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import { createProcessor } from '../worker/processor.js';
+import { createPdfChecker } from '../pdf/checker-pool.js';
+import { checkPdfs } from '../pdf/check-pdfs.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor, type PartContext } from './part-context.js';
 import { waitForRedis, workerConnection } from './redis.js';
@@ -31,6 +33,7 @@ export async function startWorkerPart(
   });
   let worker: Worker<IntakeJobData, string> | undefined;
   const store = storeFor(ctx, connection);
+  const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
   const processor = createProcessor({
     store,
     directory,
@@ -39,6 +42,7 @@ export async function startWorkerPart(
     logger,
     observer: ctx.observer,
     maxPdfBytes: config.maxPdfBytes,
+    checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     rateLimit: async (ms: number, _job: Job<IntakeJobData>) => {
       await worker?.rateLimit(ms);
       throw Worker.RateLimitError();
@@ -74,6 +78,7 @@ export async function startWorkerPart(
       ]);
       if (timedOut) await running.close(true);
       await events.close();
+      await pdfChecker?.close();
       await queue.close();
       connection.disconnect();
     },

@@ -15,6 +15,8 @@ const senderSchema = z
     apiClientSecret: z.string().min(1).optional(),
     apiClientSecretEnv: z.string().min(1).optional(),
     allowedIps: z.array(cidr).optional(),
+    /** The sender's PDFs may carry AcroForm fields (JavaScript stays forbidden). */
+    allowPdfForms: z.boolean().default(false),
   })
   .refine((s) => (s.apiClientSecret === undefined) !== (s.apiClientSecretEnv === undefined), {
     message: 'give exactly one of apiClientSecret and apiClientSecretEnv',
@@ -30,6 +32,7 @@ export interface Sender {
   readonly apiClientId: string;
   readonly apiClientSecret: string;
   readonly allowedIps: readonly string[] | undefined;
+  readonly allowPdfForms: boolean;
 }
 
 export interface SenderDirectory {
@@ -65,6 +68,7 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
       apiClientId: s.apiClientId,
       apiClientSecret: secret,
       allowedIps: s.allowedIps,
+      allowPdfForms: s.allowPdfForms,
     };
   });
   assertUnique(senders.flatMap((s) => s.addresses), 'address', source);

@@ -11,6 +11,8 @@ import { decide } from './decide.js';
 import { parseMessage } from './parse-message.js';
 import { submitExactlyOnce, type LetterApi } from './submit-letter.js';
 import { describeFailure, type FailureView } from './failure.js';
+import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import type { PdfDocument } from './pdf-rules.js';
 
 export interface ProcessorDeps {
   readonly store: IntakeStore;
@@ -20,6 +22,8 @@ export interface ProcessorDeps {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
   readonly maxPdfBytes: number;
+  /** The deep PDF checks (src/pdf/check-pdfs.ts), bound to the checker threads. */
+  readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** Pauses the whole queue for a while (the API said 429) without spending an attempt. */
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
 }
@@ -54,8 +58,10 @@ export function createProcessor(deps: ProcessorDeps) {
     const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
     if (decision.kind === 'rejected') return reject(deps, log, record, decision.reasonCode, decision.reason);
 
-    const pdfs = decision.pdfs.map((p) => ({ fileName: p.fileName, bytes: p.content.length, sha256: p.sha256 }));
+    const pdfCheck = await deps.checkPdfs(decision.pdfs, decision.sender);
+    const pdfs = decision.pdfs.map((p, i) => ({ fileName: p.fileName, bytes: p.content.length, sha256: p.sha256, ...(pdfCheck.ok ? pdfCheck.details[i] : {}) }));
     const facts: IntakeUpdate = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
+    if (!pdfCheck.ok) return reject(deps, log, record, pdfCheck.reasonCode, pdfCheck.reason, facts);
     const apiStarted = performance.now();
     try {
       const letter = await submitExactlyOnce(
