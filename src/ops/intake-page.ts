@@ -107,5 +107,6 @@ function pdfDetails(p: PdfRecord): string[] {
     ...(p.pages === undefined ? [] : [`${p.pages} page${p.pages === 1 ? '' : 's'}`]),
     ...(p.version === undefined ? [] : [`PDF ${p.version}`]),
     ...(p.producer === undefined ? [] : [`made by ${p.producer}`]),
+    ...(p.launchActionsChecked === false ? ['Launch actions not checked (encrypted object streams)'] : []),
   ];
 }

@@ -8,7 +8,7 @@ import type { PdfDocument } from '../worker/pdf-rules.js';
 import type { PdfChecker } from './checker-pool.js';
 import { judgePdf, type PdfRejection } from './judge.js';
 
-export type PdfDetails = Pick<PdfRecord, 'pages' | 'version' | 'producer'>;
+export type PdfDetails = Pick<PdfRecord, 'pages' | 'version' | 'producer' | 'launchActionsChecked'>;
 
 export type PdfCheckOutcome =
   | { readonly ok: true; readonly details: readonly PdfDetails[] }
@@ -22,7 +22,13 @@ export async function checkPdfs(pdfs: readonly PdfDocument[], sender: Sender, ch
     const facts = await checker.inspect(pdf.content);
     const verdict = judgePdf(facts, { allowForms: sender.allowPdfForms }, `"${pdf.fileName}"`);
     if (!verdict.ok) return verdict;
-    if (facts.kind === 'opened') details.push({ pages: facts.pages, version: facts.version, ...(facts.producer === undefined ? {} : { producer: facts.producer }) });
+    if (facts.kind !== 'opened') continue;
+    details.push({
+      pages: facts.pages,
+      version: facts.version,
+      ...(facts.producer === undefined ? {} : { producer: facts.producer }),
+      ...(facts.structureWalked ? {} : { launchActionsChecked: false }),
+    });
   }
   return { ok: true, details };
 }

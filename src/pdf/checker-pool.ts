@@ -14,6 +14,8 @@ export interface PdfCheckerOptions {
   readonly timeoutMs: number;
   /** Bound on one thread's memory: V8 heap plus ArrayBuffers. */
   readonly memoryMb: number;
+  /** Tests only: another thread entry (e.g. one that crashes). */
+  readonly threadEntry?: URL;
 }
 
 export interface PdfChecker {
@@ -41,7 +43,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   let closed = false;
 
   const spawn = (): Worker => {
-    const worker = new Worker(THREAD_ENTRY, {
+    const worker = new Worker(options.threadEntry ?? THREAD_ENTRY, {
       execArgv: THREAD_EXEC_ARGV,
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       stdout: true,

@@ -21,9 +21,9 @@ export interface OpenedPdf {
   /** Interactive AcroForm fields (signature-only forms do not count). */
   readonly formFields: boolean;
   /**
-   * False when the catalog and pages could not be walked for /Launch (an encrypted file whose
-   * objects sit in object streams: the walker cannot decrypt them). JavaScript, attachments
-   * and forms still come from the opening parser.
+   * False when the walk for /Launch did not reach the catalog or every page: an encrypted file
+   * whose objects sit in encrypted object streams (the walker cannot decrypt them; pdf.js can,
+   * but does not report /Launch). JavaScript, attachments and forms are still checked by pdf.js.
    */
   readonly structureWalked: boolean;
 }

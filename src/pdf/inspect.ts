@@ -72,22 +72,25 @@ async function inspectOpened(doc: PDFDocumentProxy, bytes: Uint8Array): Promise<
   try {
     structure = await walkStructure(bytes);
   } catch (err) {
-    // An encrypted file keeps its object streams encrypted, which the walker cannot read; any
-    // other file that pdf.js opens but the walker cannot is not trusted (a /Launch could hide there).
+    // Only an encrypted file may fail the walk (its catalog can sit in an encrypted object
+    // stream, which the walker cannot decrypt); any other file that pdf.js opens but the walker
+    // cannot read is not trusted: a /Launch could hide there.
     if (!encrypted) return { kind: 'damaged', detail: `its object structure cannot be read: ${describe(err)}` };
   }
+  const walked = structure === undefined ? [] : [structure];
   const facts: OpenedPdf = {
     kind: 'opened',
     pages: doc.numPages,
     version: text(Reflect.get(info, 'PDFFormatVersion')) ?? 'unknown',
     producer: text(Reflect.get(info, 'Producer')),
     encrypted,
-    javascript: unique([...javascript, ...(structure?.javascript ?? [])]),
-    launch: unique(structure?.launch ?? []),
-    embeddedFiles: unique([...embeddedFiles, ...(structure?.embeddedFiles ?? [])]),
-    xfa: Reflect.get(info, 'IsXFAPresent') === true || structure?.xfa === true,
+    javascript: unique([...javascript, ...walked.flatMap((f) => f.javascript)]),
+    launch: unique(walked.flatMap((f) => f.launch)),
+    embeddedFiles: unique([...embeddedFiles, ...walked.flatMap((f) => f.embeddedFiles)]),
+    xfa: Reflect.get(info, 'IsXFAPresent') === true || walked.some((f) => f.xfa),
     formFields: Reflect.get(info, 'IsAcroFormPresent') === true,
-    structureWalked: structure !== undefined,
+    // Complete only when the walker reached every page pdf.js counted.
+    structureWalked: structure !== undefined && structure.pages === doc.numPages,
   };
   return facts;
 }

@@ -11,6 +11,8 @@ export interface StructureFindings {
   launch: string[];
   embeddedFiles: string[];
   xfa: boolean;
+  /** Pages the walk reached (fewer than the document has when some sit where it cannot read). */
+  pages: number;
 }
 
 const N = (name: string) => PDFName.of(name);
@@ -19,7 +21,7 @@ export async function walkStructure(bytes: Uint8Array): Promise<StructureFinding
   // Encrypted files load too: names and dictionaries are never encrypted, only strings and streams.
   const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   const { context } = doc;
-  const findings: StructureFindings = { javascript: [], launch: [], embeddedFiles: [], xfa: false };
+  const findings: StructureFindings = { javascript: [], launch: [], embeddedFiles: [], xfa: false, pages: 0 };
   const seen = new Set<PDFObject>();
   let visits = 0;
 
@@ -115,6 +117,7 @@ export async function walkStructure(bytes: Uint8Array): Promise<StructureFinding
       additional(annot.get(N('AA')), `${page}, an annotation`);
     }
   }
+  findings.pages = pageNumber;
   return findings;
 }
 
