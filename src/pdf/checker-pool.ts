@@ -1,6 +1,6 @@
 // A bounded pool of checker threads (inspector-thread.ts). Each PDF is read in a thread with a
-// V8 heap limit (resourceLimits), a watch on the thread's total memory (decompressed streams live
-// outside the V8 heap, in ArrayBuffers the heap limit does not count) and a wall-clock limit;
+// V8 heap limit (resourceLimits: V8 collects garbage before it gives up), a watch on the thread's
+// ArrayBuffers (decompressed streams live there, outside the heap limit) and a wall-clock limit;
 // a thread past a limit is terminated and replaced, and the PDF is "too complex". A thread that
 // dies for any other reason is a fault of ours: the promise rejects and the intake fails
 // (replayable), never a rejection.
@@ -12,7 +12,7 @@ export interface PdfCheckerOptions {
   readonly threads: number;
   /** Wall-clock bound on one PDF. */
   readonly timeoutMs: number;
-  /** Bound on one thread's memory: V8 heap plus ArrayBuffers. */
+  /** Bound on one thread's V8 heap, and separately on its ArrayBuffers. */
   readonly memoryMb: number;
   /** Tests only: another thread entry (e.g. one that crashes). */
   readonly threadEntry?: URL;
@@ -28,6 +28,8 @@ export class PdfCheckerError extends Error {
 }
 
 const MEMORY_POLL_MS = 20;
+/** A new thread loads pdf.js and pdf-lib before its first PDF; past this, something is wrong with us. */
+const THREAD_START_TIMEOUT_MS = 60_000;
 const MiB = 1024 * 1024;
 
 // Compiled, the thread is dist/pdf/inspector-thread.js; run from sources (tests, tsx), the .ts
@@ -40,9 +42,10 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   const idle: Worker[] = [];
   const busy = new Set<Worker>();
   const waiting: (() => void)[] = [];
+  let starting = 0;
   let closed = false;
 
-  const spawn = (): Worker => {
+  const spawn = async (): Promise<Worker> => {
     const worker = new Worker(options.threadEntry ?? THREAD_ENTRY, {
       execArgv: THREAD_EXEC_ARGV,
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
@@ -53,17 +56,37 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
     worker.stdout.resume();
     worker.stderr.resume();
     worker.unref();
+    try {
+      await ready(worker);
+    } catch (err) {
+      void worker.terminate();
+      throw err;
+    }
     return worker;
   };
 
   const acquire = async (): Promise<Worker> => {
-    while (idle.length + busy.size >= options.threads && idle.length === 0) {
+    while (idle.length === 0 && busy.size + starting >= options.threads) {
       await new Promise<void>((resolve) => waiting.push(resolve));
       if (closed) throw new PdfCheckerError('the PDF checker is closed');
     }
-    const worker = idle.pop() ?? spawn();
-    busy.add(worker);
-    return worker;
+    const reused = idle.pop();
+    if (reused !== undefined) {
+      busy.add(reused);
+      return reused;
+    }
+    // Count the thread as busy while it starts, so concurrent callers do not spawn past the bound.
+    starting += 1;
+    try {
+      const worker = await spawn();
+      busy.add(worker);
+      return worker;
+    } catch (err) {
+      waiting.shift()?.();
+      throw err;
+    } finally {
+      starting -= 1;
+    }
   };
 
   const release = (worker: Worker, reusable: boolean): void => {
@@ -99,7 +122,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
       const timer = setTimeout(() => limitHit('time'), options.timeoutMs);
       const watch = setInterval(() => {
         worker.getHeapStatistics().then((s) => {
-          if (s.used_heap_size + s.external_memory > options.memoryMb * MiB) limitHit('memory');
+          if (s.external_memory > options.memoryMb * MiB) limitHit('memory');
         }, () => undefined);
       }, MEMORY_POLL_MS);
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
@@ -127,6 +150,25 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
       await Promise.all([...idle.splice(0), ...busy].map((w) => w.terminate()));
     },
   };
+}
+
+/** Resolves when the thread says it is loaded; rejects when it fails or stays silent too long. */
+function ready(worker: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error): void => {
+      clearTimeout(timer);
+      worker.off('message', onMessage).off('error', done).off('exit', onExit);
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const onMessage = (message: unknown): void => {
+      if (typeof message === 'object' && message !== null && Reflect.get(message, 'ready') === true) done();
+      else done(new PdfCheckerError('the checker thread spoke before it was ready'));
+    };
+    const onExit = (code: number): void => done(new PdfCheckerError(`the checker thread exited (code ${code}) while starting`));
+    const timer = setTimeout(() => done(new PdfCheckerError('the checker thread did not start in time')), THREAD_START_TIMEOUT_MS);
+    worker.on('message', onMessage).on('error', done).on('exit', onExit);
+  });
 }
 
 const FACT_KINDS: readonly unknown[] = ['opened', 'password', 'damaged', 'too-complex'];
