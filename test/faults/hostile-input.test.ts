@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REJECTION_REASONS } from '../../src/errors.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
+import { checkPdfs } from '../../src/pdf/check-pdfs.js';
+import { createPdfChecker } from '../../src/pdf/checker-pool.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { decide } from '../../src/worker/decide.js';
 import { parseMessage } from '../../src/worker/parse-message.js';
@@ -15,14 +17,19 @@ import { sendOnce, type Reply } from '../helpers/smtp-client.js';
 import { countBy, findLeaks, printTable, standardNeedles, watchRss, type RssWatch } from './summary.js';
 
 const MAX_MESSAGE_BYTES = 15 * 1024 * 1024;
-/** LIBRARY-NOTES: simpleParser peaks at ~160 MB for a 13.7 MB message; the in-process test client adds its own copies. */
+/**
+ * LIBRARY-NOTES: simpleParser peaks at ~160 MB for a 13.7 MB message; the in-process test client
+ * adds its own copies. The PDF checker threads live in this process too, each bounded by
+ * PDF_CHECK_MEMORY_MB of heap and as much again of ArrayBuffers.
+ */
 const RSS_GROWTH_LIMIT_MB = 400;
+const PDF_CHECK_MEMORY_MB = 96;
 
 let gateway: TestGateway;
 let rss: RssWatch;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ worker: true, env: { MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES), WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '30000' } });
+  gateway = await startTestGateway({ worker: true, env: { MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES), WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '30000', PDF_CHECK_MEMORY_MB: String(PDF_CHECK_MEMORY_MB), PDF_CHECK_THREADS: '1' } });
   rss = watchRss();
   // warm-up: one ordinary letter end to end, so lazy modules and pools are loaded before the baseline
   const replies = await deliver(await signedLetter({ title: 'warm-up' }));
@@ -104,7 +111,8 @@ describe('the peer MIME corpus (../shared/peer/mime)', () => {
     }
   }, 180_000);
 
-  it('re-signed by acme.example, every peer message is accepted and ends as the pure decision says', async () => {
+  it('re-signed by acme.example, every peer message is accepted and ends as the pure decision and the PDF checks say', async () => {
+    const checker = createPdfChecker({ threads: 1, timeoutMs: gateway.config.pdfChecks.timeoutMs, memoryMb: PDF_CHECK_MEMORY_MB });
     const directory = parseSenderDirectory({ senders: [{ senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['letters@acme.example'], apiClientId: 'x', apiClientSecret: 'x' }] }, {});
     const resigned = await Promise.all(peers.map((p, i) => resignAsAcme(p.raw, `${i}`)));
     const replies = await pool(resigned, 8, (raw) => deliver(raw));
@@ -117,12 +125,16 @@ describe('the peer MIME corpus (../shared/peer/mime)', () => {
       rows.set(name, { smtp: `${rows.get(name)?.smtp ?? '?'} / 250`, worker: outcomeOf(record) });
       const parsed = await parseMessage(resigned[i] ?? Buffer.alloc(0)).catch(() => undefined);
       const pure = parsed === undefined ? 'rejected UnparseableMessage' : decide(parsed, { directory, maxPdfBytes: gateway.config.maxPdfBytes });
-      const expected = typeof pure === 'string' ? pure : pure.kind === 'letter' ? 'submitted' : `rejected ${pure.reasonCode}`;
+      const pdfCheck = typeof pure !== 'string' && pure.kind === 'letter' ? await checkPdfs(pure.pdfs, pure.sender, checker) : undefined;
+      const expected = typeof pure === 'string' ? pure
+        : pure.kind === 'rejected' ? `rejected ${pure.reasonCode}`
+        : pdfCheck?.ok === false ? `rejected ${pdfCheck.reasonCode}` : 'submitted';
       expect({ file: name, outcome: outcomeOf(record) }).toEqual({ file: name, outcome: expected });
       if (record.state === 'submitted') expectSafeLetter(record);
       else expect(Object.keys(REJECTION_REASONS)).toContain(record.reasonCode);
     }
     expect(records.filter((r) => r.state === 'submitted').length).toBeGreaterThan(0);
+    await checker.close();
   }, 240_000);
 
   afterAll(() => {
