@@ -33,10 +33,10 @@ const THREAD_START_TIMEOUT_MS = 60_000;
 const MiB = 1024 * 1024;
 
 // Compiled, the thread is dist/pdf/inspector-thread.js; run from sources (tests, tsx), the .ts
-// file beside this one, loaded through tsx like the rest.
+// file beside this one, type-stripped by Node with a hook that maps `./x.js` imports to `./x.ts`.
 const fromSources = import.meta.url.endsWith('.ts');
 const THREAD_ENTRY = new URL(fromSources ? './inspector-thread.ts' : './inspector-thread.js', import.meta.url);
-const THREAD_EXEC_ARGV = fromSources ? ['--import', 'tsx'] : [];
+const THREAD_EXEC_ARGV = fromSources ? ['--import', new URL('./source-thread-hooks.mjs', import.meta.url).href] : [];
 
 export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   const idle: Worker[] = [];
