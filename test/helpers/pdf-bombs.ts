@@ -1,7 +1,7 @@
 // Hostile PDFs built byte by byte, each aimed at a parser's cost: a decompression bomb in an
 // object stream (every object-stream reader inflates it whole) and in the XMP metadata stream,
 // arrays nested tens of thousands deep, and hundreds of thousands of objects.
-import { deflateSync } from 'node:zlib';
+import { createDeflate } from 'node:zlib';
 
 const MiB = 1024 * 1024;
 const HEADER = Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1');
@@ -25,21 +25,33 @@ export function pdfWith(objects: readonly (string | Buffer)[]): Buffer {
   return Buffer.concat(chunks);
 }
 
-function flateStream(dict: string, inflated: Buffer): Buffer {
-  const data = deflateSync(inflated, { level: 9 });
+/** A FlateDecode stream object: `head` then `padBytes` spaces, deflated a MiB at a time (never held inflated). */
+async function flateStream(dict: string, head: string, padBytes: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (c: Buffer) => chunks.push(c));
+  const ended = new Promise((resolve) => deflate.on('end', resolve));
+  const spaces = Buffer.alloc(MiB, 0x20);
+  deflate.write(Buffer.from(head, 'latin1'));
+  for (let done = 0; done < padBytes; done += MiB) {
+    if (!deflate.write(spaces.subarray(0, Math.min(MiB, padBytes - done)))) await new Promise((resolve) => deflate.once('drain', resolve));
+  }
+  deflate.end();
+  await ended;
+  const data = Buffer.concat(chunks);
   return Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
 }
 
 /** §7.5.7: an object stream holding one font, padded with `inflatedBytes` of spaces (~1 MB on the wire per GiB). */
-export function objectStreamBomb(inflatedBytes = 1024 * MiB): Buffer {
+export async function objectStreamBomb(inflatedBytes = 1024 * MiB): Promise<Buffer> {
   const offsets = '6 0 ';
-  const inflated = Buffer.concat([Buffer.from(`${offsets}<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>`, 'latin1'), Buffer.alloc(inflatedBytes, 0x20)]);
-  return pdfWith(['<< /Type /Catalog /Pages 2 0 R >>', ...PAGES, flateStream(`/Type /ObjStm /N 1 /First ${offsets.length}`, inflated)]);
+  const stream = await flateStream(`/Type /ObjStm /N 1 /First ${offsets.length}`, `${offsets}<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>`, inflatedBytes);
+  return pdfWith(['<< /Type /Catalog /Pages 2 0 R >>', ...PAGES, stream]);
 }
 
 /** §14.3.2: the catalog's /Metadata stream inflates to `inflatedBytes` of spaces (viewers read it at open). */
-export function metadataBomb(inflatedBytes = 1024 * MiB): Buffer {
-  return pdfWith(['<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>', ...PAGES, flateStream('/Type /Metadata /Subtype /XML', Buffer.alloc(inflatedBytes, 0x20))]);
+export async function metadataBomb(inflatedBytes = 1024 * MiB): Promise<Buffer> {
+  return pdfWith(['<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>', ...PAGES, await flateStream('/Type /Metadata /Subtype /XML', '', inflatedBytes)]);
 }
 
 /** Arrays nested `depth` deep inside the catalog (recursive-descent parsers run out of stack). */
