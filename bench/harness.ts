@@ -13,6 +13,7 @@ import type { BenchPlan } from './plan.js';
 import { forkBench, nextMessage, type IpcProcess } from './processes.js';
 import { Sampler } from './proc-stats.js';
 import { evaluateGoals } from './goals.js';
+import { measurePdfCost } from './pdf-cost.js';
 import { readProc } from './proc-stats.js';
 import { coresBusy, summary, type AcceptCell, type BenchResult, type EndToEndRun, type RssProbe } from './results.js';
 
@@ -69,6 +70,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
       accept.push(...await acceptCells(plan, size, { gateway, sinkPort, sampler, load, log: options.log }));
       runs.push(...await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log }));
     }
+    const pdfCost = await measurePdfCost(options.log);
 
     const result: BenchResult = {
       meta: {
@@ -88,6 +90,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
       accept,
       runs,
       rssProbe,
+      pdfCost,
       goals: [],
     };
     failed = false;

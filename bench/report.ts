@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACCEPT_SHARE_GOAL, LISTENER_RSS_GOAL_BYTES, P99_GOALS, SCALING_GOAL } from './goals.js';
 import { SIZE_NAMES, sizeLabel, type SizeName } from './messages.js';
+import { pdfCostTable } from './pdf-cost.js';
 import type { AcceptCell, BenchResult, CoresBusy, EndToEndRun, Usage } from './results.js';
 
 const MB = 1024 * 1024;
@@ -28,6 +29,7 @@ export function renderReport(r: BenchResult): string {
     ...acceptTable(r.accept),
     ...endToEndTable(r.runs),
     ...resourceTable(r, sizes),
+    ...pdfCostTable(r.pdfCost),
     ...notes(r),
   ];
   return `${lines.join('\n')}\n`;

@@ -2,6 +2,7 @@
 import type { EndToEnd } from './intake-times.js';
 import type { ConnectionMode, LoadResult } from './load.js';
 import type { SizeName } from './messages.js';
+import type { PdfCost } from './pdf-cost.js';
 import type { ProcessUsage, WindowUsage } from './proc-stats.js';
 
 /** Per process name (listener, worker-1, sandbox, redis, sink, generator): CPU and peak RSS. */
@@ -78,6 +79,8 @@ export interface BenchResult {
   readonly accept: readonly AcceptCell[];
   readonly runs: readonly EndToEndRun[];
   readonly rssProbe: RssProbe | undefined;
+  /** The deep PDF checks' CPU per PDF (absent in runs from before the checks). */
+  readonly pdfCost?: readonly PdfCost[];
   readonly goals: readonly Goal[];
 }
 

@@ -54,6 +54,12 @@ const schema = z.object({
   MAX_MESSAGE_BYTES: int(1024, 15 * MiB),
   /** Cap on each decoded PDF. */
   MAX_PDF_BYTES: int(1, 10 * MiB),
+  /** Deep PDF checks in the worker: `strict` opens every PDF in a checker thread; `off` judges type, name and first bytes only. */
+  PDF_CHECKS: z.enum(['strict', 'off']).default('strict'),
+  /** Checker threads per worker process, and the bounds on reading one PDF (past one: PdfDamaged, too complex). */
+  PDF_CHECK_THREADS: int(1, 2),
+  PDF_CHECK_TIMEOUT_MS: int(100, 10_000),
+  PDF_CHECK_MEMORY_MB: int(32, 256),
   /** Bound on storing + queueing before the client is told 451 4.3.0. */
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
   /** Bound on the authentication decision after the end of DATA (DNS for SPF and DKIM) → 451 4.7.0. */
@@ -128,6 +134,12 @@ export interface Config {
   readonly dns: { readonly zoneFile: string | undefined; readonly timeoutMs: number; readonly tries: number };
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
+  readonly pdfChecks: {
+    readonly mode: 'strict' | 'off';
+    readonly threads: number;
+    readonly timeoutMs: number;
+    readonly memoryMb: number;
+  };
   readonly enqueueTimeoutMs: number;
   readonly authTimeoutMs: number;
   readonly worker: {
@@ -203,6 +215,7 @@ export function loadConfig(env: Env): Config {
     dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,
+    pdfChecks: { mode: e.PDF_CHECKS, threads: e.PDF_CHECK_THREADS, timeoutMs: e.PDF_CHECK_TIMEOUT_MS, memoryMb: e.PDF_CHECK_MEMORY_MB },
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     authTimeoutMs: e.AUTH_TIMEOUT_MS,
     worker: {

@@ -98,6 +98,19 @@ export class IntakeError extends Error {
 export const REJECTION_REASONS = {
   ...MESSAGE_RULES,
   ApiRejected: { says: 'the Sender API refused the letter as invalid', todo: 'correct what the message names and send again' },
+  // The deep PDF checks (worker only: the listener never holds a whole PDF).
+  PdfDamaged: {
+    says: 'a PDF cannot be read as a PDF (truncated, broken, no pages), or is too complex to check within the limits',
+    todo: 'export the letter to PDF again and send it again',
+  },
+  PdfPasswordProtected: {
+    says: 'a PDF needs a password to open',
+    todo: 'send the PDF without a password to open it (restricting printing or copying is fine)',
+  },
+  PdfActiveContent: {
+    says: 'a PDF carries active content (JavaScript, a Launch action, embedded files, an XFA form or form fields)',
+    todo: 'remove scripts, actions, attached files and form fields from the PDF and send it again',
+  },
 } as const satisfies Record<string, { readonly says: string; readonly todo: string }>;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;

@@ -34,7 +34,17 @@ const json = <T extends z.ZodType>(schema: T) =>
     }
   }).pipe(schema);
 
-const pdfSchema = z.object({ fileName: z.string(), bytes: z.number(), sha256: z.string() });
+const pdfSchema = z.object({
+  fileName: z.string(),
+  bytes: z.number(),
+  sha256: z.string(),
+  /** From the PDF checks (absent with PDF_CHECKS=off). */
+  pages: z.number().optional(),
+  version: z.string().optional(),
+  producer: z.string().optional(),
+  /** false: an encrypted file whose objects the /Launch walk could not all read (accepted; see README). */
+  launchActionsChecked: z.boolean().optional(),
+});
 export type PdfRecord = z.infer<typeof pdfSchema>;
 
 /**

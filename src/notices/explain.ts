@@ -1,4 +1,5 @@
 // What a notice says, in words and in RFC 3464 terms, for each outcome: pure text from the record.
+import { MESSAGE_RULES, REJECTION_REASONS, type MessageRule, type RejectionReason } from '../errors.js';
 import type { NoticeKind } from '../intake/notice-fields.js';
 import type { IntakeRecord } from '../intake/record.js';
 
@@ -14,26 +15,23 @@ export interface Explanation {
   readonly diagnostic: string;
 }
 
-// RFC 3463: 5.7.1 not authorized, 5.3.4 too big, 5.6.0 other media error (content the letter
-// cannot be made from); 5.0.0 other (the Sender API's own refusal).
-const REJECTION_STATUS: Readonly<Record<string, string>> = {
-  SenderNotRegistered: '5.7.1',
-  PdfTooLarge: '5.3.4',
-  ApiRejected: '5.0.0',
-};
+/** RFC 3463 status of a rejection: the catalog's reply for a rule of the message; 5.6.0 (media) for
+ * a PDF check; 5.0.0 (other) for the Sender API's own refusal. */
+const isMessageRule = (code: string): code is MessageRule => Object.hasOwn(MESSAGE_RULES, code);
+const isRejectionReason = (code: string): code is RejectionReason => Object.hasOwn(REJECTION_REASONS, code);
 
-const REJECTION_ADVICE: Readonly<Record<string, string>> = {
-  SenderNotRegistered: 'Send the letter from your registered address, or ask us to register this address for you.',
-  NoPdfAttachment: 'Attach the letter as a PDF file and send the message again.',
-  NotAPdf: 'Attach a real PDF file (it must start with %PDF-) and send the message again.',
-  PdfDamaged: 'The PDF cannot be read: export it again and send the message again.',
-  PdfPasswordProtected: 'Remove the password from the PDF and send the message again.',
-  PdfActiveContent: 'Remove scripts, actions and embedded files from the PDF and send the message again.',
-  PdfTooLarge: 'Send a smaller PDF (reduce image resolution or split the letter).',
-  MissingSubject: 'Give the message a subject (it becomes the letter title) and send it again.',
-  UnparseableMessage: 'Send the message again from an ordinary mail program.',
-  ApiRejected: 'Correct the letter as the reason says and send it again.',
-};
+function rejectionStatus(code: string): string {
+  if (isMessageRule(code)) return MESSAGE_RULES[code].smtp.enhanced;
+  return code === 'ApiRejected' ? '5.0.0' : '5.6.0';
+}
+
+/** What to do, from the one catalog (errors.ts), as a sentence. */
+function advice(code: string): string {
+  const row = isRejectionReason(code) ? REJECTION_REASONS[code] : undefined;
+  if (row === undefined) return 'Correct the message and send it again.';
+  const todo = row.todo.replaceAll('{maxPdf}', 'the size limit');
+  return `${todo.charAt(0).toUpperCase()}${todo.slice(1)}.`;
+}
 
 // Operator failures: the gateway's own credentials or the Sender API's allow-list (docs/design.md §3).
 const OPERATOR_CODES = new Set(['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized']);
@@ -59,10 +57,10 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
     return {
       subject: `Letter not created: ${record.subject}`,
       text: `${about}\n\nIt could not become a letter.\n\nReason: ${code}: ${sentence}\n\n` +
-        `What to do: ${REJECTION_ADVICE[code] ?? 'Correct the message and send it again.'}\n` +
+        `What to do: ${advice(code)}\n` +
         `Quote the intake id ${record.intakeId} if you ask us about it.\n`,
       action: 'failed',
-      status: REJECTION_STATUS[code] ?? '5.6.0',
+      status: rejectionStatus(code),
       diagnostic: `${code}: ${sentence}`,
     };
   }

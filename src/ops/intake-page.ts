@@ -3,7 +3,7 @@
 // intake-list-page.ts). Pure functions from records to HTML; every value is escaped.
 import type { ReplayResult } from '../intake/replay.js';
 import { NOTICE_KINDS } from '../intake/notice-fields.js';
-import { INTAKE_STATES, type IntakeRecord } from '../intake/record.js';
+import { INTAKE_STATES, type IntakeRecord, type PdfRecord } from '../intake/record.js';
 import { escapeHtml, isoTime, page } from './html.js';
 
 export const INTAKES_PATH = '/admin/intakes';
@@ -40,7 +40,7 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
   ['client', (r) => `${r.clientIp} (HELO ${r.helo})`],
   ['sender id', (r) => r.senderId],
   ['authentication', (r) => Object.entries(r.auth).map(([k, v]) => `${k}: ${v}`).join('; ')],
-  ['PDFs', (r) => r.pdfs?.map((p) => `${p.fileName} (${p.bytes} bytes, sha256 ${p.sha256})`).join('; ')],
+  ['PDFs', (r) => r.pdfs?.map((p) => `${p.fileName} (${[`${p.bytes} bytes`, ...pdfDetails(p), `sha256 ${p.sha256}`].join(', ')})`).join('; ')],
   ['ignored attachments', (r) => r.ignoredAttachments?.join(', ')],
   // Drafts the Sender API holds that will never be submitted (a worker lost the intake meanwhile).
   ['stray drafts', (r) => r.strayDrafts?.map((d) => d.letterId ?? `unknown id (draft requested ${new Date(d.requestedAt ?? d.at).toISOString()})`).join('; ')],
@@ -116,4 +116,14 @@ export function renderReplayResult(intakeId: string, result: ReplayResult): stri
 
 export function renderNotFound(intakeId: string): string {
   return page('Not found', `<p>No intake ${escapeHtml(intakeId)}.</p>`);
+}
+
+/** What the PDF checks recorded: pages, version, producer (nothing with PDF_CHECKS=off). */
+function pdfDetails(p: PdfRecord): string[] {
+  return [
+    ...(p.pages === undefined ? [] : [`${p.pages} page${p.pages === 1 ? '' : 's'}`]),
+    ...(p.version === undefined ? [] : [`PDF ${p.version}`]),
+    ...(p.producer === undefined ? [] : [`made by ${p.producer}`]),
+    ...(p.launchActionsChecked === false ? ['Launch actions not checked (encrypted object streams)'] : []),
+  ];
 }

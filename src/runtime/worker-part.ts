@@ -9,6 +9,8 @@ import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
 import { startReconciler } from '../worker/reconciler.js';
+import { createPdfChecker } from '../pdf/checker-pool.js';
+import { checkPdfs } from '../pdf/check-pdfs.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor, type PartContext } from './part-context.js';
 import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
@@ -35,6 +37,7 @@ export async function startWorkerPart(
   const notices = startNoticePart({
     config, connection, store, directory, clock: ctx.clock, logger: logger.child({ part: 'notices' }), observer: ctx.observer,
   });
+  const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
   const processor = createProcessor({
     store,
     directory,
@@ -44,6 +47,7 @@ export async function startWorkerPart(
     observer: ctx.observer,
     maxPdfBytes: config.maxPdfBytes,
     notices: notices.notices,
+    checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     rateLimit: async (ms: number, _job: Job<IntakeJobData>) => {
       await worker?.rateLimit(ms);
       throw Worker.RateLimitError();
@@ -90,6 +94,7 @@ export async function startWorkerPart(
       await sweeper.stop();
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await notices.close(config.worker.closeTimeoutMs);
+      await pdfChecker?.close();
       await queue.close();
       connection.disconnect();
     },

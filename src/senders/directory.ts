@@ -18,6 +18,8 @@ const senderSchema = z
     allowedIps: z.array(cidr).optional(),
     /** Good news the sender wants by mail too; bad news is always told. */
     notify: z.array(z.enum(['submitted'])).default([]),
+    /** The sender's PDFs may carry AcroForm fields (JavaScript stays forbidden). */
+    allowPdfForms: z.boolean().default(false),
   })
   .refine((s) => (s.apiClientSecret === undefined) !== (s.apiClientSecretEnv === undefined), {
     message: 'give exactly one of apiClientSecret and apiClientSecretEnv',
@@ -35,6 +37,7 @@ export interface Sender {
   readonly allowedIps: readonly string[] | undefined;
   /** Notices the sender asked for besides bad news: `submitted` (a confirmation per letter). */
   readonly notify: readonly NoticeKind[];
+  readonly allowPdfForms: boolean;
 }
 
 export interface SenderDirectory {
@@ -71,6 +74,7 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
       apiClientSecret: secret,
       allowedIps: s.allowedIps,
       notify: s.notify,
+      allowPdfForms: s.allowPdfForms,
     };
   });
   assertUnique(senders.flatMap((s) => s.addresses), 'address', source);

@@ -22,6 +22,8 @@ import { describeFailure } from './failure.js';
 import { ownedCheckpoint, ownedLetterApi, type Owner } from './ownership.js';
 import { isParserLimit, parseMessage, type ParsedMessage } from './parse-message.js';
 import { submitExactlyOnce, type LetterApi } from './submit-letter.js';
+import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import type { PdfDocument } from './pdf-rules.js';
 
 export interface ProcessorDeps {
   readonly store: IntakeStore;
@@ -33,6 +35,8 @@ export interface ProcessorDeps {
   readonly maxPdfBytes: number;
   /** Queues the notice an outcome earns its sender (only enqueues). */
   readonly notices: NoticeOutcomes;
+  /** The deep PDF checks (src/pdf/check-pdfs.ts), bound to the checker threads. */
+  readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** Pauses the whole queue for a while (the API said 429) without spending an attempt. */
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
 }
@@ -114,8 +118,12 @@ async function work(run: Run): Promise<IntakeOutcome> {
   const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
   if (decision.kind === 'rejected') return rejected(run, decision.reasonCode, decision.reason);
 
-  const pdfs = decision.pdfs.map((p) => ({ fileName: p.fileName, bytes: p.content.length, sha256: p.sha256 }));
+  const pdfCheck = await deps.checkPdfs(decision.pdfs, decision.sender);
+  const pdfs = decision.pdfs.map((p, i) => ({
+    fileName: p.fileName, bytes: p.content.length, sha256: p.sha256, ...(pdfCheck.ok ? pdfCheck.details[i] : {}),
+  }));
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
+  if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
   const apiStarted = performance.now();
   const letter = await submitExactlyOnce(
     ownedLetterApi(deps.lettersFor(decision.sender), run.owner),

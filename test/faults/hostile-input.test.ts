@@ -19,14 +19,19 @@ import { sendOnce, type Reply } from '../helpers/smtp-client.js';
 import { countBy, findLeaks, printTable, standardNeedles, watchRss, type RssWatch } from './summary.js';
 
 const MAX_MESSAGE_BYTES = 15 * 1024 * 1024;
-/** mailparser's simpleParser peaks at ~160 MB for a 13.7 MB message; the in-process test client adds its own copies. */
+/**
+ * mailparser's simpleParser peaks at ~160 MB for a 13.7 MB message; the in-process test client
+ * adds its own copies. The PDF checker threads live in this process too, each bounded by
+ * PDF_CHECK_MEMORY_MB of heap and as much again of ArrayBuffers.
+ */
 const RSS_GROWTH_LIMIT_MB = 400;
+const PDF_CHECK_MEMORY_MB = 96;
 
 let gateway: TestGateway;
 let rss: RssWatch;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ worker: true, env: { MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES), WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '30000' } });
+  gateway = await startTestGateway({ worker: true, env: { MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES), WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '30000', PDF_CHECK_MEMORY_MB: String(PDF_CHECK_MEMORY_MB), PDF_CHECK_THREADS: '1' } });
   rss = watchRss();
   // warm-up: one ordinary letter end to end, so lazy modules and pools are loaded before the baseline
   const replies = await deliver(await signedLetter({ title: 'warm-up' }));

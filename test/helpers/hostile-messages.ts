@@ -11,6 +11,8 @@ import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { loadKeys, SIGNERS, type Signer } from '../../fixtures/keys.js';
 import { attachmentPart, message, multipartBody, textPart, type Attachment, type Part } from '../../fixtures/mime.js';
 import { buildPdf, buildZip } from '../../fixtures/pdf.js';
+import { deepNesting, manyObjects, metadataBomb, objectStreamBomb } from './pdf-bombs.js';
+import { letterDoc, save } from './pdf-samples.js';
 import type { RejectionReason } from '../../src/errors.js';
 import { FIXTURE_DIR } from './gateway.js';
 
@@ -123,6 +125,13 @@ export function javascriptPdf(): Buffer {
     '<< /Type /Catalog /Pages 2 0 R /OpenAction 5 0 R /Names << /JavaScript << /Names [(init) 5 0 R] >> >> >>',
     ...PAGES, '<< /Length 0 >>\nstream\n\nendstream', `<< /S /JavaScript /JS (${js}) >>`,
   ]);
+}
+
+/** A letter carrying an executable as an embedded file (pdf-lib's attach). */
+async function embeddedExePdf(): Promise<Buffer> {
+  const doc = await letterDoc();
+  await doc.attach(Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(256)]), 'setup.exe', { mimeType: 'application/x-msdownload' });
+  return save(doc);
 }
 
 async function deflated(totalBytes: number, raw: boolean): Promise<{ data: Buffer; crc: number }> {
@@ -245,7 +254,7 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
     },
     { name: 'invalid-base64', exercises: 'a PDF part whose base64 is not base64', expected: inSession('NotAPdf'), build: signed(() => withParts([textPart(bodyText()), fakePdfPart('!!!! this is *not* base64 at all ####\r\n@@@@ %%%% ^^^^')])) },
     {
-      name: 'truncated-base64-pdf', exercises: 'a PDF cut mid-quantum: still starts with %PDF-', expected: accepted('submitted'),
+      name: 'truncated-base64-pdf', exercises: 'a PDF cut mid-quantum: starts with %PDF-, parses as nothing', expected: accepted('PdfDamaged'),
       build: signed(() => withParts([textPart(bodyText()), fakePdfPart(buildPdf('cut').toString('base64').slice(0, 201))])),
     },
     {
@@ -258,12 +267,19 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
     },
     { name: 'html-named-pdf', exercises: 'application/pdf named .pdf, content is HTML', expected: inSession('NotAPdf'), build: signed(() => letter({ attachments: [pdf('statement.pdf', Buffer.from('<html><script>alert(1)</script></html>'))] })) },
     { name: 'exe-as-octet-stream-pdf', exercises: 'octet-stream named .pdf, content is an MZ executable', expected: inSession('NotAPdf'), build: signed(() => letter({ attachments: [pdf('invoice.pdf', Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(512)]), 'application/octet-stream')] })) },
-    // docs/design.md §2.4 calls a part a PDF when its content starts with %PDF-; the gateway never opens,
-    // renders or inflates one. Encrypted, scripted and Flate-bomb PDFs are therefore submitted, and
-    // an operator reviews them in PendingApproval; archives are ignored attachments, never unpacked.
-    { name: 'encrypted-pdf', exercises: '%PDF- with a standard-security /Encrypt dictionary', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })) },
-    { name: 'javascript-pdf', exercises: '%PDF- with /OpenAction JavaScript', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('script.pdf', javascriptPdf())] })) },
+    // The deep PDF checks (src/pdf) open every PDF in a checker thread bounded in time and memory:
+    // a password, damage or active content rejects the intake; a bomb ends as PdfDamaged (too
+    // complex). Page content is never decoded (nothing is rendered), so a Flate bomb there is a
+    // valid PDF and is submitted; archives are ignored attachments, never unpacked.
+    { name: 'encrypted-pdf', exercises: '%PDF- with a standard-security /Encrypt dictionary (a user password)', expected: accepted('PdfPasswordProtected'), build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })) },
+    { name: 'javascript-pdf', exercises: '%PDF- with /OpenAction JavaScript', expected: accepted('PdfActiveContent'), build: signed(() => letter({ attachments: [pdf('script.pdf', javascriptPdf())] })) },
+    { name: 'launch-pdf', exercises: '%PDF- whose open action launches cmd.exe', expected: accepted('PdfActiveContent'), build: signed(() => letter({ attachments: [pdf('launch.pdf', pdfOf(['<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /Launch /Win << /F (cmd.exe) >> >> >>', ...PAGES, '<< /Length 0 >>\nstream\n\nendstream']))] })) },
+    { name: 'embedded-exe-pdf', exercises: '%PDF- carrying setup.exe as an embedded file', expected: accepted('PdfActiveContent'), build: signed(async () => letter({ attachments: [pdf('invoice.pdf', await embeddedExePdf())] })) },
     { name: 'flate-bomb-pdf', exercises: '%PDF- whose content stream inflates to 256 MiB', expected: accepted('submitted'), build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await flateBombPdf(256 * MiB))] })) },
+    { name: 'object-stream-bomb-pdf', exercises: '%PDF- with an object stream inflating to 1 GiB', expected: accepted('PdfDamaged'), build: signed(async () => letter({ attachments: [pdf('objects.pdf', await objectStreamBomb(1024 * MiB))] })) },
+    { name: 'metadata-bomb-pdf', exercises: '%PDF- whose XMP metadata inflates to 1 GiB', expected: accepted('PdfDamaged'), build: signed(async () => letter({ attachments: [pdf('metadata.pdf', await metadataBomb(1024 * MiB))] })) },
+    { name: 'deep-nesting-pdf', exercises: '%PDF- with arrays nested 100,000 deep', expected: accepted('PdfDamaged'), build: signed(() => letter({ attachments: [pdf('deep.pdf', deepNesting(100_000))] })) },
+    { name: 'many-objects-pdf', exercises: '%PDF- with 50,000 objects (3 MB): valid, read within the limits', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('many.pdf', manyObjects(50_000))] })) },
     { name: 'zip-bomb-beside-pdf', exercises: 'application/zip inflating to 1 GiB, next to a real PDF', expected: accepted('submitted'), build: signed(async () => letter({ attachments: [pdf('letter.pdf'), { contentType: 'application/zip', fileName: 'bomb.zip', data: await zipBomb() }] })) },
     { name: 'zip-bomb-named-pdf', exercises: 'the 1 GiB zip bomb typed application/pdf', expected: inSession('NotAPdf'), build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await zipBomb())] })) },
     { name: 'zip-named-pdf', exercises: 'a small ZIP typed application/pdf', expected: inSession('NotAPdf'), build: signed(() => letter({ attachments: [pdf('contract.pdf', buildZip('contract.txt', 'not a pdf'))] })) },

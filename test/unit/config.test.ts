@@ -10,6 +10,12 @@ describe('configuration', () => {
     expect(config.smtp.port).toBe(2525);
     expect(config.smtp.tls).toBeUndefined();
     expect(Object.isFrozen(config.smtp)).toBe(true);
+    expect(config.pdfChecks).toEqual({ mode: 'strict', threads: 2, timeoutMs: 10_000, memoryMb: 256 });
+  });
+
+  it('turns the PDF checks off with PDF_CHECKS=off, and sets their limits', () => {
+    const config = loadConfig({ PDF_CHECKS: 'off', PDF_CHECK_THREADS: '3', PDF_CHECK_TIMEOUT_MS: '2500', PDF_CHECK_MEMORY_MB: '128' });
+    expect(config.pdfChecks).toEqual({ mode: 'off', threads: 3, timeoutMs: 2500, memoryMb: 128 });
   });
 
   it('reads processing addresses comma-separated, trimmed and lower-cased', () => {
@@ -24,6 +30,8 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['NOTICE_SMTP_URL', 'http://relay.example:25'],
     ['NOTICE_FROM', 'postmaster'],
+    ['PDF_CHECKS', 'lenient'],
+    ['PDF_CHECK_MEMORY_MB', '8'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);

@@ -41,7 +41,7 @@ describe('a notice in the RFC 3464 shape', () => {
     const human = part(parts, 'text/plain');
     expect(human).toContain('Reason: ApiRejected: The Sender API refused the letter');
     expect(human).toContain('as intake in0123456789abcdef01234567');
-    expect(human).toContain('What to do: Correct the letter');
+    expect(human).toContain('What to do: Correct what the message names and send again.');
 
     const status = part(parts, 'message/delivery-status');
     const [perMessage = '', perRecipient = ''] = status.split(/\r?\n\r?\n/);
@@ -72,7 +72,7 @@ describe('a notice in the RFC 3464 shape', () => {
   });
 
   it('gives each rule its own status and advice', () => {
-    expect(explain(record({ reasonCode: 'SenderNotRegistered' }), 'rejected')).toMatchObject({ status: '5.7.1', text: expect.stringContaining('registered address') });
+    expect(explain(record({ reasonCode: 'SenderNotRegistered' }), 'rejected')).toMatchObject({ status: '5.7.1', text: expect.stringContaining('What to do: Send from the address registered for your organization.') });
     expect(explain(record({ reasonCode: 'PdfTooLarge' }), 'rejected')).toMatchObject({ status: '5.3.4', text: expect.stringContaining('smaller PDF') });
     expect(explain(record({ reasonCode: 'MissingSubject' }), 'rejected')).toMatchObject({ status: '5.6.0', text: expect.stringContaining('subject') });
   });

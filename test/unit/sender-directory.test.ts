@@ -29,6 +29,16 @@ describe('the sender directory', () => {
     expect(parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a', notify: ['submitted'] }] }, {}).senders[0]?.notify).toEqual(['submitted']);
   });
 
+  it('allows PDF form fields only for a sender whose entry says allowPdfForms: true', () => {
+    const directory = parseSenderDirectory({ senders: [
+      { ...acme, apiClientSecret: 'a', allowPdfForms: true },
+      { ...acme, apiClientSecret: 'b', senderId: '1b4e28ba-2fa1-41d2-883f-0016d3cca427', apiClientId: 'beta', addresses: ['letters@beta.example'] },
+    ] }, {});
+    expect(directory.byAddress('letters@acme.example')?.allowPdfForms).toBe(true);
+    expect(directory.byAddress('letters@beta.example')?.allowPdfForms).toBe(false);
+    expect(() => parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a', allowPdfForms: 'yes' }] }, {})).toThrow('allowPdfForms');
+  });
+
   it('refuses a secret variable that is not set', () => {
     expect(() => parseSenderDirectory({ senders: [{ ...acme, apiClientSecretEnv: 'MISSING' }] }, {})).toThrow('MISSING');
   });
