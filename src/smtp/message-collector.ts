@@ -62,12 +62,13 @@ export class MessageCollector extends Transform {
   }
 
   /**
-   * What this message holds once `chunk` is in: the header block twice (ours, and mailauth's
-   * parsed copy), the unfinished line mailauth canonicalizes, the spool's batches, the chunk.
+   * What this message holds once `chunk` is in: the header block three times (ours, mailauth's
+   * parsed copy, and the MIME walk's, which mailsplit keeps whole until the block ends), the
+   * unfinished line mailauth canonicalizes, the spool's batches, the chunk.
    */
   private heldWith(chunk: Buffer): number {
     const head = this.headDone ? this.headBytes : this.headBytes + chunk.length;
-    return 2 * head + this.lineBytes + this.spool.buffered + chunk.length;
+    return 3 * head + this.lineBytes + this.spool.buffered + chunk.length;
   }
 
   private keepHead(chunk: Buffer): void {

@@ -9,9 +9,12 @@
 // Two ways a message is sent:
 // - asSent: the message as it is, with a sender directory that registers its From address.
 //   A message without a From address, or with one no directory can hold (no dot in the domain,
-//   raw UTF-8), is SenderNotRegistered.
+//   raw UTF-8), is SenderNotRegistered. This column is the message's own rules only (the
+//   parse-and-decide path, test/integration/peer-mime-corpus.test.ts): no deep PDF check.
 // - resigned: From and Message-ID replaced by a registered sender's, CRLF line ends, a leading
-//   mbox "From " line dropped, DKIM-signed (test/helpers/hostile-messages.ts, resignAsAcme).
+//   mbox "From " line dropped, DKIM-signed (test/helpers/hostile-messages.ts, resignAsAcme),
+//   through the whole gateway, deep PDF checks included: a PDF that is only a fragment (no
+//   trailer, which qpdf --check confirms) is PdfDamaged.
 import type { RejectionReason } from '../../src/errors.js';
 
 export type PeerOutcome = 'submitted' | Exclude<RejectionReason, 'ApiRejected'>;
@@ -39,18 +42,18 @@ export const PEER_MIME_EXPECTATIONS: readonly PeerMimeExpectation[] = [
   row('apache+james-mime4j/bad-newlines-multiple-parts-base64.msg.eml', null, NO_FROM, NO_PDF, 0, 'no From; the whole body is a base64 message/rfc822 holding text only'),
   row('apache+james-mime4j/badbound.msg.eml', 'postmaster@challenge.uscom.com', NO_PDF, NO_PDF, 0, 'a bounce: text/plain and a message/rfc822'),
   row('apache+james-mime4j/base64encoded-rfc822message.msg.eml', null, NO_FROM, NO_PDF, 0, 'no From; a base64 message/rfc822 holding text only'),
-  row('apache+james-mime4j/boundary-name-clash.msg.eml', null, NO_FROM, 'submitted', 1, 'no From; application/pdf whose 31 bytes start with %PDF-1.'),
+  row('apache+james-mime4j/boundary-name-clash.msg.eml', null, NO_FROM, 'PdfDamaged', 1, 'no From; application/pdf whose 31 bytes start with %PDF-1.; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
   row('apache+james-mime4j/multi-nested.msg.eml', 'whorfin@yoyodyne.com', NO_PDF, NO_PDF, 0, 'GIFs, richtext and a message/rfc822; no PDF'),
   row('jhillyerd+enmime/attachment-octet.raw.eml', 'me@here.com', NO_PDF, NO_PDF, 0, 'application/octet-stream with no file name (file= is no name parameter)'),
   row('jhillyerd+enmime/bad-final-boundary.raw.eml', 'james@makita.skynet', NO_PDF, NO_PDF, 0, 'a zip attachment'),
-  row('jhillyerd+enmime/inlinemultipart.raw.eml', 'bob@extern', NO_FROM, 'submitted', 1, 'From bob@extern has no dot in its domain, no directory holds it; test.pdf starts with %PDF-1.2'),
+  row('jhillyerd+enmime/inlinemultipart.raw.eml', 'bob@extern', NO_FROM, 'PdfDamaged', 1, 'From bob@extern has no dot in its domain, no directory holds it; test.pdf starts with %PDF-1.2; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
   row('jhillyerd+enmime/malformed-base64-attach.raw.eml', 'james@makita.skynet', NO_PDF, NO_PDF, 0, 'an application/msword attachment'),
   row('jhillyerd+enmime/mime-bad-8bit-filename.raw.eml', 'pavel.bazika@some.domain', NO_PDF, NO_PDF, 0, 'an application/msword attachment'),
-  row('jhillyerd+enmime/mime-bad-content-type.raw.eml', 'bookings@easyhotel.com', 'submitted', 'submitted', 1, 'Content-Type "application/pdf name=…" (no semicolon) is still application/pdf; content %PDF-1.2'),
-  row('jhillyerd+enmime/mime-blank-media-name.raw.eml', 'bookings@easyhotel.com', 'submitted', 'submitted', 1, 'application/pdf with name="" and a file name in Content-Disposition; content %PDF-1.2'),
-  row('jhillyerd+enmime/mime-duplicate-param.raw.eml', 'bookings@easyhotel.com', 'submitted', 'submitted', 1, 'application/pdf with name= twice; content %PDF-1.2'),
+  row('jhillyerd+enmime/mime-bad-content-type.raw.eml', 'bookings@easyhotel.com', 'submitted', 'PdfDamaged', 1, 'Content-Type "application/pdf name=…" (no semicolon) is still application/pdf; content %PDF-1.2; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
+  row('jhillyerd+enmime/mime-blank-media-name.raw.eml', 'bookings@easyhotel.com', 'submitted', 'PdfDamaged', 1, 'application/pdf with name="" and a file name in Content-Disposition; content %PDF-1.2; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
+  row('jhillyerd+enmime/mime-duplicate-param.raw.eml', 'bookings@easyhotel.com', 'submitted', 'PdfDamaged', 1, 'application/pdf with name= twice; content %PDF-1.2; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
   row('jhillyerd+enmime/mime-signed.raw.eml', 'jamehi03@jamehi03lx.noa.com', NO_PDF, NO_PDF, 0, 'multipart/signed: text and a PGP signature'),
-  row('jhillyerd+enmime/mime-unquoted-tspecials-param.raw.eml', 'bookings@easyhotel.com', 'submitted', 'submitted', 1, 'application/pdf named Invoice_(…).pdf unquoted; content %PDF-1.2'),
+  row('jhillyerd+enmime/mime-unquoted-tspecials-param.raw.eml', 'bookings@easyhotel.com', 'submitted', 'PdfDamaged', 1, 'application/pdf named Invoice_(…).pdf unquoted; content %PDF-1.2; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
   row('jhillyerd+enmime/missing-content-type.raw.eml', 'james@makita.skynet', NO_PDF, NO_PDF, 0, 'plain text, no Content-Type'),
   row('jhillyerd+enmime/multipart-wo-boundary.raw.eml', 'mailer-daemon@example.com', NO_PDF, NO_PDF, 0, 'multipart/report without a boundary: no parts at all'),
   row('jhillyerd+enmime/unk-charset-part.raw.eml', 'james@makita.skynet', NO_PDF, NO_PDF, 0, 'a zip attachment'),
@@ -59,9 +62,9 @@ export const PEER_MIME_EXPECTATIONS: readonly PeerMimeExpectation[] = [
   row('mikel+mail/attachment_message_rfc822_inline_image.eml', 'test@example.com', NO_PDF, NO_PDF, 0, 'an inline PNG; the PDF mail is a forwarded message/rfc822'),
   row('mikel+mail/attachment_nonascii_filename.eml', 'foo@example.com', NO_PDF, NO_PDF, 0, 'a text/plain attachment'),
   row('mikel+mail/attachment_only_email.eml', 'rfinnie@domain.dom', NO_PDF, NO_PDF, 0, 'the whole body is a gzip'),
-  row('mikel+mail/attachment_pdf.eml', 'xxxx@xxxx.com', 'submitted', 'submitted', 1, 'broken.pdf, application/pdf, content %PDF-1.4'),
-  row('mikel+mail/attachment_pdf_lf.eml', 'xxxx@xxxx.com', 'submitted', 'submitted', 1, 'broken.pdf, application/pdf, content %PDF-1.4; bare LF'),
-  row('mikel+mail/attachment_pdf_non_ascii.eml', 'xxxx@xxxx.com', 'submitted', 'submitted', 1, 'broken.pdf, application/pdf, content %PDF-1.4; non-ASCII text'),
+  row('mikel+mail/attachment_pdf.eml', 'xxxx@xxxx.com', 'submitted', 'PdfDamaged', 1, 'broken.pdf, application/pdf, content %PDF-1.4; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
+  row('mikel+mail/attachment_pdf_lf.eml', 'xxxx@xxxx.com', 'submitted', 'PdfDamaged', 1, 'broken.pdf, application/pdf, content %PDF-1.4; bare LF; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
+  row('mikel+mail/attachment_pdf_non_ascii.eml', 'xxxx@xxxx.com', 'submitted', 'PdfDamaged', 1, 'broken.pdf, application/pdf, content %PDF-1.4; non-ASCII text; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
   row('mikel+mail/attachment_with_base64_encoded_name.eml', 'xxxxxxxxx.xxxxxxx@gmail.com', 'NotAPdf', 'NotAPdf', 0, 'application/pdf whose content is a PKCS#7 signature, not %PDF-'),
   row('mikel+mail/attachment_with_encoded_name.eml', 'xxxxxxxxx.xxxxxxx@gmail.com', NO_PDF, NO_PDF, 0, 'application/octet-stream named .mp3'),
   row('mikel+mail/attachment_with_quoted_filename.eml', 'jeff@37signals.com', NO_PDF, NO_PDF, 0, 'an image/jpeg'),
@@ -81,7 +84,7 @@ export const PEER_MIME_EXPECTATIONS: readonly PeerMimeExpectation[] = [
   row('mikel+mail/raw_email_with_binary_encoded.eml', 'email_test@me.nowhere', NO_PDF, NO_PDF, 0, 'a binary image/jpeg'),
   row('mikel+mail/raw_email_with_illegal_boundary.eml', 'email_test@me.nowhere', NO_PDF, NO_PDF, 0, 'text and HTML only'),
   row('mikel+mail/raw_email_with_mimepart_without_content_type.eml', 'mailer-daemon@antivirus.uqam.ca', NO_PDF, NO_PDF, 0, 'a delivery report'),
-  row('mikel+mail/raw_email_with_multipart_mixed_quoted_boundary.eml', 'email_test@me.nowhere', 'submitted', 'submitted', 1, 'broken.pdf, application/pdf, content %PDF-1.4'),
+  row('mikel+mail/raw_email_with_multipart_mixed_quoted_boundary.eml', 'email_test@me.nowhere', 'submitted', 'PdfDamaged', 1, 'broken.pdf, application/pdf, content %PDF-1.4; the PDF is a fragment no viewer opens (qpdf --check: no trailer), so the deep checks give PdfDamaged'),
   row('mikel+mail/raw_email_with_nested_attachment.eml', 'jamis@37signals.com', NO_PDF, NO_PDF, 0, 'a PNG and an S/MIME signature'),
   row('mikel+mail/report_422.eml', 'mailer-daemon@tppppp.com.au', NO_PDF, NO_PDF, 0, 'a delivery report'),
   row('mikel+mail/utf8_headers.eml', 'jdöe@mächine.example', NO_FROM, NO_PDF, 0, 'From is raw UTF-8 (RFC 6532), which no directory holds; text only'),

@@ -77,7 +77,10 @@ beforeAll(async () => {
   const failed = intakeIdOf(await send('dkim-pass-aligned.eml'));
   expect((await gateway.settled(failed)).state).toBe('failed');
   expect((await gateway.settled(intakeIdOf(await send('pdf-attachment.eml')))).state).toBe('submitted');
-  expect((await gateway.settled(intakeIdOf(await send('no-pdf.eml')))).state).toBe('rejected');
+  // The API refuses the next draft as invalid: that intake is rejected (ApiRejected).
+  sandbox.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters/draft' });
+  expect((await gateway.settled(intakeIdOf(await send('pdf-with-inline-logo.eml')))).state).toBe('rejected');
+  expect(await send('no-pdf.eml')).toMatch(/^550 5\.6\.0 NoPdfAttachment: /);
   expect(await send('spf-fail.eml')).toMatch(/^550/);
   scraped = parseScrape(await (await fetch(`${ops.url}/metrics`)).text());
 }, 60_000);
