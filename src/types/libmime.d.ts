@@ -3,6 +3,8 @@ declare module 'libmime' {
   const libmime: {
     /** Decodes RFC 2047 encoded words in a header value. */
     decodeWords(value: string): string;
+    /** Folds a header line at white space to at most `lineLength` characters per line. */
+    foldLines(value: string, lineLength: number): string;
   };
   export default libmime;
 }
