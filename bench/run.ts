@@ -1,6 +1,7 @@
 // `npm run bench` (full sweep, about 10 minutes), `npm run bench -- --quick` (under a minute),
 // `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API).
 // `--keep` keeps the temporary directory with every process's log and the Redis data.
+// `--peers` also drives Haraka (SPF + DKIM verify, discard queue) in every accept cell.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBenchmark } from './harness.js';
@@ -19,6 +20,7 @@ async function main(): Promise<number> {
       profile: { type: 'boolean', default: false },
       size: { type: 'string', multiple: true },
       keep: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
     },
   });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -37,7 +39,7 @@ async function main(): Promise<number> {
   }
   const base = values.quick ? PLANS.quick : PLANS.full;
   const plan = sizes.length > 0 ? { ...base, sizes } : base;
-  const result = await runBenchmark(plan, { log, keepTemp: values.keep });
+  const result = await runBenchmark(plan, { log, keepTemp: values.keep, peers: values.peers });
   process.stdout.write(renderReport(result));
   const written = writeReport(result, RESULTS_DIR);
   log(`wrote ${[written.json, written.md, written.latest].filter((f) => f !== undefined).join(', ')}`);
