@@ -103,10 +103,13 @@ function goalFor(x: EndToEndRun, oneWorker: EndToEndRun | undefined): string {
 }
 
 function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
+  const peers = r.accept.some((c) => c.haraka !== undefined);
   const rows = sizes.map((size) => {
     const reuse = r.accept.filter((c) => c.size === size && c.mode === 'reuse');
     const gw = sumUsage(reuse.map((c) => c.gateway.usage));
     const sk = sumUsage(reuse.map((c) => c.sink.usage));
+    const hk = sumUsage(reuse.flatMap((c) => (c.haraka === undefined ? [] : [c.haraka.usage])));
+    const harakaAccepted = reuse.reduce((n, c) => n + (c.haraka?.load.accepted ?? 0), 0);
     const accepted = reuse.reduce((n, c) => n + c.gateway.load.accepted, 0);
     const sunk = reuse.reduce((n, c) => n + c.sink.load.accepted, 0);
     const drain1 = r.runs.find((x) => x.kind === 'drain' && x.size === size && x.workers === 1);
@@ -115,13 +118,13 @@ function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
     const sizeRuns = r.runs.filter((x) => x.size === size);
     const workerPeak = peak(sizeRuns.map((x) => x.usage), (name) => name.startsWith('worker'));
     const listenerPeak = peak([...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)], (n) => n === 'listener');
-    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |`;
+    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |${peers ? ` ${ms(perMessage(hk.get('haraka')?.cpuSeconds, harakaAccepted))} | ${mb(hk.get('haraka')?.peakRssBytes)} |` : ''}`;
   });
   return [
     '## CPU time per message and peak memory, by process',
     '',
-    '| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers ? ' Haraka CPU ms/msg | Haraka peak RSS |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers ? '---:|---:|' : ''}`,
     ...rows,
     '',
     `${r.meta.plan === 'full' ? 'Each size runs on a fresh listener process; peaks are per size. ' : ''}Listener peak RSS goal: ≤ ${LISTENER_RSS_GOAL_BYTES / MB} MB with 32 concurrent 10 MB messages, measured on a fresh listener (see Goals)${r.rssProbe === undefined ? '' : `: ${mb(r.rssProbe.idleRssBytes)} idle → ${mb(r.rssProbe.peakRssBytes)} peak, ${r.rssProbe.load.accepted} of ${r.rssProbe.load.sent} accepted at ${rate(r.rssProbe.load.acceptedPerSec)} msg/s`}.`,
