@@ -8,14 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { authenticateMessage } from '../../src/auth/authenticate.js';
 import { createZoneResolver } from '../../src/auth/zone-resolver.js';
+import { PEER_CORPUS_ABSENT_NOTE, PEER_CORPUS_DIR, PEER_CORPUS_PRESENT } from '../helpers/peer-corpus.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-const peerDkim = resolve(repoRoot, '../shared/peer', 'dkim');
+const peerDkim = resolve(PEER_CORPUS_DIR, 'dkim');
 const peerText = (file: string): string => readFileSync(resolve(peerDkim, file), 'utf8');
 const peerRecord = (file: string): string => peerText(file).trim();
+if (!PEER_CORPUS_PRESENT) console.log(PEER_CORPUS_ABSENT_NOTE);
 
 /** mailauth's ec/dns.json is already in the zone format (TXT as lists of character-strings). */
-const footballZone = z.record(z.string(), z.record(z.string(), z.unknown())).parse(JSON.parse(peerText('mailauth/ec/dns.json')));
+const footballZone = PEER_CORPUS_PRESENT
+  ? z.record(z.string(), z.record(z.string(), z.unknown())).parse(JSON.parse(peerText('mailauth/ec/dns.json')))
+  : {};
 const BRISBANE = 'brisbane._domainkey.football.example.com';
 const TEST = 'test._domainkey.football.example.com';
 
@@ -38,13 +41,13 @@ const vectors: readonly Vector[] = [
     name: 'RFC 6376 appendix A message signed by dkimpy, simple/simple',
     message: 'dkimpy/rfc6376.signed.msg',
     // brisbane is the RFC 8463 key; dkimpy publishes its RSA key in test.txt
-    zone: { ...footballZone, [TEST]: { TXT: [peerRecord('dkimpy/test.txt')] } },
+    zone: { ...footballZone, [TEST]: { TXT: PEER_CORPUS_PRESENT ? [peerRecord('dkimpy/test.txt')] : [] } },
     signatures: ['football.example.com brisbane ed25519-sha256', 'football.example.com test rsa-sha256'],
   },
   {
     name: 'Exim Ed25519 interop message (dkimpy ed25519test2.msg)',
     message: 'dkimpy/ed25519test2.msg',
-    zone: { 'sed._domainkey.test.ex': { TXT: [peerRecord('dkimpy/eximtest.dns')] } },
+    zone: { 'sed._domainkey.test.ex': { TXT: PEER_CORPUS_PRESENT ? [peerRecord('dkimpy/eximtest.dns')] : [] } },
     signatures: ['test.ex sed ed25519-sha256'],
   },
 ];
@@ -56,7 +59,7 @@ async function dkimResults(message: Buffer | string, zone: Record<string, unknow
   return summary.dkim.map((s) => `${s.signingDomain} ${s.selector} ${s.algorithm} ${s.result}`);
 }
 
-describe('peer DKIM vectors verify', () => {
+describe.skipIf(!PEER_CORPUS_PRESENT)('peer DKIM vectors verify', () => {
   it.each(vectors.map((v) => [v.name, v] as const))('%s', async (_name, vector) => {
     const results = await dkimResults(readFileSync(resolve(peerDkim, vector.message)), vector.zone);
 
@@ -64,7 +67,7 @@ describe('peer DKIM vectors verify', () => {
   });
 });
 
-describe('negative controls', () => {
+describe.skipIf(!PEER_CORPUS_PRESENT)('negative controls', () => {
   it.each(vectors.map((v) => [v.name, v] as const))('%s: an altered body passes no signature', async (_name, vector) => {
     const original = peerText(vector.message);
     const altered = original.replace(/(\r?\n\r?\n)([A-Za-z])/, '$1X$2'); // first body line changed
