@@ -53,7 +53,7 @@ function acceptTable(cells: readonly AcceptCell[]): string[] {
     `|---|---:|---|---:|---:|---:|---${peers ? '|---:|---:|---:' : ''}|---|---:|---:|---:|---:|`,
     ...rows,
     '',
-    ...(peers ? ['Haraka: version ' + HARAKA_VERSION + ', one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages.', ''] : []),
+    ...(peers ? ['Haraka: version ' + HARAKA_VERSION + ', one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink\'s and the gateway\'s: compare reused connections.', ''] : []),
     'One message per connection is capped near sessions ÷ 0.1 s by smtp-server\'s 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench\'s own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.',
     '',
   ];
