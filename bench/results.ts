@@ -27,6 +27,8 @@ export interface AcceptCell {
   readonly mode: ConnectionMode;
   readonly sink: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
   readonly gateway: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
+  /** Haraka with SPF and DKIM verification (`--peers` only), driven right after the gateway. */
+  readonly haraka?: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
   /** Gateway accepted per second ÷ sink accepted per second. */
   readonly ratio: number;
 }

@@ -2,6 +2,7 @@
 // `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API),
 // `npm run bench -- --pdf` (only the PDF checks' cost per PDF, seconds).
 // `--keep` keeps the temporary directory with every process's log and the Redis data.
+// `--peers` also drives Haraka (SPF + DKIM verify, discard queue) in every accept cell.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBenchmark } from './harness.js';
@@ -22,6 +23,7 @@ async function main(): Promise<number> {
       size: { type: 'string', multiple: true },
       keep: { type: 'boolean', default: false },
       pdf: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
     },
   });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -44,7 +46,7 @@ async function main(): Promise<number> {
   }
   const base = values.quick ? PLANS.quick : PLANS.full;
   const plan = sizes.length > 0 ? { ...base, sizes } : base;
-  const result = await runBenchmark(plan, { log, keepTemp: values.keep });
+  const result = await runBenchmark(plan, { log, keepTemp: values.keep, peers: values.peers });
   process.stdout.write(renderReport(result));
   const written = writeReport(result, RESULTS_DIR);
   log(`wrote ${[written.json, written.md, written.latest].filter((f) => f !== undefined).join(', ')}`);

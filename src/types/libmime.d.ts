@@ -7,6 +7,8 @@ declare module 'libmime' {
     decodeHeader(line: string): { key: string; value: string };
     /** The media type for a file name's extension; application/octet-stream when unknown. */
     detectMimeType(fileName: string): string;
+    /** Folds a header line at white space to at most `lineLength` characters per line. */
+    foldLines(value: string, lineLength: number): string;
   };
   export default libmime;
 }
