@@ -13,8 +13,11 @@ import type { BenchPlan } from './plan.js';
 import { forkBench, nextMessage, type IpcProcess } from './processes.js';
 import { Sampler } from './proc-stats.js';
 import { evaluateGoals } from './goals.js';
+import { measurePdfCost } from './pdf-cost.js';
 import { readProc } from './proc-stats.js';
-import { coresBusy, summary, type AcceptCell, type BenchResult, type EndToEndRun, type RssProbe } from './results.js';
+import { coresBusy, summary, type AcceptCell, type BenchResult, type EndToEndRun, type LoadSummary, type RssProbe } from './results.js';
+import { installHaraka } from './peer-install.js';
+import { freePort } from '../src/runtime/redis.js';
 
 export interface HarnessOptions {
   /** Progress lines. */
@@ -23,6 +26,8 @@ export interface HarnessOptions {
   readonly nodeArgsFor?: (name: 'listener' | 'worker' | 'sandbox') => readonly string[];
   /** Keep the temporary directory (process logs, Redis data) after the run. */
   readonly keepTemp?: boolean;
+  /** Also drive Haraka (bench/haraka-peer.ts) in every accept cell, after the gateway. */
+  readonly peers?: boolean;
 }
 
 export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Promise<BenchResult> {
@@ -46,6 +51,14 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     stops.push(() => sink.stop());
     sampler.track('sink', sink.pid);
     const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
+    let harakaPort: number | undefined;
+    if (options.peers === true) {
+      const home = await installHaraka(options.log);
+      const haraka = forkBench('haraka', 'haraka-peer.ts', { HARAKA_HOME: home, HARAKA_PORT: String(await freePort()) }, logDir);
+      stops.push(() => haraka.stop());
+      sampler.track('haraka', haraka.pid);
+      harakaPort = await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined));
+    }
     const gateway = await startGateway({
       logDir, dataDir, sampler, workerConcurrency: plan.workerConcurrency,
       ...(options.nodeArgsFor === undefined ? {} : { nodeArgsFor: options.nodeArgsFor }),
@@ -66,9 +79,10 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         rssProbe = await probeListenerRss(plan.rssProbe, { gateway, sampler, load, log: options.log });
         if (plan.freshListenerPerSize) await gateway.restartListener();
       }
-      accept.push(...await acceptCells(plan, size, { gateway, sinkPort, sampler, load, log: options.log }));
+      accept.push(...await acceptCells(plan, size, { gateway, sinkPort, harakaPort, sampler, load, log: options.log }));
       runs.push(...await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log }));
     }
+    const pdfCost = await measurePdfCost(options.log);
 
     const result: BenchResult = {
       meta: {
@@ -88,6 +102,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
       accept,
       runs,
       rssProbe,
+      pdfCost,
       goals: [],
     };
     failed = false;
@@ -107,7 +122,11 @@ interface PhaseDeps {
   readonly log: (line: string) => void;
 }
 
-async function acceptCells(plan: BenchPlan, size: SizeName, deps: PhaseDeps & { readonly sinkPort: number }): Promise<AcceptCell[]> {
+async function acceptCells(
+  plan: BenchPlan,
+  size: SizeName,
+  deps: PhaseDeps & { readonly sinkPort: number; readonly harakaPort: number | undefined },
+): Promise<AcceptCell[]> {
   const { gateway, sampler } = deps;
   const cells: AcceptCell[] = [];
   await gateway.stopWorkers();
@@ -122,13 +141,22 @@ async function acceptCells(plan: BenchPlan, size: SizeName, deps: PhaseDeps & { 
       const gatewayLoad = await deps.load({ ...spec, port: gateway.smtpPort });
       const gatewayUsage = window.end();
       await gateway.redis.flush(); // no worker runs: the accepted messages are not needed any more
+      let haraka: AcceptCell['haraka'];
+      if (deps.harakaPort !== undefined) {
+        window = sampler.window();
+        const harakaLoad = await deps.load({ ...spec, port: deps.harakaPort });
+        const harakaUsage = window.end();
+        haraka = { load: summary(harakaLoad), usage: harakaUsage.processes, cores: coresBusy(harakaUsage) };
+      }
       const ratio = sinkLoad.acceptedPerSec > 0 ? gatewayLoad.acceptedPerSec / sinkLoad.acceptedPerSec : 0;
       cells.push({
         size, sessions, mode, ratio,
         sink: { load: summary(sinkLoad), usage: sinkUsage.processes, cores: coresBusy(sinkUsage) },
         gateway: { load: summary(gatewayLoad), usage: gatewayUsage.processes, cores: coresBusy(gatewayUsage) },
+        ...(haraka === undefined ? {} : { haraka }),
       });
-      deps.log(`${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}`);
+      const peer = haraka === undefined ? '' : `, Haraka ${haraka.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ Haraka ${pctOf(gatewayLoad.acceptedPerSec, haraka.load.acceptedPerSec)})${problems(haraka.load)}`;
+      deps.log(`${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peer}`);
     }
   }
   return cells;
@@ -227,7 +255,9 @@ function ask(generator: IpcProcess, request: GeneratorRequest): Promise<Generato
 let requestId = 0;
 const nextRequestId = (): number => (requestId += 1);
 
-function problems(load: LoadResult): string {
+const pctOf = (a: number, b: number): string => (b > 0 ? `${((a / b) * 100).toFixed(0)}%` : '—');
+
+function problems(load: LoadSummary): string {
   const other = Object.entries(load.replies).filter(([code]) => code !== '250');
   if (load.errors === 0 && other.length === 0) return '';
   return ` [errors ${load.errors}${other.map(([c, n]) => `, ${c}×${n}`).join('')}${load.firstError === undefined ? '' : `: ${load.firstError}`}]`;

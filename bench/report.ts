@@ -2,8 +2,10 @@
 // and writes bench/results/<date>[-plan].json and .md, and latest.md for a full run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACCEPT_SHARE_GOAL, LISTENER_RSS_GOAL_BYTES, P99_GOALS, SCALING_GOAL } from './goals.js';
+import { ACCEPT_SHARE_GOAL, LISTENER_RSS_GOAL_BYTES, lettersPerWorkerCpuSecond, P99_GOALS, WORKER_EFFICIENCY_TOLERANCE } from './goals.js';
 import { SIZE_NAMES, sizeLabel, type SizeName } from './messages.js';
+import { pdfCostTable } from './pdf-cost.js';
+import { HARAKA_VERSION } from './peer-install.js';
 import type { AcceptCell, BenchResult, CoresBusy, EndToEndRun, Usage } from './results.js';
 
 const MB = 1024 * 1024;
@@ -28,6 +30,7 @@ export function renderReport(r: BenchResult): string {
     ...acceptTable(r.accept),
     ...endToEndTable(r.runs),
     ...resourceTable(r, sizes),
+    ...pdfCostTable(r.pdfCost),
     ...notes(r),
   ];
   return `${lines.join('\n')}\n`;
@@ -35,21 +38,24 @@ export function renderReport(r: BenchResult): string {
 
 function acceptTable(cells: readonly AcceptCell[]): string[] {
   if (cells.length === 0) return [];
+  const peers = cells.some((c) => c.haraka !== undefined);
   const rows = cells.map((c) => {
     const listener = c.gateway.usage['listener'];
     const goal = ACCEPT_SHARE_GOAL[c.size];
     const refused = Object.entries(c.gateway.load.replies).filter(([code]) => code !== '250').map(([code, n]) => `${n}× ${code}`);
     // The goal is judged on reused connections; one message per connection is greeting-bound.
     const judged = c.mode === 'reuse' ? mark(c.ratio >= goal) : '(judged on reused)';
-    return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} | ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''} | ${ms(perMessage(listener?.cpuSeconds, c.gateway.load.accepted))} | ${mb(listener?.peakRssBytes)} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
+    const haraka = c.haraka === undefined ? '| — | — | — ' : `| ${rate(c.haraka.load.acceptedPerSec)} | ${ratio(c.haraka.load.acceptedPerSec, c.sink.load.acceptedPerSec)} | ${ratio(c.gateway.load.acceptedPerSec, c.haraka.load.acceptedPerSec)} `;
+    return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} ${peers ? haraka : ''}| ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''} | ${ms(perMessage(listener?.cpuSeconds, c.gateway.load.accepted))} | ${mb(listener?.peakRssBytes)} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
   });
   return [
     '## Accept rate: gateway listener (no worker running) vs bare sink, same generator, same messages',
     '',
-    '| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal | Gateway refusals | Listener CPU ms/msg | Listener peak RSS | Cores busy, sink run (bench / machine) | Cores busy, gateway run |',
-    '|---|---:|---|---:|---:|---:|---|---|---:|---:|---:|---:|',
+    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${peers ? '| Haraka msg/s | Haraka ÷ sink | Gateway ÷ Haraka ' : ''}| Gateway refusals | Listener CPU ms/msg | Listener peak RSS | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
+    `|---|---:|---|---:|---:|---:|---${peers ? '|---:|---:|---:' : ''}|---|---:|---:|---:|---:|`,
     ...rows,
     '',
+    ...(peers ? ['Haraka: version ' + HARAKA_VERSION + ', one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink\'s and the gateway\'s: compare reused connections.', ''] : []),
     'One message per connection is capped near sessions ÷ 0.1 s by smtp-server\'s 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench\'s own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.',
     '',
   ];
@@ -87,18 +93,25 @@ function goalFor(x: EndToEndRun, oneWorker: EndToEndRun | undefined): string {
     const g = P99_GOALS.find((p) => p.size === x.size && p.ratePerSec === x.offeredPerSec);
     return g === undefined ? '' : `p99 ≤ ${g.p99Ms / 1000} s ${mark(x.e2e.latencyMs.p99 <= g.p99Ms && x.e2e.letters === x.load.accepted)}`;
   }
-  if (x.kind === 'drain' && x.workers === 2 && oneWorker !== undefined && oneWorker.e2e.lettersPerSec > 0) {
-    const factor = x.e2e.lettersPerSec / oneWorker.e2e.lettersPerSec;
-    return `≥ ${SCALING_GOAL}× of 1 worker: ${factor.toFixed(2)}× ${mark(factor >= SCALING_GOAL)}`;
+  if (x.kind === 'drain') {
+    const perCpu = lettersPerWorkerCpuSecond(x);
+    const perCpu1 = oneWorker === undefined ? undefined : lettersPerWorkerCpuSecond(oneWorker);
+    if (perCpu === undefined) return '';
+    if (x.workers === 1 || perCpu1 === undefined) return `${perCpu.toFixed(0)} letters per worker CPU-s`;
+    const factor = perCpu / perCpu1;
+    return `${perCpu.toFixed(0)} letters per worker CPU-s, ${factor.toFixed(2)}× of 1 worker (within ${pct(WORKER_EFFICIENCY_TOLERANCE)}: ${mark(Math.abs(factor - 1) <= WORKER_EFFICIENCY_TOLERANCE)})`;
   }
   return '';
 }
 
 function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
+  const peers = r.accept.some((c) => c.haraka !== undefined);
   const rows = sizes.map((size) => {
     const reuse = r.accept.filter((c) => c.size === size && c.mode === 'reuse');
     const gw = sumUsage(reuse.map((c) => c.gateway.usage));
     const sk = sumUsage(reuse.map((c) => c.sink.usage));
+    const hk = sumUsage(reuse.flatMap((c) => (c.haraka === undefined ? [] : [c.haraka.usage])));
+    const harakaAccepted = reuse.reduce((n, c) => n + (c.haraka?.load.accepted ?? 0), 0);
     const accepted = reuse.reduce((n, c) => n + c.gateway.load.accepted, 0);
     const sunk = reuse.reduce((n, c) => n + c.sink.load.accepted, 0);
     const drain1 = r.runs.find((x) => x.kind === 'drain' && x.size === size && x.workers === 1);
@@ -107,13 +120,13 @@ function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
     const sizeRuns = r.runs.filter((x) => x.size === size);
     const workerPeak = peak(sizeRuns.map((x) => x.usage), (name) => name.startsWith('worker'));
     const listenerPeak = peak([...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)], (n) => n === 'listener');
-    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |`;
+    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |${peers ? ` ${ms(perMessage(hk.get('haraka')?.cpuSeconds, harakaAccepted))} | ${mb(hk.get('haraka')?.peakRssBytes)} |` : ''}`;
   });
   return [
     '## CPU time per message and peak memory, by process',
     '',
-    '| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers ? ' Haraka CPU ms/msg | Haraka peak RSS |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers ? '---:|---:|' : ''}`,
     ...rows,
     '',
     `${r.meta.plan === 'full' ? 'Each size runs on a fresh listener process; peaks are per size. ' : ''}Listener peak RSS goal: ≤ ${LISTENER_RSS_GOAL_BYTES / MB} MB with 32 concurrent 10 MB messages, measured on a fresh listener (see Goals)${r.rssProbe === undefined ? '' : `: ${mb(r.rssProbe.idleRssBytes)} idle → ${mb(r.rssProbe.peakRssBytes)} peak, ${r.rssProbe.load.accepted} of ${r.rssProbe.load.sent} accepted at ${rate(r.rssProbe.load.acceptedPerSec)} msg/s`}.`,
@@ -189,6 +202,7 @@ function perMessage(cpuSeconds: number | undefined, count: number): number | und
 
 const cores = (c: CoresBusy): string => `${c.ours.toFixed(2)} / ${c.machine.toFixed(2)}`;
 const mark = (met: boolean | undefined): string => (met === undefined ? '–' : met ? '✅' : '❌');
+const ratio = (a: number, b: number): string => (b > 0 ? pct(a / b) : '—');
 const pct = (x: number): string => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 const rate = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const ms = (x: number | undefined): string => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(x >= 10 ? 1 : 2));

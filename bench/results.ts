@@ -2,6 +2,7 @@
 import type { EndToEnd } from './intake-times.js';
 import type { ConnectionMode, LoadResult } from './load.js';
 import type { SizeName } from './messages.js';
+import type { PdfCost } from './pdf-cost.js';
 import type { ProcessUsage, WindowUsage } from './proc-stats.js';
 
 /** Per process name (listener, worker-1, sandbox, redis, sink, generator): CPU and peak RSS. */
@@ -26,6 +27,8 @@ export interface AcceptCell {
   readonly mode: ConnectionMode;
   readonly sink: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
   readonly gateway: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
+  /** Haraka with SPF and DKIM verification (`--peers` only), driven right after the gateway. */
+  readonly haraka?: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
   /** Gateway accepted per second ÷ sink accepted per second. */
   readonly ratio: number;
 }
@@ -78,6 +81,8 @@ export interface BenchResult {
   readonly accept: readonly AcceptCell[];
   readonly runs: readonly EndToEndRun[];
   readonly rssProbe: RssProbe | undefined;
+  /** The deep PDF checks' CPU per PDF (absent in runs from before the checks). */
+  readonly pdfCost?: readonly PdfCost[];
   readonly goals: readonly Goal[];
 }
 

@@ -1,10 +1,13 @@
 // `npm run bench` (full sweep, about 10 minutes), `npm run bench -- --quick` (under a minute),
-// `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API).
+// `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API),
+// `npm run bench -- --pdf` (only the PDF checks' cost per PDF, seconds).
 // `--keep` keeps the temporary directory with every process's log and the Redis data.
+// `--peers` also drives Haraka (SPF + DKIM verify, discard queue) in every accept cell.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBenchmark } from './harness.js';
 import { isSizeName, SIZE_NAMES } from './messages.js';
+import { measurePdfCost, pdfCostTable } from './pdf-cost.js';
 import { PLANS } from './plan.js';
 import { runProfiles } from './profile.js';
 import { REPO } from './processes.js';
@@ -19,6 +22,8 @@ async function main(): Promise<number> {
       profile: { type: 'boolean', default: false },
       size: { type: 'string', multiple: true },
       keep: { type: 'boolean', default: false },
+      pdf: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
     },
   });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -30,6 +35,10 @@ async function main(): Promise<number> {
   }
   const sizes = requested.filter(isSizeName);
 
+  if (values.pdf) {
+    process.stdout.write(`${pdfCostTable(await measurePdfCost(log)).join('\n')}\n`);
+    return 0;
+  }
   if (values.profile) {
     const text = await runProfiles(sizes.length > 0 ? sizes : SIZE_NAMES, join(RESULTS_DIR, 'profiles'), log);
     process.stdout.write(text);
@@ -37,7 +46,7 @@ async function main(): Promise<number> {
   }
   const base = values.quick ? PLANS.quick : PLANS.full;
   const plan = sizes.length > 0 ? { ...base, sizes } : base;
-  const result = await runBenchmark(plan, { log, keepTemp: values.keep });
+  const result = await runBenchmark(plan, { log, keepTemp: values.keep, peers: values.peers });
   process.stdout.write(renderReport(result));
   const written = writeReport(result, RESULTS_DIR);
   log(`wrote ${[written.json, written.md, written.latest].filter((f) => f !== undefined).join(', ')}`);

@@ -18,6 +18,8 @@ const USAGE = `usage: letter-intake <command> [options]
                         [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]
   status ID             print an intake's record
   replay ID             re-queue a failed intake
+  doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
+                        sender directory); exit 1 when any check fails
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -32,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   send: async () => (await import('./runtime/send-command.js')).sendCommand,
   status: async () => (await import('./runtime/intake-commands.js')).statusCommand,
   replay: async () => (await import('./runtime/intake-commands.js')).replayCommand,
+  doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number | 'running'> {

@@ -36,6 +36,8 @@ const schema = z.object({
   SMTP_SOCKET_TIMEOUT_MS: int(1000, 60_000),
   /** Time open sessions get on shutdown before they are told 421. */
   SMTP_CLOSE_TIMEOUT_MS: int(0, 30_000),
+  /** What all messages in flight may hold in the listener's memory together; past it 452 4.3.1. */
+  SMTP_MEMORY_BUDGET_BYTES: int(MiB, 128 * MiB),
   /** Expect a PROXY protocol header (behind a TCP load balancer). */
   SMTP_USE_PROXY: flag,
   /** Comma-separated processing addresses; RCPT TO anything else is 550 5.1.1. */
@@ -55,8 +57,16 @@ const schema = z.object({
   MAX_MESSAGE_BYTES: int(1024, 15 * MiB),
   /** Cap on each decoded PDF. */
   MAX_PDF_BYTES: int(1, 10 * MiB),
+  /** Deep PDF checks in the worker: `strict` opens every PDF in a checker thread; `off` judges type, name and first bytes only. */
+  PDF_CHECKS: z.enum(['strict', 'off']).default('strict'),
+  /** Checker threads per worker process, and the bounds on reading one PDF (past one: PdfDamaged, too complex). */
+  PDF_CHECK_THREADS: int(1, 2),
+  PDF_CHECK_TIMEOUT_MS: int(100, 10_000),
+  PDF_CHECK_MEMORY_MB: int(32, 256),
   /** Bound on storing + queueing before the client is told 451 4.3.0. */
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
+  /** Bound on the authentication decision after the end of DATA (DNS for SPF and DKIM) → 451 4.7.0. */
+  AUTH_TIMEOUT_MS: int(100, 30_000),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: int(1, 4),
   /** Attempts per intake before it ends `failed` (12 attempts span about 20 minutes of outage). */
@@ -68,6 +78,10 @@ const schema = z.object({
   WORKER_LOCK_MS: int(1000, 60_000),
   /** How long shutdown waits for active jobs before leaving them to another worker. */
   WORKER_CLOSE_TIMEOUT_MS: int(0, 30_000),
+  /** How often each worker sweeps for unfinished intakes whose job no longer runs (and once at start). */
+  WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
+  /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
+  WORKER_SWEEP_AGE_MS: z.coerce.number().int().min(100).optional(),
   /** Days an ended intake's record is kept (at least as long as its raw message). */
   RECORD_RETENTION_DAYS: z.coerce.number().min(0).default(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
@@ -83,6 +97,8 @@ const schema = z.object({
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_PORT: int(0, 8090),
+  /** The sandbox shows only what the contract promises: letters as id, status, title, sender; no listing. */
+  SANDBOX_STRICT_CONTRACT: flag,
   /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */
   DATA_DIR: z.string().default('.data'),
   /**
@@ -105,6 +121,14 @@ const schema = z.object({
   RAW_STORE_ORPHAN_AFTER_MS: int(60_000, 3_600_000),
   /** How often the worker role sweeps orphans and deletes raw mail past its retention. */
   RAW_STORE_SWEEP_INTERVAL_MS: int(1000, 600_000),
+  /** Outbound relay for notices to senders; unset → notices are recorded, not sent. */
+  NOTICE_SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps://user:pass@ URL' }).optional(),
+  /** From address of notices; unset → postmaster@SMTP_HOSTNAME. */
+  NOTICE_FROM: z.email().optional(),
+  /** Attempts per notice before it is recorded failed (exponential backoff from 1 s: about 4 minutes for 8). */
+  NOTICE_ATTEMPTS: int(1, 8),
+  /** Bound on connecting to the relay and on each of its replies. */
+  NOTICE_TIMEOUT_MS: int(100, 30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -123,6 +147,7 @@ export interface Config {
     readonly socketTimeoutMs: number;
     readonly closeTimeoutMs: number;
     readonly useProxy: boolean;
+    readonly memoryBudgetBytes: number;
     readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
   };
   readonly inboundAddresses: readonly string[];
@@ -132,7 +157,14 @@ export interface Config {
   readonly dns: { readonly zoneFile: string | undefined; readonly timeoutMs: number; readonly tries: number };
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
+  readonly pdfChecks: {
+    readonly mode: 'strict' | 'off';
+    readonly threads: number;
+    readonly timeoutMs: number;
+    readonly memoryMb: number;
+  };
   readonly enqueueTimeoutMs: number;
+  readonly authTimeoutMs: number;
   readonly worker: {
     readonly concurrency: number;
     readonly attempts: number;
@@ -140,6 +172,8 @@ export interface Config {
     readonly backoffCapMs: number;
     readonly lockMs: number;
     readonly closeTimeoutMs: number;
+    readonly sweepIntervalMs: number;
+    readonly sweepAgeMs: number;
   };
   readonly http: {
     readonly host: string;
@@ -149,7 +183,7 @@ export interface Config {
   };
   readonly retentionMs: number;
   readonly recordRetentionMs: number;
-  readonly sandbox: { readonly host: string; readonly port: number };
+  readonly sandbox: { readonly host: string; readonly port: number; readonly strictContract: boolean };
   readonly dataDir: string;
   readonly rawStore: {
     /** RAW_STORE_URL as given, or the default under DATA_DIR. */
@@ -158,6 +192,12 @@ export interface Config {
     readonly s3PathStyle: boolean;
     readonly orphanAfterMs: number;
     readonly sweepIntervalMs: number;
+  };
+  readonly notices: {
+    readonly smtpUrl: string | undefined;
+    readonly from: string;
+    readonly attempts: number;
+    readonly timeoutMs: number;
   };
   readonly logLevel: Parsed['LOG_LEVEL'];
 }
@@ -194,6 +234,7 @@ export function loadConfig(env: Env): Config {
       socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
       closeTimeoutMs: e.SMTP_CLOSE_TIMEOUT_MS,
       useProxy: e.SMTP_USE_PROXY,
+      memoryBudgetBytes: e.SMTP_MEMORY_BUDGET_BYTES,
       tls: e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined
         ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE }
         : undefined,
@@ -205,7 +246,9 @@ export function loadConfig(env: Env): Config {
     dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,
+    pdfChecks: { mode: e.PDF_CHECKS, threads: e.PDF_CHECK_THREADS, timeoutMs: e.PDF_CHECK_TIMEOUT_MS, memoryMb: e.PDF_CHECK_MEMORY_MB },
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    authTimeoutMs: e.AUTH_TIMEOUT_MS,
     worker: {
       concurrency: e.WORKER_CONCURRENCY,
       attempts: e.WORKER_ATTEMPTS,
@@ -213,6 +256,8 @@ export function loadConfig(env: Env): Config {
       backoffCapMs: e.WORKER_BACKOFF_CAP_MS,
       lockMs: e.WORKER_LOCK_MS,
       closeTimeoutMs: e.WORKER_CLOSE_TIMEOUT_MS,
+      sweepIntervalMs: e.WORKER_SWEEP_INTERVAL_MS,
+      sweepAgeMs: e.WORKER_SWEEP_AGE_MS ?? 3 * e.WORKER_LOCK_MS,
     },
     http: {
       host: e.HTTP_HOST,
@@ -222,9 +267,15 @@ export function loadConfig(env: Env): Config {
     },
     retentionMs: e.RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
-    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
+    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, strictContract: e.SANDBOX_STRICT_CONTRACT },
     dataDir: e.DATA_DIR,
     rawStore: rawStoreSection(e),
+    notices: {
+      smtpUrl: e.NOTICE_SMTP_URL,
+      from: e.NOTICE_FROM ?? `postmaster@${e.SMTP_HOSTNAME}`,
+      attempts: e.NOTICE_ATTEMPTS,
+      timeoutMs: e.NOTICE_TIMEOUT_MS,
+    },
     logLevel: e.LOG_LEVEL,
   });
 }

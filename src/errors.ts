@@ -13,6 +13,49 @@ interface CatalogEntry {
   readonly smtp: SmtpReply;
 }
 
+/**
+ * The message's own rules (docs/design.md §2.4), one row each: the reply when the listener refuses the
+ * message in the SMTP session, what the rule says and what the sender should do. The reply text
+ * and the worker's rejection sentence are both built from these rows (`ruleSentence`).
+ */
+export const MESSAGE_RULES = {
+  // RFC 3463 5.7.1: delivery not authorized, message refused (the sender is not one of ours).
+  SenderNotRegistered: {
+    smtp: { code: 550, enhanced: '5.7.1' },
+    says: 'the From address is not a registered address of any sender',
+    todo: 'send from the address registered for your organization',
+  },
+  // RFC 3463 5.6.0: other or undefined media error (the content is not what the service takes).
+  NoPdfAttachment: {
+    smtp: { code: 550, enhanced: '5.6.0' },
+    says: 'the message carries no PDF attachment',
+    todo: 'attach the letter as a PDF (at most {maxPdf})',
+  },
+  NotAPdf: {
+    smtp: { code: 550, enhanced: '5.6.0' },
+    says: 'an attachment named or typed as PDF is not a PDF (it does not start with %PDF-)',
+    todo: 'attach the letter itself as a PDF file, not another format renamed',
+  },
+  // RFC 3463 5.3.4: message too big for system.
+  PdfTooLarge: {
+    smtp: { code: 552, enhanced: '5.3.4' },
+    says: 'a PDF attachment is larger than {maxPdf}',
+    todo: 'send a smaller PDF',
+  },
+  MissingSubject: {
+    smtp: { code: 550, enhanced: '5.6.0' },
+    says: 'the subject is empty',
+    todo: 'give the message a subject: it becomes the title of the letter',
+  },
+  UnparseableMessage: {
+    smtp: { code: 550, enhanced: '5.6.0' },
+    says: 'the MIME structure of the message cannot be parsed',
+    todo: 'send a well-formed MIME message (at most 1,000 parts, header blocks under 1 MiB)',
+  },
+} as const satisfies Record<string, CatalogEntry & { readonly says: string; readonly todo: string }>;
+
+export type MessageRule = keyof typeof MESSAGE_RULES;
+
 export const ERROR_CATALOG = {
   // RFC 5321 §4.2.3 / RFC 3463: 550 5.1.1 bad destination mailbox.
   RecipientNotAccepted: { smtp: { code: 550, enhanced: '5.1.1' } },
@@ -28,9 +71,14 @@ export const ERROR_CATALOG = {
   // RFC 3463 4.3.0: temporary mail system failure (Redis unreachable or slow, anything unexpected).
   StorageUnavailable: { smtp: { code: 451, enhanced: '4.3.0' } },
   Unexpected: { smtp: { code: 451, enhanced: '4.3.0' } },
+  // RFC 5321 §4.2.3 452 insufficient system storage / RFC 3463 4.3.1 mail system full: the
+  // listener's memory budget is spent by other messages in flight; the sender tries again later.
+  MemoryBudgetExhausted: { smtp: { code: 452, enhanced: '4.3.1' } },
   // RFC 5321 §3.8: 421 service not available, closing channel.
   ShuttingDown: { smtp: { code: 421, enhanced: '4.3.2' } },
   TooManyConnections: { smtp: { code: 421, enhanced: '4.7.0' } },
+  // The message's own rules, refused in the session.
+  ...MESSAGE_RULES,
 } as const satisfies Record<string, CatalogEntry>;
 
 export type IntakeErrorCode = keyof typeof ERROR_CATALOG;
@@ -45,20 +93,72 @@ export class IntakeError extends Error {
   }
 }
 
-/** Why an intake was rejected by the worker: stable codes shown in the record and metrics. */
+
+/** Why an intake was rejected: stable codes shown in the record and metrics. */
 export const REJECTION_REASONS = {
-  SenderNotRegistered: 'The From address is not a registered address of any sender.',
-  NoPdfAttachment: 'The message carries no PDF attachment.',
-  NotAPdf: 'An attachment named or typed as PDF does not start with %PDF-.',
-  PdfTooLarge: 'A PDF attachment is larger than the limit.',
-  MissingSubject: 'The subject is empty; it becomes the letter title.',
-  UnparseableMessage: 'The message could not be parsed as MIME.',
-  ApiRejected: 'The Sender API refused the letter as invalid.',
-} as const;
+  ...MESSAGE_RULES,
+  ApiRejected: { says: 'the Sender API refused the letter as invalid', todo: 'correct what the message names and send again' },
+  // The deep PDF checks (worker only: the listener never holds a whole PDF).
+  PdfDamaged: {
+    says: 'a PDF cannot be read as a PDF (truncated, broken, no pages), or is too complex to check within the limits',
+    todo: 'export the letter to PDF again and send it again',
+  },
+  PdfPasswordProtected: {
+    says: 'a PDF needs a password to open',
+    todo: 'send the PDF without a password to open it (restricting printing or copying is fine)',
+  },
+  PdfActiveContent: {
+    says: 'a PDF carries active content (JavaScript, a Launch action, embedded files, an XFA form or form fields)',
+    todo: 'remove scripts, actions, attached files and form fields from the PDF and send it again',
+  },
+} as const satisfies Record<string, { readonly says: string; readonly todo: string }>;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;
+
+export interface RuleLimits {
+  readonly maxPdfBytes: number;
+}
+
+/**
+ * "<Code>: <what the rule says>; <what to do>", with the limits filled in. `detail` (the worker
+ * names the attachment) goes in parentheses after what the rule says; SMTP replies get none,
+ * so nothing the sender wrote is echoed into the session.
+ */
+export function ruleSentence(code: RejectionReason, limits: RuleLimits, detail?: string): string {
+  const row = REJECTION_REASONS[code];
+  const fill = (text: string): string => text.replaceAll('{maxPdf}', sizeInWords(limits.maxPdfBytes));
+  return `${code}: ${fill(row.says)}${detail === undefined ? '' : ` (${detail})`}; ${fill(row.todo)}`;
+}
+
+/** 10485760 → "10 MiB"; sizes that are not whole MiB stay in bytes. */
+export function sizeInWords(bytes: number): string {
+  const mib = 1024 * 1024;
+  return bytes % mib === 0 ? `${bytes / mib} MiB` : `${bytes} bytes`;
+}
 
 /** A role cannot start: a dependency (Redis) did not answer in time. The message says which. */
 export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
+
+/**
+ * The worker no longer holds the intake (its job lock lapsed and another worker took it, or the
+ * intake was ended elsewhere): it must stop without writing or calling the Sender API again.
+ */
+export class OwnershipLost extends Error {
+  override readonly name = 'OwnershipLost';
+}
+
+/**
+ * Why an intake ended `failed` without the Sender API saying so: stable codes in the record,
+ * the logs and the operator alert metric.
+ */
+export const WORKER_FAILURES = {
+  RawMessageMissing: 'The raw message is gone from the store.',
+  ParserError: 'Reading the message failed with an error that is not a rule of the message (a defect to fix, then replay).',
+  WorkerError: 'The worker failed with an unexpected error on every attempt.',
+  JobAbandoned: 'The queue gave up on the job outside the worker (it stalled too often).',
+  JobLost: 'The intake was left unfinished and its job no longer runs.',
+} as const;
+
+export type WorkerFailure = keyof typeof WORKER_FAILURES;

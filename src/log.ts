@@ -24,7 +24,7 @@ export const REDACTED_PATHS = [
 export interface LoggerOptions {
   readonly level: LevelWithSilent;
   readonly name?: string;
-  /** Where lines go; stdout when absent. Tests capture logs through this. */
+  /** Where lines go; stdout (JSON) when absent. Tests capture logs through this; a terminal gets log-terminal.ts's. */
   readonly destination?: DestinationStream;
 }
 

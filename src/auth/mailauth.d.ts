@@ -32,6 +32,13 @@ declare module 'mailauth/lib/mailauth.js' {
 }
 
 declare module 'mailauth/lib/tools.js' {
+  /** Streams a Buffer (64 KB chunks), a string or a readable into `stream`, resolving when it finished. */
+  export function writeToStream(stream: NodeJS.WritableStream, input: Buffer | string | NodeJS.ReadableStream): Promise<void>;
+  /** RFC 8601 authserv-id: a token as is, else quoted; throws when empty or too long. */
+  export function formatAuthservId(mta: string, strict: boolean): string;
+  /** The key record of `name`, parsed and imported (publicKey as PEM). */
+  export function getPublicKey(type: string, name: string, minBitLength: number | undefined, resolver: (name: string, rrtype: string) => Promise<unknown>, options: { readonly strict?: boolean; readonly hashAlgo?: string }): Promise<{ readonly publicKey: string; readonly [field: string]: unknown }>;
+  export function toALabel(name: string): string;
   /**
    * The entry of `domainList` aligned with `fromDomain`, or false. Relaxed (default): same
    * organizational domain by the Public Suffix List (tldts); strict: identical domains.
@@ -67,4 +74,80 @@ declare module 'mailauth/lib/dkim/sign.js' {
     readonly errors: readonly unknown[];
   }
   export function dkimSign(input: Buffer | string, options: DkimSignOptions): Promise<DkimSignResult>;
+}
+
+// The DKIM verifier's inside, for src/auth/fast-dkim-verifier.ts, which subclasses it to hash
+// bodies on whole chunks and to share parsed keys between messages (7.1.x; the equivalence test
+// in test/unit/dkim-body-hash-equivalence.test.ts fails if these internals change meaning).
+declare module 'mailauth/lib/dkim/body/relaxed.js' {
+  export class RelaxedHash {
+    constructor(algorithm: string, maxBodyLength: number | '' | undefined);
+    /** The start of an unfinished line kept from the previous chunk, or false. */
+    protected remainder: Buffer | false;
+    /** Source body bytes seen. */
+    byteLength: number;
+    /** Canonicalized body bytes in total, and those hashed (≤ l=). */
+    readonly canonicalizedLength: number;
+    readonly bodyHashedBytes: number;
+    /** Hashes bytes that are already canonical, holding back trailing empty lines. */
+    protected _pushBodyHash(chunk: Buffer): void;
+    update(chunk: Buffer | null, final?: boolean): void;
+    digest(encoding: 'base64'): string;
+  }
+}
+
+declare module 'mailauth/lib/dkim/body/index.js' {
+  export interface BodyHasher {
+    byteLength: number;
+    readonly canonicalizedLength: number;
+    readonly bodyHashedBytes: number;
+    update(chunk: Buffer | null, final?: boolean): void;
+    digest(encoding: 'base64'): string;
+  }
+  export function dkimBody(canonicalization: string, algorithm: string, maxBodyLength: number | '' | undefined): BodyHasher;
+}
+
+declare module 'mailauth/lib/dkim/dkim-verifier.js' {
+  import type { Writable } from 'node:stream';
+  import type { BodyHasher } from 'mailauth/lib/dkim/body/index.js';
+
+  /** mailauth's per-message key lookup cache (tools.createKeyCache); get() takes getPublicKey's arguments. */
+  export interface KeyCache {
+    readonly resolver: (name: string, rrtype: string) => Promise<unknown>;
+    get(type: string, name: string, minBitLength: number | undefined, options: { readonly strict?: boolean; readonly hashAlgo?: string }): Promise<unknown>;
+  }
+  export interface DkimVerifierOptions {
+    readonly resolver: (name: string, rrtype: string) => Promise<unknown>;
+    readonly sender?: string;
+    readonly strict?: boolean;
+  }
+  export class DkimVerifier extends Writable {
+    constructor(options: DkimVerifierOptions);
+    protected keyCache: KeyCache;
+    readonly arc: { keyCache?: KeyCache };
+    protected readonly bodyHashes: Map<string, BodyHasher>;
+    /** Last byte of the previous chunk, for telling a bare LF at a chunk's start. */
+    protected lastByte: number | undefined;
+    /** Rewrites bare LF to CRLF, chunk by chunk. */
+    protected ensureLinebreaks(input: Buffer): Generator<Buffer, void, undefined>;
+    /** Registers a body hasher per canonicalization, hash and l=, and returns its key. */
+    protected addBodyHash(bodyCanon: string, hashAlgo: string, maxBodyLength: number | ''): string;
+    readonly headerFrom: string[];
+    readonly fromFields: number;
+    readonly envelopeFrom: string | false;
+    readonly results: unknown[];
+    readonly headers: { readonly parsed: readonly { readonly key: string; readonly line: Buffer }[] } | false;
+  }
+}
+
+declare module 'mailauth/lib/dkim/verify.js' {
+  export function dkimVerify(input: Buffer | string | NodeJS.ReadableStream, options: { readonly resolver: (name: string, rrtype: string) => Promise<unknown>; readonly sender?: string }): Promise<{ readonly results: unknown[] }>;
+}
+
+declare module 'mailauth/lib/spf/index.js' {
+  export function spf(options: Readonly<Record<string, unknown>>): Promise<{ readonly info: string; readonly header: string } | false>;
+}
+
+declare module 'mailauth/lib/parse-received.js' {
+  export function parseReceived(line: Buffer): unknown;
 }

@@ -1,4 +1,4 @@
-// The intake authentication policy (DESIGN §2.3) as a pure function: an AuthSummary in, a
+// The intake authentication policy (docs/design.md §2.3) as a pure function: an AuthSummary in, a
 // verdict out, with each check's result kept for the intake record.
 //
 // A message passes only when all four checks pass:
@@ -16,7 +16,7 @@ import { isAligned, type AlignmentMode } from './alignment.js';
 import type { AuthSummary, DkimSignatureSummary, SpfSummary } from './summary.js';
 
 export interface AuthPolicy {
-  /** Identifier alignment; DESIGN §2.3 asks for relaxed (same organizational domain). */
+  /** Identifier alignment; docs/design.md §2.3 asks for relaxed (same organizational domain). */
   readonly alignment: AlignmentMode;
 }
 

@@ -3,6 +3,7 @@
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
 import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import { requeueJob } from './requeue.js';
 import type { SpooledBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
 import type { IntakeStore } from './store.js';
@@ -20,7 +21,8 @@ export interface AcceptDeps {
 export interface IncomingMessage {
   /** Received-SPF and Authentication-Results, stored in front of the message. */
   readonly headers: string;
-  readonly body: SpooledBody;
+  /** Writes the spool's last batch and gives the body: inside the bound, as it may wait on Redis. */
+  readonly body: () => Promise<SpooledBody>;
 }
 
 export interface Accepted {
@@ -49,15 +51,22 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
 
 async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   const { intakeId } = intake;
-  const created = await deps.store.create(intake, message, deps.clock());
+  const created = await deps.store.create(intake, { headers: message.headers, body: await message.body() }, deps.clock());
   // A record past `received` means the job was queued before: answer with the first id.
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
-  // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.
-  await deps.queue.add(
-    'intake',
-    { intakeId, from: intake.from, sizeBytes: intake.sizeBytes },
-    intakeJobOptions(intakeId, deps.attempts),
-  );
+  const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
+  if (!created.created && created.requeued) {
+    // The intake had failed: its failed job goes, a new one takes over the record's checkpoint.
+    try {
+      await requeueJob(deps.queue, job, deps.attempts);
+    } catch (err) {
+      await deps.store.transition(intakeId, ['received'], 'failed', deps.clock()).catch(() => undefined);
+      throw err;
+    }
+  } else {
+    // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.
+    await deps.queue.add('intake', job, intakeJobOptions(intakeId, deps.attempts));
+  }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
   return { intakeId, duplicate: !created.created };
 }

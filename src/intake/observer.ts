@@ -1,5 +1,6 @@
 // What the listener, the worker and the API client report as they work. The ops module turns
 // these into Prometheus metrics; a process without metrics uses the silent observer.
+import type { NoticeKind, NoticeState } from './notice-fields.js';
 import type { IntakeState } from './record.js';
 
 export type Stage = 'auth' | 'store' | 'queue_wait' | 'parse' | 'api';
@@ -13,6 +14,10 @@ export interface IntakeObserver {
   apiCall(endpoint: string, status: number | undefined, errorCode: string | undefined, seconds: number): void;
   /** An intake failed in a way only an operator can fix (credentials, allow-list). */
   operatorAlert(errorCode: string): void;
+  /** A notice to a sender entered a state (queued, sent, suppressed…). */
+  noticeState(kind: NoticeKind, state: NoticeState): void;
+  /** A message was refused in the SMTP session by one of its own rules (no intake was made). */
+  sessionRefused(reasonCode: string): void;
 }
 
 export const silentObserver: IntakeObserver = {
@@ -22,4 +27,6 @@ export const silentObserver: IntakeObserver = {
   intakeEnded: () => {},
   apiCall: () => {},
   operatorAlert: () => {},
+  noticeState: () => {},
+  sessionRefused: () => {},
 };

@@ -7,11 +7,9 @@ export interface IntakeJobData {
   readonly intakeId: string;
   readonly from: string;
   readonly sizeBytes: number;
-  /** Set by the worker once the Sender API created the draft: the exactly-once checkpoint. */
-  readonly letterId?: string;
-  /** Set just before the draft is requested, so a retry knows a draft may exist. */
-  readonly draftRequestedAt?: number;
 }
+// The exactly-once checkpoint (letter id, draft marker) lives on the intake record, where only
+// the intake's owner can write it (BullMQ's job.updateData is not fenced by the job's lock).
 
 export function intakeJobOptions(intakeId: string, attempts: number): JobsOptions {
   return {

@@ -16,6 +16,8 @@ export interface RawSpool {
   finish(): Promise<SpooledBody>;
   /** Forgets the message (refused, or the session ended). */
   discard(): Promise<void>;
+  /** Bytes held in memory right now (the batch being collected and the one being written). */
+  readonly buffered: number;
 }
 
 export interface SpoolOptions {
@@ -30,11 +32,17 @@ export function redisSpool(redis: Redis, keys: IntakeKeys, options: SpoolOptions
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let flushed = false;
+    let inFlight = 0;
     const flush = async (): Promise<void> => {
       const batch = Buffer.concat(pending);
       pending = [];
       pendingBytes = 0;
-      await redis.multi().append(key, batch).pexpire(key, options.ttlMs).exec();
+      inFlight = batch.length;
+      try {
+        await redis.multi().append(key, batch).pexpire(key, options.ttlMs).exec();
+      } finally {
+        inFlight = 0;
+      }
       flushed = true;
     };
     return {
@@ -50,7 +58,11 @@ export function redisSpool(redis: Redis, keys: IntakeKeys, options: SpoolOptions
       },
       async discard() {
         pending = [];
+        pendingBytes = 0;
         if (flushed) await redis.del(key);
+      },
+      get buffered() {
+        return pendingBytes + inFlight;
       },
     };
   };

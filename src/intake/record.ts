@@ -5,7 +5,8 @@
 //
 // received:   raw message and record stored; the job is not yet confirmed queued.
 // queued:     the job is in the queue; the client was told 250.
-// processing: a worker holds the job.
+// processing: a worker holds the job; `owner` is its BullMQ lock token, and only the owner may
+//             write checkpoints or the outcome (a worker whose lock lapsed is fenced off).
 // submitted:  the letter exists in status PendingApproval (letterId set).
 // rejected:   the message breaks a rule (reasonCode + reason); never retried.
 // failed:     retries exhausted or an operator must act (errorCode, traceId); replayable.
@@ -13,6 +14,7 @@
 // Stored as one Redis hash: scalar fields as strings, structured fields as JSON, and the
 // timeline as one `at.<state>` field per state so a transition is a single HSET.
 import { z } from 'zod';
+import { noticesFromHash, type Notices } from './notice-fields.js';
 
 export const INTAKE_STATES = ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] as const;
 export type IntakeState = (typeof INTAKE_STATES)[number];
@@ -32,8 +34,26 @@ const json = <T extends z.ZodType>(schema: T) =>
     }
   }).pipe(schema);
 
-const pdfSchema = z.object({ fileName: z.string(), bytes: z.number(), sha256: z.string() });
+const pdfSchema = z.object({
+  fileName: z.string(),
+  bytes: z.number(),
+  sha256: z.string(),
+  /** From the PDF checks (absent with PDF_CHECKS=off). */
+  pages: z.number().optional(),
+  version: z.string().optional(),
+  producer: z.string().optional(),
+  /** false: an encrypted file whose objects the /Launch walk could not all read (accepted; see README). */
+  launchActionsChecked: z.boolean().optional(),
+});
 export type PdfRecord = z.infer<typeof pdfSchema>;
+
+/**
+ * A draft the Sender API may hold that will never be submitted: one a worker created after it
+ * lost the intake (its id), or one an earlier attempt requested that could not be looked for
+ * (no id: only the time the request was marked).
+ */
+const strayDraftSchema = z.object({ letterId: z.string().optional(), requestedAt: z.number().optional(), at: z.number() });
+export type StrayDraft = z.infer<typeof strayDraftSchema>;
 
 const storedSchema = z.object({
   intakeId: z.string(),
@@ -52,6 +72,11 @@ const storedSchema = z.object({
   attempts: z.coerce.number().default(0),
   senderId: z.string().optional(),
   letterId: z.string().optional(),
+  /** Set (by the owner) just before a draft is requested: a later attempt knows one may exist. */
+  draftRequestedAt: z.coerce.number().optional(),
+  /** The lock token of the worker that holds the intake while it is `processing`. */
+  owner: z.string().optional(),
+  strayDrafts: json(z.array(strayDraftSchema)).optional(),
   reasonCode: z.string().optional(),
   reason: z.string().optional(),
   errorCode: z.string().optional(),
@@ -62,14 +87,15 @@ const storedSchema = z.object({
 
 type Stored = z.infer<typeof storedSchema>;
 export type Timeline = Partial<Record<IntakeState, number>>;
-export type IntakeRecord = Stored & { readonly timeline: Timeline };
+/** `notices`: what the sender was told after 250 (notice-fields.ts), written by the notices queue. */
+export type IntakeRecord = Stored & { readonly timeline: Timeline; readonly notices?: Notices };
 
 /** What the listener writes when it accepts a message. */
-export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts'>;
+export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts' | 'notices'>;
 
 /** Fields a worker or operator may set alongside a transition. */
 export type IntakeUpdate = Partial<
-  Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts'>
+  Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts' | 'draftRequestedAt'>
 >;
 
 const timelineField = (state: IntakeState): string => `at.${state}`;
@@ -78,7 +104,7 @@ const timelineField = (state: IntakeState): string => `at.${state}`;
 export function toHashFields(update: object): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(update)) {
-    if (value === undefined || key === 'timeline') continue;
+    if (value === undefined || key === 'timeline' || key === 'notices') continue;
     fields[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   return fields;
@@ -93,5 +119,5 @@ export function fromHash(hash: Record<string, string>): IntakeRecord | undefined
     const at = hash[timelineField(state)];
     if (at !== undefined) timeline[state] = Number(at);
   }
-  return { ...parsed.data, timeline };
+  return { ...parsed.data, timeline, notices: noticesFromHash(hash) };
 }

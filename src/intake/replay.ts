@@ -1,7 +1,8 @@
-// Replay: a `failed` intake goes back to the queue, keeping its exactly-once checkpoint
+// Replay: a `failed` intake goes back to the queue; its record keeps the exactly-once checkpoint
 // (the letter id, the draft marker), so a replay can never create a second letter.
 import type { Queue } from 'bullmq';
-import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import type { IntakeJobData } from './queue.js';
+import { requeueJob } from './requeue.js';
 import type { IntakeStore } from './store.js';
 
 export type ReplayResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -15,17 +16,11 @@ export async function replayIntake(
   if (record.state !== 'failed') {
     return { ok: false, reason: `intake ${intakeId} is ${record.state}; only failed intakes can be replayed` };
   }
-  const previous = await deps.queue.getJob(intakeId);
-  const data: IntakeJobData = {
-    ...(previous?.data ?? { intakeId, from: record.from, sizeBytes: record.sizeBytes }),
-    ...(record.letterId === undefined ? {} : { letterId: record.letterId }),
-  };
   // The record first: a job that fails again at once must find it `queued`, not be overtaken.
   const moved = await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
   if (!moved.ok) return { ok: false, reason: `intake ${intakeId} is ${moved.state ?? 'gone'}; only failed intakes can be replayed` };
   try {
-    await previous?.remove();
-    await deps.queue.add('intake', data, intakeJobOptions(intakeId, deps.attempts));
+    await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);
   } catch (err) {
     await deps.store.transition(intakeId, ['queued'], 'failed', deps.clock());
     throw err;

@@ -25,10 +25,14 @@ th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vert
 th { background: #f3f3f3; }
 nav a { margin-right: 1rem; }
 form { margin: 0; }
+.counts { display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
+.num { text-align: right; }
+form.search { margin: 0 0 1rem; }
+.pager a, .pager span { margin-right: 1rem; }
 </style>
 </head>
 <body>
-<nav><a href="/admin/intakes">failed and rejected</a><a href="/admin/intakes?state=submitted">submitted</a><a href="/admin/intakes?state=queued,processing">in progress</a><a href="/admin/queues">queue dashboard</a></nav>
+<nav><a href="/admin/intakes">failed and rejected</a><a href="/admin/intakes?state=submitted">submitted</a><a href="/admin/intakes?state=queued,processing">in progress</a><a href="/admin/intakes/refused">refused in session</a><a href="/admin/queues">queue dashboard</a></nav>
 <h1>${escapeHtml(title)}</h1>
 ${body}
 </body>

@@ -1,12 +1,14 @@
-// Server-rendered admin pages for intakes: a list by state, one intake with its timeline, and
-// the answer to a replay. Pure functions from records to HTML; every value is escaped.
+// Server-rendered admin pages for intakes: one intake with its timeline, the letter in the
+// Sender API's terms and the notices sent to the sender, and the answer to a replay (the list is
+// intake-list-page.ts). Pure functions from records to HTML; every value is escaped.
 import type { ReplayResult } from '../intake/replay.js';
-import { INTAKE_STATES, type IntakeRecord, type IntakeState } from '../intake/record.js';
+import { NOTICE_KINDS } from '../intake/notice-fields.js';
+import { INTAKE_STATES, type IntakeRecord, type PdfRecord } from '../intake/record.js';
 import { escapeHtml, isoTime, page } from './html.js';
 
 export const INTAKES_PATH = '/admin/intakes';
 
-const intakeHref = (id: string): string => `${INTAKES_PATH}/${encodeURIComponent(id)}`;
+export const intakeHref = (id: string): string => `${INTAKES_PATH}/${encodeURIComponent(id)}`;
 
 /** What the intake came to, in one cell: the letter id, or the reason it ended otherwise. */
 export function outcomeOf(record: IntakeRecord): string {
@@ -16,29 +18,8 @@ export function outcomeOf(record: IntakeRecord): string {
   return record.reason === undefined ? code : `${code}: ${record.reason}`;
 }
 
-function replayForm(id: string): string {
+export function replayForm(id: string): string {
   return `<form method="post" action="${escapeHtml(`${intakeHref(id)}/replay`)}"><button type="submit">replay</button></form>`;
-}
-
-export function renderIntakeList(states: readonly IntakeState[], records: readonly IntakeRecord[], canReplay: boolean): string {
-  const rows = records.map((r) => `<tr>
-<td><a href="${escapeHtml(intakeHref(r.intakeId))}">${escapeHtml(r.intakeId)}</a></td>
-<td>${escapeHtml(r.state)}</td>
-<td>${escapeHtml(isoTime(r.timeline[r.state]))}</td>
-<td>${escapeHtml(r.from)}</td>
-<td>${escapeHtml(r.subject)}</td>
-<td>${escapeHtml(outcomeOf(r))}</td>
-<td>${canReplay && r.state === 'failed' ? replayForm(r.intakeId) : ''}</td>
-</tr>`);
-  const table = records.length === 0
-    ? '<p>No intakes in these states.</p>'
-    : `<table>
-<thead><tr><th>intake</th><th>state</th><th>since</th><th>from</th><th>subject</th><th>letter id / reason</th><th></th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table>`;
-  return page(`Intakes: ${states.join(', ')}`, table);
 }
 
 const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | number | undefined]> = [
@@ -59,9 +40,43 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
   ['client', (r) => `${r.clientIp} (HELO ${r.helo})`],
   ['sender id', (r) => r.senderId],
   ['authentication', (r) => Object.entries(r.auth).map(([k, v]) => `${k}: ${v}`).join('; ')],
-  ['PDFs', (r) => r.pdfs?.map((p) => `${p.fileName} (${p.bytes} bytes, sha256 ${p.sha256})`).join('; ')],
+  ['PDFs', (r) => r.pdfs?.map((p) => `${p.fileName} (${[`${p.bytes} bytes`, ...pdfDetails(p), `sha256 ${p.sha256}`].join(', ')})`).join('; ')],
   ['ignored attachments', (r) => r.ignoredAttachments?.join(', ')],
+  // Drafts the Sender API holds that will never be submitted (a worker lost the intake meanwhile).
+  ['stray drafts', (r) => r.strayDrafts?.map((d) => d.letterId ?? `unknown id (draft requested ${new Date(d.requestedAt ?? d.at).toISOString()})`).join('; ')],
+  ['held by', (r) => (r.state === 'processing' ? r.owner : undefined)],
 ];
+
+/** The letter as the Sender API knows it: its id and the status it had when the gateway submitted it. */
+function letterSection(record: IntakeRecord): string {
+  if (record.letterId === undefined) return '<h2>Letter</h2>\n<p>No letter was created for this intake.</p>';
+  // A letter id without `submitted` is a draft the exactly-once checkpoint keeps for the next attempt.
+  const status = record.state === 'submitted' ? 'PendingApproval (when submitted; approval may have moved it on)' : 'Draft (not submitted yet)';
+  return `<h2>Letter</h2>
+<table class="letter">
+<tbody>
+<tr><th>id</th><td>${escapeHtml(record.letterId)}</td></tr>
+<tr><th>status</th><td>${escapeHtml(status)}</td></tr>
+<tr><th>in the Sender API</th><td>${escapeHtml(`GET /api/v1/letters/${record.letterId}`)}</td></tr>
+</tbody>
+</table>`;
+}
+
+/** What the sender was told after 250: each notice's state and why, and its text. */
+function noticesSection(record: IntakeRecord): string {
+  const notices = NOTICE_KINDS.flatMap((kind) => {
+    const entry = record.notices?.[kind];
+    return entry === undefined ? [] : [{ kind, entry }];
+  });
+  if (notices.length === 0) return '';
+  const blocks = notices.map(({ kind, entry }) => {
+    const facts = [`${kind} notice: ${entry.state}`, isoTime(entry.at), entry.reason, entry.to === undefined ? undefined : `to ${entry.to}`, entry.messageId]
+      .filter((f): f is string => f !== undefined && f !== '');
+    const text = entry.text === undefined ? '' : `\n<pre>${escapeHtml(`Subject: ${entry.subject ?? ''}\n\n${entry.text}`)}</pre>`;
+    return `<p>${facts.map(escapeHtml).join(' · ')}</p>${text}`;
+  });
+  return `<h2>Notices to the sender</h2>\n${blocks.join('\n')}`;
+}
 
 export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean): string {
   const fields = FIELDS
@@ -87,6 +102,8 @@ ${fields.join('\n')}
 ${timeline.join('\n')}
 </tbody>
 </table>
+${letterSection(record)}
+${noticesSection(record)}
 ${canReplay && record.state === 'failed' ? replayForm(record.intakeId) : ''}`;
   return page(`Intake ${record.intakeId}`, body);
 }
@@ -99,4 +116,14 @@ export function renderReplayResult(intakeId: string, result: ReplayResult): stri
 
 export function renderNotFound(intakeId: string): string {
   return page('Not found', `<p>No intake ${escapeHtml(intakeId)}.</p>`);
+}
+
+/** What the PDF checks recorded: pages, version, producer (nothing with PDF_CHECKS=off). */
+function pdfDetails(p: PdfRecord): string[] {
+  return [
+    ...(p.pages === undefined ? [] : [`${p.pages} page${p.pages === 1 ? '' : 's'}`]),
+    ...(p.version === undefined ? [] : [`PDF ${p.version}`]),
+    ...(p.producer === undefined ? [] : [`made by ${p.producer}`]),
+    ...(p.launchActionsChecked === false ? ['Launch actions not checked (encrypted object streams)'] : []),
+  ];
 }

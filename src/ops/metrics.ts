@@ -18,7 +18,7 @@ const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 
 /** One Sender API request, bounded by API_TIMEOUT_MS (30 s by default). */
 const API_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** The API error codes that fail an intake until an operator acts (DESIGN §3); exported at 0. */
+/** The API error codes that fail an intake until an operator acts (docs/design.md §3); exported at 0. */
 const ALERT_CODES = ['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized'];
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
@@ -73,11 +73,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: `${PREFIX}api_duration_seconds`, help: 'Seconds one Sender API call took, by endpoint',
     labelNames: ['endpoint'] as const, buckets: API_BUCKETS, registers,
   });
+  const sessionRefusals = new Counter({
+    name: `${PREFIX}session_refusals_total`, help: 'Messages refused in the SMTP session by their own rules, by reason code',
+    labelNames: ['reason'] as const, registers,
+  });
   const alerts = new Counter({
     name: `${PREFIX}operator_alerts_total`, help: 'Intakes failed in a way only an operator can fix, by API errorCode (alert on any increase)',
     labelNames: ['errorCode'] as const, registers,
   });
   for (const errorCode of ALERT_CODES) alerts.inc({ errorCode }, 0);
+  const notices = new Counter({
+    name: `${PREFIX}notices_total`, help: 'Notices to senders entering a state, by kind (rejected, failed, submitted) and state',
+    labelNames: ['kind', 'state'] as const, registers,
+  });
 
   const queue = options.queue;
   if (queue !== undefined) {
@@ -111,6 +119,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       apiHealth.record(status, errorCode, clock());
     },
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
+    noticeState: (kind, state) => notices.inc({ kind, state }),
+    sessionRefused: (reasonCode) => sessionRefusals.inc({ reason: reasonCode }),
   };
   return { registry, observer, apiHealth };
 }

@@ -9,6 +9,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { IntakeStore } from '../intake/store.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SessionRefusals } from '../intake/session-refusals.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
 import { intakeRoutes } from './routes-intakes.js';
 
@@ -19,6 +20,8 @@ export interface AdminDeps {
   readonly queue?: Queue | undefined;
   readonly store?: IntakeStore | undefined;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
+  readonly refusals?: SessionRefusals | undefined;
+  readonly clock: () => number;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
@@ -40,7 +43,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
       await app.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
     }
     if (deps.store !== undefined) {
-      await app.register(intakeRoutes({ store: deps.store, replay: deps.replay }));
+      await app.register(intakeRoutes({ store: deps.store, replay: deps.replay, refusals: deps.refusals, clock: deps.clock }));
     }
   };
 }

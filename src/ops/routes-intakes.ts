@@ -1,18 +1,53 @@
 // Intake lookup and replay for operators (behind the admin login): HTML for browsers, JSON for
 // everything else (or with ?format=json).
-//   GET  /admin/intakes?state=failed,rejected&limit=100   newest first; default failed + rejected
-//   GET  /admin/intakes/:id                               the record and its timeline
+//   GET  /admin/intakes?state=failed,rejected&limit=50&page=1   newest first; default failed + rejected
+//   GET  /admin/intakes?q=<Message-ID | From | intake id | letter id>   search, every state unless ?state=
+//   GET  /admin/intakes/:id                               the record, its timeline, letter and notice
 //   POST /admin/intakes/:id/replay                        200 queued again | 409 with the reason
+//   GET  /admin/intakes/refused?limit=100                  messages refused in the SMTP session, newest first
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { IntakeRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
-import { parseListQuery } from './intake-query.js';
-import { INTAKES_PATH, renderIntakeDetail, renderIntakeList, renderNotFound, renderReplayResult } from './intake-page.js';
+import { summarizeCounts, type IntakeCounts } from './intake-counts.js';
+import { renderIntakeList } from './intake-list-page.js';
+import { parseListQuery, type ListQuery } from './intake-query.js';
+import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
+import { REFUSED_PATH, renderRefusalList } from './refusals-page.js';
 
 export interface IntakeRouteDeps {
   readonly store: IntakeStore;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
+  /** Milliseconds since the epoch, for the counts' last hour and day. */
+  readonly clock: () => number;
+  /** The short records of messages refused in the session; no page without them. */
+  readonly refusals?: SessionRefusals | undefined;
+}
+
+type Listing = Extract<ListQuery, { ok: true }>;
+
+/** One page of intakes (and whether there is another), from the search or the state indexes. */
+async function listPage(store: IntakeStore, query: Listing): Promise<{ records: IntakeRecord[]; more: boolean }> {
+  const offset = (query.page - 1) * query.limit;
+  let records: IntakeRecord[];
+  if (query.q !== undefined) {
+    const found = await Promise.all((await store.search.find(query.q)).map((id) => store.get(id)));
+    records = found
+      .filter((r): r is IntakeRecord => r !== undefined && (!query.explicitStates || query.states.includes(r.state)))
+      .sort((a, b) => b.receivedAt - a.receivedAt);
+  } else {
+    // The newest offset+limit+1 of each state hold the page and say whether another follows.
+    const lists = await Promise.all(query.states.map((state) => store.list(state, offset + query.limit + 1)));
+    records = lists.flat().sort((a, b) => enteredAt(b) - enteredAt(a));
+  }
+  const page = records.slice(offset, offset + query.limit + 1);
+  return { records: page.slice(0, query.limit), more: page.length > query.limit };
+}
+
+async function countsOf(store: IntakeStore, now: number): Promise<IntakeCounts> {
+  const [ended, current] = await Promise.all([store.search.endedCounts(now), store.countByState()]);
+  return summarizeCounts(ended, current);
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -50,13 +85,24 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
     app.get<{ Querystring: Query }>(INTAKES_PATH, async (request, reply) => {
       const query = parseListQuery(request.query);
       if (!query.ok) return reply.code(400).send({ error: query.error });
-      const lists = await Promise.all(query.states.map((state) => deps.store.list(state, query.limit)));
-      const intakes = lists.flat().sort((a, b) => enteredAt(b) - enteredAt(a)).slice(0, query.limit);
+      const [{ records, more }, counts] = await Promise.all([listPage(deps.store, query), countsOf(deps.store, deps.clock())]);
       if (wantsHtml(request)) {
-        return reply.type('text/html; charset=utf-8').send(renderIntakeList(query.states, intakes, deps.replay !== undefined));
+        const view = { ...query, records, more, counts, canReplay: deps.replay !== undefined };
+        return reply.type('text/html; charset=utf-8').send(renderIntakeList(view));
       }
-      return { states: query.states, intakes };
+      return { states: query.states, q: query.q, page: query.page, more, counts, intakes: records };
     });
+
+    const refusals = deps.refusals;
+    if (refusals !== undefined) {
+      app.get<{ Querystring: Query }>(REFUSED_PATH, async (request, reply) => {
+        const query = parseListQuery({ limit: request.query['limit'] });
+        if (!query.ok) return reply.code(400).send({ error: query.error });
+        const list = await refusals.list(query.limit, deps.clock());
+        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list));
+        return { refused: list };
+      });
+    }
 
     app.get<{ Params: { id: string }; Querystring: Query }>(`${INTAKES_PATH}/:id`, async (request, reply) => {
       const intake = await deps.store.get(request.params.id);

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { IntakeStore } from '../intake/store.js';
+import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import type { ApiHealth } from './api-health.js';
 import { probeRoutes } from './routes-probes.js';
@@ -23,6 +24,8 @@ export interface OpsServerDeps {
   readonly queue?: Queue<IntakeJobData>;
   /** Backs the intake pages; without it they are not served. */
   readonly store?: IntakeStore;
+  /** Backs the page of messages refused in the session; without it, it is not served. */
+  readonly refusals?: SessionRefusals;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
   readonly apiHealth?: ApiHealth;
   /** Re-queues a failed intake; without it there is no replay route or button. */
@@ -68,6 +71,8 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
       queue: deps.queue,
       store: deps.store,
       replay: deps.replay,
+      refusals: deps.refusals,
+      clock: deps.clock ?? Date.now,
     }));
   }
 

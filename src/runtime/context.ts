@@ -1,6 +1,7 @@
 // What every role starts from: the validated config, the logger, the clock, and the checks
 // that name the variable a role needs but did not get.
 import { ConfigError, loadConfig, type Config, type Env } from '../config.js';
+import { terminalDestination } from '../log-terminal.js';
 import { createLogger, type Logger } from '../log.js';
 import { loadSenderDirectory, type SenderDirectory } from '../senders/directory.js';
 
@@ -11,9 +12,13 @@ export interface RoleContext {
   readonly clock: () => number;
 }
 
+/** Readable log lines for a person at a terminal (when pino-pretty is installed), else JSON. */
+const terminal = await terminalDestination({ isTerminal: process.stdout.isTTY === true });
+
 export function roleContext(env: Env = process.env, name = 'letter-intake'): RoleContext {
   const config = loadConfig(env);
-  return { config, env, logger: createLogger({ level: config.logLevel, name }), clock: Date.now };
+  const logger = createLogger({ level: config.logLevel, name, ...(terminal === undefined ? {} : { destination: terminal }) });
+  return { config, env, logger, clock: Date.now };
 }
 
 export function required<T>(value: T | undefined, variable: string, why: string): T {

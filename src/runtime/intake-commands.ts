@@ -31,6 +31,9 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   });
 }
 
+/** An operator command waits this long for one Redis answer before it says so. */
+const COMMAND_TIMEOUT_MS = 10_000;
+
 async function withStore(
   args: readonly string[],
   run: (deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: ReturnType<typeof producerConnection> }, id: string) => Promise<number>,
@@ -42,7 +45,7 @@ async function withStore(
   }
   const ctx = roleContext(process.env, 'letter-intake');
   const redisUrl = required(ctx.config.redisUrl ?? embeddedRedisUrl(ctx.config.dataDir), 'REDIS_URL', 'to read intakes (or a running `npm start`)');
-  const redis = producerConnection(redisUrl);
+  const redis = producerConnection(redisUrl, COMMAND_TIMEOUT_MS);
   try {
     await waitForRedis(redis, redisUrl, 5000);
     return await run({ store: storeFor({ ...ctx, observer: silentObserver, redisUrl }, redis), ctx, redis }, id);

@@ -3,12 +3,14 @@
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
+import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
-import { workerConnection } from './redis.js';
+import { warnAboutRedisDurability } from './redis-durability.js';
+import { logConnectionErrors, workerConnection } from './redis.js';
 
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;
@@ -22,9 +24,9 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
   const log = ctx.logger.child({ role: 'ops' });
   const redis = workerConnection(redisUrl);
   // Readiness reports an outage; these keep ioredis from printing it as an unhandled event.
-  redis.on('error', (err) => log.debug({ err, event: 'ops.redis_error' }, 'redis error'));
+  logConnectionErrors(redis, log, 'ops.redis_error');
   const queue = createIntakeQueue(redis, config.redisPrefix);
-  queue.on('error', (err) => log.debug({ err, event: 'ops.queue_error' }, 'queue error'));
+  queue.on('error', (err) => log.warn({ err, event: 'ops.queue_error' }, 'queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ ...ctx, observer: metrics.observer, redisUrl }, redis);
   let started = false;
@@ -36,6 +38,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
     redis,
     queue,
     store,
+    refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake({ store, queue, clock: ctx.clock, attempts: config.worker.attempts }, id),
     dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
@@ -47,6 +50,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
     url: server.url,
     markStarted: () => {
       started = true;
+      void warnAboutRedisDurability(redis, ctx.logger);
     },
     async close() {
       await server.close();

@@ -1,5 +1,6 @@
 // What the listener and worker parts share: the context a composition root builds, and the
 // intake store over a role's Redis connection.
+import type { DnsResolver } from '../auth/resolver.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
@@ -11,6 +12,8 @@ export interface PartContext {
   readonly clock: () => number;
   readonly observer: IntakeObserver;
   readonly redisUrl: string;
+  /** DNS for the listener instead of the configured one (tests inject failures with it). */
+  readonly resolver?: DnsResolver;
 }
 
 export function storeFor(ctx: PartContext, redis: ConstructorParameters<typeof IntakeStore>[0]): IntakeStore {

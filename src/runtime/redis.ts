@@ -6,10 +6,14 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { StartupError } from '../errors.js';
+import type { Logger } from '../log.js';
 
-/** The producer (listener) fails fast when Redis is away, so the client gets 451 at once. */
-export function producerConnection(url: string): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy, connectTimeout: 5000 });
+/**
+ * The producer (listener) fails fast when Redis is away, so the client gets 451 at once; and a
+ * Redis that is connected but stalled answers no command later than `commandTimeoutMs`.
+ */
+export function producerConnection(url: string, commandTimeoutMs: number): Redis {
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy, connectTimeout: 5000, commandTimeout: commandTimeoutMs });
 }
 
 /** Workers and queue readers wait for Redis to come back (BullMQ requires this setting). */
@@ -20,6 +24,30 @@ export function workerConnection(url: string): Redis {
 /** Reconnect for ever, at most every 2 s: Redis coming back must need nobody's help. */
 function retryStrategy(times: number): number {
   return Math.min(times * 200, 2000);
+}
+
+/** While Redis stays away, its errors are logged at most this often (ioredis retries every ≤ 2 s). */
+const ERROR_LOG_INTERVAL_MS = 30_000;
+
+/**
+ * Logs a connection's errors where an operator sees them (warn, with the error), once when an
+ * outage starts and then every 30 s while it lasts, and the recovery with the count.
+ */
+export function logConnectionErrors(redis: Redis, logger: Logger, event: string): void {
+  let failures = 0;
+  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  redis.on('error', (err: Error) => {
+    failures += 1;
+    const now = performance.now();
+    if (now - lastLoggedAt < ERROR_LOG_INTERVAL_MS) return;
+    lastLoggedAt = now;
+    logger.warn({ err, event, failures }, 'redis connection error');
+  });
+  redis.on('ready', () => {
+    if (failures > 0) logger.warn({ event: `${event}_recovered`, failures }, 'redis connection is back');
+    failures = 0;
+    lastLoggedAt = Number.NEGATIVE_INFINITY;
+  });
 }
 
 /** Waits until Redis answers PING, or fails with a clear message after `timeoutMs`. */

@@ -9,7 +9,7 @@ import type { PartContext } from './part-context.js';
 export async function smtpCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'smtp');
   required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to know which recipients to accept');
-  // Each role loads only its own part: a listener never loads the MIME parser, nor a worker mailauth.
+  // Each role loads only its own part: a listener never loads mailparser (only its splitter), nor a worker mailauth.
   return runRole(ctx, 'smtp', async (part) => (await import('./smtp-part.js')).startSmtpPart(part));
 }
 

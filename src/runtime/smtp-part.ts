@@ -7,11 +7,16 @@ import type { Config } from '../config.js';
 import { acceptIntake } from '../intake/accept.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { redisSpool } from '../intake/raw-spool.js';
+import { SessionRefusals, type SessionRefusal } from '../intake/session-refusals.js';
+import type { Logger } from '../log.js';
+import { loadRegisteredAddresses } from '../senders/directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
+import { startMimeWalk } from '../smtp/mime-walk.js';
 import { startListener } from '../smtp/server.js';
+import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor, type PartContext } from './part-context.js';
-import { producerConnection, waitForRedis } from './redis.js';
+import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
 
 /** A message past this is appended to Redis in batches of this size while it arrives. */
 const SPOOL_BATCH_BYTES = 256 * 1024;
@@ -29,19 +34,21 @@ export function resolverFor(config: Config): DnsResolver {
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
   const log = ctx.logger.child({ role: 'smtp' });
-  const redis = producerConnection(ctx.redisUrl);
+  const registered = loadRegisteredAddresses(required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders'));
+  const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
-  redis.on('error', (err) => log.debug({ err, event: 'smtp.redis_error' }, 'redis error'));
+  logConnectionErrors(redis, log, 'smtp.redis_error');
   await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
   const queue = createIntakeQueue(redis, config.redisPrefix);
-  queue.on('error', (err) => log.debug({ err, event: 'smtp.queue_error' }, 'queue error'));
+  queue.on('error', (err) => log.warn({ err, event: 'smtp.queue_error' }, 'queue error'));
   await queue.waitUntilReady();
   const store = storeFor(ctx, redis);
+  const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
-    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes },
+    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes, authTimeoutMs: config.authTimeoutMs },
     {
-      authenticate: createAuthenticator(resolverFor(config)),
+      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
       spool: redisSpool(redis, store.keys, { batchBytes: SPOOL_BATCH_BYTES, ttlMs: SPOOL_TTL_MS }),
       accept: async (intake, message) => {
         const started = performance.now();
@@ -49,6 +56,9 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         ctx.observer.stageDuration('store', (performance.now() - started) / 1000);
         return accepted;
       },
+      startWalk: startMimeWalk,
+      rules: { isRegistered: (address) => registered.has(address.toLowerCase()), maxPdfBytes: config.maxPdfBytes },
+      refused: (refusal) => recordRefusal(refusals, refusal, ctx, log),
       clock: ctx.clock,
       logger: log,
       observer: ctx.observer,
@@ -63,4 +73,23 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Counts the refusal and keeps its short record. The reply does not depend on the record: if
+ * Redis is slow or down the refusal stands (it is permanent), and the miss is logged.
+ */
+async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
+  ctx.observer.sessionRefused(refusal.reasonCode);
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
+  });
+  try {
+    await Promise.race([refusals.add(refusal), bound]);
+  } catch (err) {
+    log.warn({ err, event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode }, 'session refusal not recorded');
+  } finally {
+    clearTimeout(timer);
+  }
 }

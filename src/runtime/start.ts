@@ -15,8 +15,15 @@ import { shutdownBoundMs } from './roles.js';
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const DEMO_PROCESSING_ADDRESS = 'letters@intake.example';
 
-/** The demo: the Acme sender and the static DNS zone that publishes its SPF and DKIM keys. */
-function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
+const LOOPBACK = '127.0.0.1';
+const orDefault = (value: string | undefined, fallback: string): string => (value === undefined || value === '' ? fallback : value);
+
+/**
+ * The demo: the Acme sender and the static DNS zone that publishes its SPF and DKIM keys. Its
+ * admin password is the well-known "demo", so the ops HTTP server (admin pages) and the sandbox
+ * listen on loopback only, unless HTTP_HOST / SANDBOX_HOST say otherwise.
+ */
+export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
   const demo = (env['SENDERS_FILE'] ?? '') === '' && (env['INBOUND_ADDRESSES'] ?? '') === '';
   if (!demo) return { env, demo };
   return {
@@ -27,6 +34,8 @@ function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
       INBOUND_ADDRESSES: DEMO_PROCESSING_ADDRESS,
       DNS_ZONE_FILE: env['DNS_ZONE_FILE'] ?? `${FIXTURES}zone.json`,
       DASHBOARD_PASSWORD: env['DASHBOARD_PASSWORD'] ?? 'demo',
+      HTTP_HOST: orDefault(env['HTTP_HOST'], LOOPBACK),
+      SANDBOX_HOST: orDefault(env['SANDBOX_HOST'], LOOPBACK),
     },
   };
 }
@@ -41,7 +50,7 @@ export async function startCommand(): Promise<'running'> {
   const redis = config.redisUrl === undefined ? await startEmbeddedRedis(config.dataDir) : undefined;
   const redisUrl = config.redisUrl ?? redis?.url ?? '';
   const sandbox = config.senderApiUrl === undefined
-    ? await startSandbox({ directory, clock: ctx.clock, logger: logger.child({ role: 'sandbox' }), host: config.sandbox.host, port: config.sandbox.port })
+    ? await startSandbox({ directory, clock: ctx.clock, logger: logger.child({ role: 'sandbox' }), host: config.sandbox.host, port: config.sandbox.port, strictContract: config.sandbox.strictContract })
     : undefined;
   const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 

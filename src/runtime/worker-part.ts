@@ -1,16 +1,19 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
-// client, and the watch for jobs BullMQ abandons, over the role's own connections.
+// client, and the sweep for intakes whose job no longer runs, over the role's own connections.
 import { Worker, type Job } from 'bullmq';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
+import { startNoticePart } from '../notices/notice-part.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { watchAbandonedJobs } from '../worker/abandoned-jobs.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
-import { createProcessor } from '../worker/processor.js';
+import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
+import { startReconciler } from '../worker/reconciler.js';
+import { createPdfChecker } from '../pdf/checker-pool.js';
+import { checkPdfs } from '../pdf/check-pdfs.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor, type PartContext } from './part-context.js';
-import { waitForRedis, workerConnection } from './redis.js';
+import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
 
 export async function startWorkerPart(
   ctx: PartContext,
@@ -20,7 +23,7 @@ export async function startWorkerPart(
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'worker' });
   const connection = workerConnection(ctx.redisUrl);
-  connection.on('error', (err) => logger.debug({ err, event: 'worker.redis_error' }, 'redis error'));
+  logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisUrl, config.redisStartTimeoutMs);
   const client = createSenderApiClient({
     baseUrl: senderApiUrl,
@@ -29,8 +32,12 @@ export async function startWorkerPart(
     logger,
     onCall: (e) => ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000),
   });
-  let worker: Worker<IntakeJobData, string> | undefined;
+  let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
   const store = storeFor(ctx, connection);
+  const notices = startNoticePart({
+    config, connection, store, directory, clock: ctx.clock, logger: logger.child({ part: 'notices' }), observer: ctx.observer,
+  });
+  const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
   const processor = createProcessor({
     store,
     directory,
@@ -39,12 +46,14 @@ export async function startWorkerPart(
     logger,
     observer: ctx.observer,
     maxPdfBytes: config.maxPdfBytes,
+    notices: notices.notices,
+    checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     rateLimit: async (ms: number, _job: Job<IntakeJobData>) => {
       await worker?.rateLimit(ms);
       throw Worker.RateLimitError();
     },
   });
-  worker = new Worker<IntakeJobData, string>(INTAKE_QUEUE, processor, {
+  worker = new Worker<IntakeJobData, IntakeOutcome>(INTAKE_QUEUE, processor, {
     connection,
     prefix: config.redisPrefix,
     concurrency: config.worker.concurrency,
@@ -58,22 +67,34 @@ export async function startWorkerPart(
   });
   worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
   const queue = createIntakeQueue(connection, config.redisPrefix);
-  const events = watchAbandonedJobs({ store, clock: ctx.clock, logger, observer: ctx.observer }, queue, workerConnection(ctx.redisUrl), config.redisPrefix);
+  queue.on('error', (err) => logger.warn({ err, event: 'worker.queue_error' }, 'queue error'));
   const running = worker;
   await running.waitUntilReady();
+  await notices.ready();
+  const sweeper = startReconciler(
+    { store, queue, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices, ageMs: config.worker.sweepAgeMs },
+    config.worker.sweepIntervalMs,
+  );
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {
     name: 'worker',
     async close() {
-      // Active jobs get a bounded time to finish; past it they are left for another worker
-      // (their locks lapse and the stalled-job check hands them on).
+      // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API
+      // call in flight ends and the job goes back to the queue for another worker. (BullMQ's
+      // close(true) after close() only returns the pending graceful close: it forces nothing.)
       const graceful = running.close();
-      const timedOut = await Promise.race([
-        graceful.then(() => false),
-        new Promise<boolean>((r) => setTimeout(() => r(true), config.worker.closeTimeoutMs).unref()),
+      const within = (ms: number) => Promise.race([
+        graceful.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
       ]);
-      if (timedOut) await running.close(true);
-      await events.close();
+      if (!(await within(config.worker.closeTimeoutMs))) {
+        running.cancelAllJobs('shutting down');
+        await within(config.worker.closeTimeoutMs);
+      }
+      await sweeper.stop();
+      // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
+      await notices.close(config.worker.closeTimeoutMs);
+      await pdfChecker?.close();
       await queue.close();
       connection.disconnect();
     },

@@ -9,22 +9,29 @@ interface HoldRule {
   readonly method: string;
   readonly path: string;
   readonly phase: HoldPhase;
+  /** Hold only the first `count` matching requests (all of them when absent). */
+  readonly count?: number | undefined;
+}
+
+interface ActiveRule extends HoldRule {
+  remaining: number;
 }
 
 export class HoldQueue {
-  #rules: HoldRule[] = [];
+  #rules: ActiveRule[] = [];
   #held: (() => void)[] = [];
   #watchers: (() => void)[] = [];
 
-  /** Holds every `method path` request (path prefix) at `phase` until release(). */
+  /** Holds every `method path` request (path prefix) at `phase` (or the first `count`) until release(). */
   add(rule: HoldRule): void {
-    this.#rules.push({ ...rule, method: rule.method.toUpperCase() });
+    this.#rules.push({ ...rule, method: rule.method.toUpperCase(), remaining: rule.count ?? Number.POSITIVE_INFINITY });
   }
 
   /** A promise that resolves when released, if this request matches a rule at this phase. */
   hold(method: string, path: string, phase: HoldPhase): Promise<void> | undefined {
-    const matches = this.#rules.some((r) => r.phase === phase && r.method === method && path.startsWith(r.path));
-    if (!matches) return undefined;
+    const rule = this.#rules.find((r) => r.remaining > 0 && r.phase === phase && r.method === method && path.startsWith(r.path));
+    if (rule === undefined) return undefined;
+    rule.remaining -= 1;
     const released = new Promise<void>((resolve) => this.#held.push(resolve));
     for (const notify of this.#watchers.splice(0)) notify();
     return released;

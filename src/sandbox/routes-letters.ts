@@ -1,5 +1,6 @@
 // The letter endpoints, behind a valid X-Session: PUT /letters/draft, POST /letters/submit,
-// GET /letters/{id}, GET /letters?page=&pageSize=&status=.
+// GET /letters/{id}, GET /letters?page=&pageSize=&status=. In strict-contract mode only what the
+// contract promises: GET /letters/{id} answers {id, status, title, sender}, and there is no listing.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SandboxApiError } from './error-codes.js';
 import { headerText } from './headers.js';
@@ -8,7 +9,7 @@ import type { Session } from './sessions.js';
 import type { SandboxStore } from './store.js';
 import { detailView, summaryView } from './views.js';
 
-export function letterRoutes(store: SandboxStore): FastifyPluginAsync {
+export function letterRoutes(store: SandboxStore, strictContract: boolean): FastifyPluginAsync {
   return async (scope) => {
     const sessions = new WeakMap<FastifyRequest, Session>();
     const senderOf = (request: FastifyRequest): string => {
@@ -41,9 +42,11 @@ export function letterRoutes(store: SandboxStore): FastifyPluginAsync {
 
     scope.get<{ Params: { id: string } }>('/letters/:id', async (request) => {
       const senderId = senderOf(request);
-      return detailView(store.letters.get(senderId, request.params.id), store.companyName(senderId));
+      const view = strictContract ? summaryView : detailView;
+      return view(store.letters.get(senderId, request.params.id), store.companyName(senderId));
     });
 
+    if (strictContract) return; // GET /letters is then an unknown route: 404 EntityNotFound
     scope.get('/letters', async (request) => {
       const senderId = senderOf(request);
       const page = store.letters.list(senderId, parseOrThrow(listQuerySchema, request.query, 'query'));

@@ -72,6 +72,7 @@ export const holdSchema = z.strictObject({
   method: z.enum(['GET', 'POST', 'PUT', 'DELETE']),
   path: z.string().startsWith('/api/v1/', 'must be an /api/v1/ path prefix'),
   phase: z.enum(['before', 'after']),
+  count: z.number().int().min(1).optional(),
 });
 export type Fault = z.output<typeof faultSchema>;
 

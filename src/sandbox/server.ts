@@ -18,6 +18,8 @@ export interface SandboxDeps {
   readonly logger: Logger;
   /** The state to serve; a fresh, empty one when absent. */
   readonly store?: SandboxStore;
+  /** Show only what the contract promises (SANDBOX_STRICT_CONTRACT): see routes-letters.ts. */
+  readonly strictContract?: boolean;
 }
 
 export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
@@ -74,7 +76,7 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
   });
 
   void app.register(authRoutes(store), { prefix: '/api/v1' });
-  void app.register(letterRoutes(store), { prefix: '/api/v1' });
+  void app.register(letterRoutes(store, deps.strictContract ?? false), { prefix: '/api/v1' });
   void app.register(operatorRoutes(store), { prefix: '/sandbox' });
   return app;
 }

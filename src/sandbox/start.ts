@@ -10,6 +10,8 @@ export interface StartSandboxOptions {
   readonly logger: Logger;
   readonly host: string;
   readonly port: number;
+  /** Show only what the contract promises (SANDBOX_STRICT_CONTRACT). */
+  readonly strictContract?: boolean;
 }
 
 export interface RunningSandbox {

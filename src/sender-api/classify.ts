@@ -53,8 +53,20 @@ function kindOf(f: ApiFailure): FailureKind {
   return 'permanent';
 }
 
-/** Retry-After → milliseconds from now (never negative); undefined when unparseable. */
+/**
+ * The longest wait a Retry-After may ask for. A 429 pauses the whole queue (BullMQ's rate
+ * limit), so one answer saying "in a year" must not stop every sender's letters; after the cap
+ * the call is tried again and a still-limited API says so again.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Retry-After → milliseconds from now (never negative, at most MAX_RETRY_AFTER_MS); undefined when unparseable. */
 export function parseRetryAfterMs(value: string, nowMs: number | undefined): number | undefined {
+  const ms = retryAfterMs(value, nowMs);
+  return ms === undefined ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+function retryAfterMs(value: string, nowMs: number | undefined): number | undefined {
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   // An HTTP-date always starts with a day name (IMF-fixdate, RFC 850 and asctime forms alike).

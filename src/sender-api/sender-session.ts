@@ -8,8 +8,8 @@ import { SenderApiError } from './errors.js';
 import { sessionAction } from './session-policy.js';
 import { callApi, type ApiRequest, type TransportDeps } from './transport.js';
 import {
-  letterDetailSchema, letterPageSchema, letterSummarySchema, sessionSchema,
-  type ApiSession, type LetterDetail, type LetterInput, type LetterPage, type LetterSummary,
+  letterPageSchema, letterSummarySchema, letterViewSchema, sessionSchema,
+  type ApiSession, type LetterInput, type LetterPage, type LetterSummary, type LetterView,
 } from './wire.js';
 
 export interface SenderCredentials {
@@ -62,9 +62,9 @@ export class SenderSession {
     return this.#withSession(request, letterSummarySchema, options.signal);
   }
 
-  getLetter(id: string, options: CallOptions = {}): Promise<LetterDetail> {
+  getLetter(id: string, options: CallOptions = {}): Promise<LetterView> {
     const request = { method: 'GET', path: `/api/v1/letters/${encodeURIComponent(id)}`, endpoint: 'GET /api/v1/letters/{id}' } as const;
-    return this.#withSession(request, letterDetailSchema, options.signal);
+    return this.#withSession(request, letterViewSchema, options.signal);
   }
 
   listLetters(query: ListQuery = {}, options: CallOptions = {}): Promise<LetterPage> {

@@ -2,6 +2,7 @@
 // classified SenderApiError that is logged exactly once, and one observer event per call.
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
+import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
 import { classifyApiFailure, type ApiFailure } from './classify.js';
 import { SenderApiError } from './errors.js';
 import { errorEnvelopeSchema } from './wire.js';
@@ -45,7 +46,7 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   let status: number | undefined;
   let retryAfter: string | undefined;
-  let text: string;
+  let text: string | undefined;
   try {
     const response = await deps.fetch(joinUrl(deps.baseUrl, request.path), {
       method: request.method,
@@ -56,7 +57,7 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
     });
     status = response.status;
     retryAfter = response.headers.get('retry-after') ?? undefined;
-    text = await response.text();
+    text = await readBoundedText(response, MAX_RESPONSE_BYTES);
   } catch (err) {
     if (request.signal?.aborted === true) {
       report(status, undefined);
@@ -67,6 +68,9 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
     throw fail(deps, request, report, { ...failure, status: undefined }, reason, err);
   }
 
+  if (text === undefined) {
+    throw fail(deps, request, report, { status, malformed: true }, `the answer is larger than ${MAX_RESPONSE_BYTES} bytes`, undefined);
+  }
   const json = parseJson(text);
   if (status < 200 || status > 299) {
     const envelope = errorEnvelopeSchema.safeParse(json);

@@ -48,6 +48,13 @@ const partMetaSchema = z.looseObject({
   sha256: z.string(),
 });
 
+/**
+ * `GET /letters/{id}` as the contract promises it (id, status, title, sender), with the documents
+ * when the API shows them: the gateway must work without them.
+ */
+export const letterViewSchema = letterSummarySchema.extend({ parts: z.array(partMetaSchema).optional() });
+export type LetterView = z.output<typeof letterViewSchema>;
+
 export const letterDetailSchema = letterSummarySchema.extend({
   description: z.string(),
   genderTargeting: z.string(),

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Env } from '../config.js';
+import type { NoticeKind } from '../intake/notice-fields.js';
 
 const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be an address range like 127.0.0.1/32');
 
@@ -15,6 +16,10 @@ const senderSchema = z
     apiClientSecret: z.string().min(1).optional(),
     apiClientSecretEnv: z.string().min(1).optional(),
     allowedIps: z.array(cidr).optional(),
+    /** Good news the sender wants by mail too; bad news is always told. */
+    notify: z.array(z.enum(['submitted'])).default([]),
+    /** The sender's PDFs may carry AcroForm fields (JavaScript stays forbidden). */
+    allowPdfForms: z.boolean().default(false),
   })
   .refine((s) => (s.apiClientSecret === undefined) !== (s.apiClientSecretEnv === undefined), {
     message: 'give exactly one of apiClientSecret and apiClientSecretEnv',
@@ -30,6 +35,9 @@ export interface Sender {
   readonly apiClientId: string;
   readonly apiClientSecret: string;
   readonly allowedIps: readonly string[] | undefined;
+  /** Notices the sender asked for besides bad news: `submitted` (a confirmation per letter). */
+  readonly notify: readonly NoticeKind[];
+  readonly allowPdfForms: boolean;
 }
 
 export interface SenderDirectory {
@@ -65,6 +73,8 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
       apiClientId: s.apiClientId,
       apiClientSecret: secret,
       allowedIps: s.allowedIps,
+      notify: s.notify,
+      allowPdfForms: s.allowPdfForms,
     };
   });
   assertUnique(senders.flatMap((s) => s.addresses), 'address', source);
@@ -83,13 +93,25 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
 }
 
 export function loadSenderDirectory(file: string, env: Env): SenderDirectory {
-  let json: unknown;
+  return parseSenderDirectory(readDirectoryFile(file), env, `SENDERS_FILE ${file}`);
+}
+
+/**
+ * Only the registered addresses, for the listener: it judges the From address in the session
+ * but never talks to the Sender API, so it needs (and is given) no client secrets.
+ */
+export function loadRegisteredAddresses(file: string): ReadonlySet<string> {
+  const secretsUnused = new Proxy<Env>({}, { get: () => 'unused by the listener' });
+  const directory = parseSenderDirectory(readDirectoryFile(file), secretsUnused, `SENDERS_FILE ${file}`);
+  return new Set(directory.senders.flatMap((s) => s.addresses));
+}
+
+function readDirectoryFile(file: string): unknown {
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new SenderDirectoryError(`SENDERS_FILE ${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return parseSenderDirectory(json, env, `SENDERS_FILE ${file}`);
 }
 
 function assertUnique(values: readonly string[], what: string, source: string): void {

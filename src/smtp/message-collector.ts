@@ -1,9 +1,10 @@
 // The DATA bytes on their way through: passed on to authentication, written to the spool, the
-// header block kept for the record, and two caps watched (message size, line length). Once a
-// cap is passed, or the spool failed, the collector keeps nothing and passes nothing on, but
-// always keeps draining, so the client always gets its reply.
+// header block kept for the record, and three caps watched (message size, line length, the
+// listener's memory budget). Once a cap is passed, or the spool failed, the collector keeps
+// nothing and passes nothing on, but always keeps draining, so the client always gets its reply.
 import { Transform, type TransformCallback } from 'node:stream';
 import type { RawSpool } from '../intake/raw-spool.js';
+import type { Reservation } from './memory-budget.js';
 
 /**
  * RFC 5321 §4.5.3.1.6 allows 1000 octets per line; far longer lines are tolerated, up to this.
@@ -19,6 +20,8 @@ export class MessageCollector extends Transform {
   bytes = 0;
   lineTooLong = false;
   spoolError: unknown = undefined;
+  /** The listener's memory budget had no room for what this message holds. */
+  memoryExceeded = false;
   /** The first bytes of the message, through the end of its header block (bounded). */
   private headChunks: Buffer[] = [];
   private headBytes = 0;
@@ -27,7 +30,7 @@ export class MessageCollector extends Transform {
   /** Bytes since the last LF. */
   private lineBytes = 0;
 
-  constructor(private readonly maxBytes: number, private readonly spool: RawSpool) {
+  constructor(private readonly maxBytes: number, private readonly spool: RawSpool, private readonly memory: Reservation) {
     super();
   }
 
@@ -43,7 +46,9 @@ export class MessageCollector extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length;
     this.lineTooLong ||= this.overLongLine(chunk);
-    if (this.overCap || this.lineTooLong || this.spoolError !== undefined) return done();
+    if (this.overCap || this.lineTooLong || this.spoolError !== undefined || this.memoryExceeded) return done();
+    this.memoryExceeded = !this.memory.resize(this.heldWith(chunk));
+    if (this.memoryExceeded) return done();
     this.keepHead(chunk);
     const written = this.spool.write(chunk);
     if (written === undefined) return done(null, chunk);
@@ -54,6 +59,16 @@ export class MessageCollector extends Transform {
         done();
       },
     );
+  }
+
+  /**
+   * What this message holds once `chunk` is in: the header block three times (ours, mailauth's
+   * parsed copy, and the MIME walk's, which mailsplit keeps whole until the block ends), the
+   * unfinished line mailauth canonicalizes, the spool's batches, the chunk.
+   */
+  private heldWith(chunk: Buffer): number {
+    const head = this.headDone ? this.headBytes : this.headBytes + chunk.length;
+    return 3 * head + this.lineBytes + this.spool.buffered + chunk.length;
   }
 
   private keepHead(chunk: Buffer): void {

@@ -5,12 +5,19 @@ import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth/authenticate.js';
 import { finished } from 'node:stream/promises';
 import { IntakeError } from '../errors.js';
+import { withTimeout } from '../ops/bounded.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
+import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
+import type { MemoryBudget, Reservation } from './memory-budget.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
+import type { RuleContext } from '../policy/message-rules.js';
+import type { SessionRefusal } from '../intake/session-refusals.js';
+import type { MimeWalk } from './mime-walk.js';
+import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
 export interface AuthDecision {
   readonly outcome: 'pass' | 'fail' | 'temporary';
@@ -40,13 +47,35 @@ export interface ReceiveDeps {
   readonly clock: () => number;
   readonly hostname: string;
   readonly maxMessageBytes: number;
+  /** The listener-wide budget every message's buffers are reserved from. */
+  readonly memory: MemoryBudget;
+  /** Bound on the authentication decision once DATA has ended (its DNS lookups come then). */
+  readonly authTimeoutMs: number;
   readonly onAuthSeconds?: (seconds: number) => void;
+  /** A streaming MIME walk for one message (mime-walk.ts). */
+  readonly startWalk: () => MimeWalk;
+  /** The message's own rules, applied once authentication passed. */
+  readonly rules: RuleContext;
+  /** Keeps a short record of a message refused by its own rules (bounded; never throws). */
+  readonly refused: (refusal: SessionRefusal) => Promise<void>;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
-  const spool = deps.spool();
-  const collector = new MessageCollector(deps.maxMessageBytes, spool);
+  const reservation = deps.memory.open();
+  try {
+    return await receive(deps, data, envelope, reservation);
+  } finally {
+    reservation.release();
+  }
+}
+
+async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, reservation: Reservation): Promise<Accepted> {
+  const { spool, digest } = withContentDigest(deps.spool());
+  const collector = new MessageCollector(deps.maxMessageBytes, spool, reservation);
   data.pipe(collector);
+  const walk = deps.startWalk();
+  collector.pipe(walk.input); // the walk reads what the collector passes on, beside authentication
+  walk.result.catch(() => {}); // handled after authentication
   const started = performance.now();
   const decision = deps
     .authenticate(collector, { ip: envelope.clientIp, helo: envelope.helo, sender: envelope.mailFrom, mta: deps.hostname })
@@ -57,15 +86,17 @@ export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope
   } catch (err) {
     // The client went away mid-DATA: nothing was promised; release what was kept.
     collector.destroy(err instanceof Error ? err : undefined);
-    await spool.discard().catch(() => undefined);
+    walk.abort();
+    void spool.discard().catch(() => undefined); // not awaited: a stalled Redis must not delay anything
     throw err;
   }
   // Every chunk has been through the collector's checks (size, line length, spool writes).
   await finished(collector, { readable: false }).catch(() => undefined);
   try {
-    return await accept(deps, collector, spool, decision, started, envelope);
+    return await accept(deps, collector, spool, digest, decision, walk, started, envelope);
   } catch (err) {
-    await spool.discard().catch(() => undefined); // an orphan spool expires anyway
+    // Not awaited: the reply must not wait on a stalled Redis; an orphan spool expires anyway.
+    void spool.discard().catch(() => undefined);
     throw err;
   }
 }
@@ -74,7 +105,9 @@ async function accept(
   deps: ReceiveDeps,
   collector: MessageCollector,
   spool: RawSpool,
+  digest: () => string,
   decision: Promise<AuthDecision>,
+  walk: MimeWalk,
   started: number,
   envelope: Envelope,
 ): Promise<Accepted> {
@@ -83,10 +116,11 @@ async function accept(
     throw new IntakeError('MessageTooLarge', `message exceeds the maximum size of ${deps.maxMessageBytes} bytes`);
   }
   if (collector.lineTooLong) throw new IntakeError('LineTooLong', `message has a line longer than ${MAX_LINE_BYTES} bytes`);
+  if (collector.memoryExceeded) throw new IntakeError('MemoryBudgetExhausted', 'insufficient system storage, try again later');
   if (collector.spoolError !== undefined) {
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: collector.spoolError });
   }
-  const auth = await decision.catch((err: unknown) => {
+  const auth = await withTimeout(decision, deps.authTimeoutMs, 'authentication').catch((err: unknown) => {
     throw new IntakeError('AuthenticationTemporary', 'authentication could not be completed, try again later', { cause: err });
   });
   deps.onAuthSeconds?.((performance.now() - started) / 1000);
@@ -95,8 +129,19 @@ async function accept(
 
   const headerBlock = headerBlockOf(collector.head);
   const fields = readHeaderFields(headerBlock);
+  // Authentication passed: now the message's own rules, on what the walk read.
+  const broken = brokenRule(await settledWalk(walk.result), auth.from, deps.rules);
+  if (broken !== undefined) {
+    const refusal = refusalFor(broken, deps.rules);
+    await deps.refused({
+      at: deps.clock(), reasonCode: broken, reply: `${refusal.smtp.code} ${refusal.smtp.enhanced} ${refusal.message}`,
+      from: auth.from, messageId: fields.messageId, subject: fields.subject,
+      envelopeFrom: envelope.mailFrom, clientIp: envelope.clientIp, helo: envelope.helo,
+    });
+    throw refusal;
+  }
   const intake: NewIntake = {
-    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, headerBlock }),
+    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, contentSha256: digest() }),
     receivedAt: deps.clock(),
     envelopeFrom: envelope.mailFrom,
     envelopeTo: [...envelope.rcptTo],
@@ -108,5 +153,5 @@ async function accept(
     sizeBytes: collector.bytes,
     auth: auth.checks,
   };
-  return deps.accept(intake, { headers: auth.headers, body: await spool.finish() });
+  return deps.accept(intake, { headers: auth.headers, body: () => spool.finish() });
 }

@@ -8,14 +8,19 @@ import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { acceptedReply, replyFor } from './reply.js';
 import { receiveMessage, type ReceiveDeps } from './receive-message.js';
+import { MemoryBudget } from './memory-budget.js';
 import { isProcessingAddress } from './recipient-policy.js';
 
 export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
   readonly maxMessageBytes: number;
+  readonly authTimeoutMs: number;
 };
 
-export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'onAuthSeconds'> {
+/** Room a new transaction needs in the memory budget: a header block and a spool batch. */
+const ADMIT_BYTES = 512 * 1024;
+
+export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'memory' | 'onAuthSeconds'> {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
 }
@@ -46,20 +51,29 @@ class MxServer extends SMTPServer {
 
 export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<Listener> {
   const perIp = new Map<string, number>();
+  /** Sessions counted in perIp, by id: only these are counted down when they close. */
+  const counted = new Map<string, string>();
   let closing = false;
   let inFlight = 0;
   const sessionLogs = new Map<string, Logger>();
   const log = (session: SMTPServerSession): Logger => sessionLogs.get(session.id) ?? deps.logger;
   const refuse = (session: SMTPServerSession, command: string, err: unknown): Error => {
     const reply = replyFor(err);
+    if (!(err instanceof IntakeError) || err.code === 'Unexpected') {
+      // a fault of ours, answered 451 (try later): it needs a look
+      log(session).error({ err, event: 'smtp.unexpected', command }, 'unexpected error, answered 451');
+    }
     deps.observer.smtpReply(reply.responseCode, command);
     log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message }, 'refused');
     return reply;
   };
+  const memory = new MemoryBudget(options.memoryBudgetBytes, ADMIT_BYTES);
   const receiveDeps: ReceiveDeps = {
     ...deps,
     hostname: options.hostname,
     maxMessageBytes: options.maxMessageBytes,
+    authTimeoutMs: options.authTimeoutMs,
+    memory,
     onAuthSeconds: (s) => deps.observer.stageDuration('auth', s),
   };
 
@@ -85,6 +99,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
       deps.observer.smtpConnection();
       const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
       perIp.set(session.remoteAddress, count);
+      counted.set(session.id, session.remoteAddress);
       sessionLogs.set(session.id, deps.logger.child({ smtpSession: session.id, clientIp: session.remoteAddress }));
       if (closing) return callback(refuse(session, 'CONNECT', new IntakeError('ShuttingDown', 'service shutting down, try again later')));
       if (count > options.maxClientsPerIp) {
@@ -94,10 +109,20 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
 
     onClose(session) {
-      const count = (perIp.get(session.remoteAddress) ?? 1) - 1;
-      if (count <= 0) perIp.delete(session.remoteAddress);
-      else perIp.set(session.remoteAddress, count);
+      // smtp-server also closes connections that never reached onConnect (over maxClients, gone
+      // before the greeting): counting those down would wear the per-IP cap away.
+      const address = counted.get(session.id);
+      counted.delete(session.id);
       sessionLogs.delete(session.id);
+      if (address === undefined) return;
+      const count = (perIp.get(address) ?? 1) - 1;
+      if (count <= 0) perIp.delete(address);
+      else perIp.set(address, count);
+    },
+
+    onMailFrom(_address, session, callback) {
+      if (memory.admits()) return callback();
+      callback(refuse(session, 'MAIL', new IntakeError('MemoryBudgetExhausted', 'insufficient system storage, try again later')));
     },
 
     onRcptTo(address, session, callback) {

@@ -1,9 +1,14 @@
-// The worker's decision (DESIGN §2 steps 5–8): a parsed message and the sender directory in,
-// a letter to submit or a rejection with its reason out. Pure.
-import type { RejectionReason } from '../errors.js';
+// The worker's decision (docs/design.md §2.4 and §2.6): a parsed message and the sender directory in, a
+// letter to submit or a rejection with its reason out. Pure. The rules are the listener's
+// (policy/message-rules.ts), applied again: the directory can change after acceptance.
+import { ruleSentence, type RejectionReason } from '../errors.js';
+import { FIRST_BYTES, type MessageFacts } from '../policy/message-facts.js';
+import { judgeMessage, titleFrom } from '../policy/message-rules.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ParsedMessage } from './parse-message.js';
 import { selectPdfs, type PdfDocument } from './pdf-rules.js';
+
+export { titleFrom } from '../policy/message-rules.js';
 
 export interface LetterDraft {
   readonly title: string;
@@ -27,37 +32,40 @@ export interface DecideOptions {
   readonly maxPdfBytes: number;
 }
 
-export function decide(message: ParsedMessage, options: DecideOptions): Decision {
+/** The facts the rules judge, from mailparser's result (the listener's walk makes the same). */
+export function factsOf(message: ParsedMessage): MessageFacts {
   const [from, ...others] = message.fromAddresses;
-  const sender = from === undefined || others.length > 0 ? undefined : options.directory.byAddress(from);
-  if (sender === undefined) {
-    const who = message.fromAddresses.join(', ') || '(none)';
-    return { kind: 'rejected', reasonCode: 'SenderNotRegistered', reason: `The From address ${who} is not a registered address of any sender.` };
+  return {
+    from: from === undefined || others.length > 0 ? '' : from,
+    subject: message.subject,
+    parts: message.attachments.map((a) => ({
+      contentType: a.contentType,
+      fileName: a.fileName,
+      firstBytes: a.content.subarray(0, FIRST_BYTES),
+      decodedBytes: a.content.length,
+    })),
+  };
+}
+
+export function decide(message: ParsedMessage, options: DecideOptions): Decision {
+  const facts = factsOf(message);
+  const sender = facts.from === '' ? undefined : options.directory.byAddress(facts.from);
+  const verdict = judgeMessage(facts, { isRegistered: () => sender !== undefined, maxPdfBytes: options.maxPdfBytes });
+  if (!verdict.ok) {
+    return { kind: 'rejected', reasonCode: verdict.reasonCode, reason: ruleSentence(verdict.reasonCode, options, verdict.detail) };
   }
-  const selection = selectPdfs(message.attachments, options.maxPdfBytes);
-  if (!selection.ok) return { kind: 'rejected', reasonCode: selection.reasonCode, reason: selection.reason };
-  const title = titleFrom(message.subject);
-  if (title === '') {
-    return { kind: 'rejected', reasonCode: 'MissingSubject', reason: 'The subject is empty; it becomes the letter title, so it is required.' };
-  }
+  if (sender === undefined) throw new Error('the rules passed a message without a registered sender');
+  const selection = selectPdfs(message.attachments);
   return {
     kind: 'letter',
     sender,
     pdfs: selection.pdfs,
     ignoredAttachments: selection.ignored,
     letter: {
-      title,
+      title: titleFrom(message.subject),
       description: message.text,
       genderTargeting: 'All',
       parts: selection.pdfs.map((p) => ({ fileName: p.fileName, mimeType: 'application/pdf', base64Data: p.content.toString('base64') })),
     },
   };
-}
-
-/**
- * The subject, trimmed, with runs of white space collapsed to one space. Control characters
- * (NUL, ESC, C1) count as white space: end users see the title, and a raw subject may carry them.
- */
-export function titleFrom(subject: string): string {
-  return subject.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
 }

@@ -1,5 +1,5 @@
 // How the worker sees any error thrown while it works on an intake: one of three kinds
-// (DESIGN §3), with the API's errorCode and traceId when the Sender API answered. Anything that
+// (docs/design.md §3), with the API's errorCode and traceId when the Sender API answered. Anything that
 // is not an API answer (Redis hiccup, a bug) is retryable: the attempt budget bounds it.
 import { SenderApiError } from '../sender-api/index.js';
 

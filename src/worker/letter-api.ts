@@ -1,7 +1,7 @@
 // The Sender API client seen through the worker's LetterApi port (submit-letter.ts).
-import type { SenderSession } from '../sender-api/index.js';
+import { SenderApiError, type SenderSession } from '../sender-api/index.js';
 import type { LetterDraft } from './decide.js';
-import type { LetterApi } from './submit-letter.js';
+import type { DraftSearch, LetterApi } from './submit-letter.js';
 
 const DRAFT_SEARCH_PAGES = 5;
 const PAGE_SIZE = 100;
@@ -11,16 +11,28 @@ export function letterApiFor(session: SenderSession): LetterApi {
     saveDraft: (letter, signal) => session.saveDraft(letter, { signal }),
     submit: (id, letter, signal) => session.submit({ ...letter, id }, { signal }),
     getLetter: (id, signal) => session.getLetter(id, { signal }),
-    async findDraft(letter, pdfSha256s, since, signal) {
+    async findDraft(letter, pdfSha256s, since, signal): Promise<DraftSearch> {
       for (let page = 1; page <= DRAFT_SEARCH_PAGES; page += 1) {
-        const result = await session.listLetters({ status: 'Draft', page, pageSize: PAGE_SIZE }, { signal });
+        const result = await listDrafts(session, page, signal);
+        if (result === undefined) return { kind: 'unsearchable' };
         const match = result.items.find((d) => Date.parse(d.createdUtc) >= since && sameLetter(d, letter, pdfSha256s));
-        if (match !== undefined) return match.id;
-        if (page * PAGE_SIZE >= result.total) return undefined;
+        if (match !== undefined) return { kind: 'found', id: match.id };
+        if (page * PAGE_SIZE >= result.total) return { kind: 'none' };
       }
-      return undefined;
+      return { kind: 'none' };
     },
   };
+}
+
+/** One page of the sender's drafts; undefined when the API lists no letters (the contract leaves the listing out). */
+async function listDrafts(session: SenderSession, page: number, signal: AbortSignal) {
+  try {
+    return await session.listLetters({ status: 'Draft', page, pageSize: PAGE_SIZE }, { signal });
+  } catch (err) {
+    const unsupported = err instanceof SenderApiError && (err.statusCode === 404 || err.statusCode === 405);
+    if (unsupported) return undefined;
+    throw err;
+  }
 }
 
 function sameLetter(

@@ -3,6 +3,7 @@
 // and only when the message has no text/plain part (HTML conversion is CPU-bound).
 import { simpleParser, type AddressObject } from 'mailparser';
 import { convert } from 'html-to-text';
+import { declaredType } from '../policy/message-facts.js';
 
 /** Beyond this, HTML is truncated before conversion so one message cannot stall the worker. */
 const MAX_HTML_TO_CONVERT = 1024 * 1024;
@@ -19,6 +20,14 @@ export interface ParsedMessage {
   readonly subject: string;
   readonly text: string;
   readonly attachments: readonly MessageAttachment[];
+}
+
+/**
+ * Whether a parse failure is the parser refusing the message by its limits (mailsplit's EMAXLEN:
+ * 1 MiB of header per MIME node, 1,000 child nodes): a rule of the message, not a defect.
+ */
+export function isParserLimit(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && err.code === 'EMAXLEN';
 }
 
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
@@ -48,9 +57,4 @@ export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
 function addresses(from: AddressObject | AddressObject[] | undefined): string[] {
   const objects = from === undefined ? [] : Array.isArray(from) ? from : [from];
   return objects.flatMap((o) => o.value).map((v) => (v.address ?? '').toLowerCase()).filter((a) => a !== '');
-}
-
-/** mailparser may hand back a whole malformed header value (`application/pdf name="x"`). */
-function declaredType(contentType: string): string {
-  return (contentType.split(/[;\s]/)[0] ?? '').toLowerCase();
 }

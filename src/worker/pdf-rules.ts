@@ -1,8 +1,7 @@
-// Which attachments are the letter's PDFs (DESIGN §2.6). Pure.
+// The letter's PDFs (docs/design.md §2.4), once the message rules (policy/message-rules.ts) passed. Pure.
 import { createHash } from 'node:crypto';
+import { claimsToBePdf, describePart } from '../policy/message-rules.js';
 import type { MessageAttachment } from './parse-message.js';
-
-const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
 
 export interface PdfDocument {
   readonly fileName: string;
@@ -10,36 +9,21 @@ export interface PdfDocument {
   readonly sha256: string;
 }
 
-export type PdfSelection =
-  | { readonly ok: true; readonly pdfs: readonly PdfDocument[]; readonly ignored: readonly string[] }
-  | { readonly ok: false; readonly reasonCode: 'NoPdfAttachment' | 'NotAPdf' | 'PdfTooLarge'; readonly reason: string };
-
-/** A part that claims to be a PDF: typed application/pdf, or octet-stream named *.pdf. */
-export function claimsToBePdf(a: MessageAttachment): boolean {
-  if (a.contentType === 'application/pdf') return true;
-  return a.contentType === 'application/octet-stream' && /\.pdf$/i.test(a.fileName ?? '');
+export interface PdfSelection {
+  readonly pdfs: readonly PdfDocument[];
+  /** The other attachments (logos, signatures), described for the record. */
+  readonly ignored: readonly string[];
 }
 
-export function selectPdfs(attachments: readonly MessageAttachment[], maxPdfBytes: number): PdfSelection {
-  const claimed = attachments.filter(claimsToBePdf);
-  const ignored = attachments.filter((a) => !claimsToBePdf(a)).map(describe);
-  if (claimed.length === 0) {
-    return { ok: false, reasonCode: 'NoPdfAttachment', reason: 'The message carries no PDF attachment (application/pdf, or application/octet-stream named .pdf).' };
-  }
-  const fake = claimed.find((a) => !a.content.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC));
-  if (fake !== undefined) {
-    return { ok: false, reasonCode: 'NotAPdf', reason: `The attachment ${describe(fake)} is not a PDF: its content does not start with %PDF-.` };
-  }
-  const big = claimed.find((a) => a.content.length > maxPdfBytes);
-  if (big !== undefined) {
-    return { ok: false, reasonCode: 'PdfTooLarge', reason: `The PDF ${describe(big)} is ${big.content.length} bytes; the limit is ${maxPdfBytes} bytes.` };
-  }
-  const pdfs = claimed.map((a, i) => ({
+/** The attachments the rules judged to be the letter's PDFs, with safe names and hashes. */
+export function selectPdfs(attachments: readonly MessageAttachment[]): PdfSelection {
+  const pdfs = attachments.filter(claimsToBePdf).map((a, i) => ({
     fileName: safeFileName(a.fileName, i + 1),
     content: a.content,
     sha256: createHash('sha256').update(a.content).digest('hex'),
   }));
-  return { ok: true, pdfs, ignored };
+  const ignored = attachments.filter((a) => !claimsToBePdf(a)).map(describePart);
+  return { pdfs, ignored };
 }
 
 /**
@@ -55,8 +39,4 @@ export function safeFileName(name: string | undefined, index: number): string {
     .slice(0, 200);
   if (cleaned === '' || /^\.*pdf$/i.test(cleaned)) return `letter-${index}.pdf`;
   return /\.pdf$/i.test(cleaned) ? cleaned : `${cleaned}.pdf`;
-}
-
-function describe(a: MessageAttachment): string {
-  return `"${a.fileName ?? '(no name)'}" (${a.contentType})`;
 }

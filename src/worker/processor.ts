@@ -1,16 +1,29 @@
 // The BullMQ processor: a thin shell doing I/O around the pure decisions.
-// load raw → parse → decide → submit exactly once → record the outcome.
+// claim → load raw → parse → decide → submit exactly once → record the outcome.
+//
+// Outcomes, each recorded in one function below (hooks such as notices go there):
+//   submitted: the job completes with { outcome: 'submitted', letterId }
+//   rejected:  the job completes with { outcome: 'rejected', reasonCode } (a rejection is a
+//              normal end, not a failed job: the dashboard's failed tab holds real failures only)
+//   failed:    the job fails (UnrecoverableError); the intake is replayable
+// Every write after the claim is fenced by the job's lock token (ownership.ts).
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Logger } from '../log.js';
+import { OwnershipLost, ruleSentence, WORKER_FAILURES, type RejectionReason, type WorkerFailure } from '../errors.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord, IntakeState, IntakeUpdate } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
+import type { Logger } from '../log.js';
+import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
-import { parseMessage } from './parse-message.js';
+import { describeFailure } from './failure.js';
+import { ownedCheckpoint, ownedLetterApi, type Owner } from './ownership.js';
+import { isParserLimit, parseMessage, type ParsedMessage } from './parse-message.js';
 import { submitExactlyOnce, type LetterApi } from './submit-letter.js';
-import { describeFailure, type FailureView } from './failure.js';
+import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import type { PdfDocument } from './pdf-rules.js';
 
 export interface ProcessorDeps {
   readonly store: IntakeStore;
@@ -20,115 +33,177 @@ export interface ProcessorDeps {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
   readonly maxPdfBytes: number;
+  /** Queues the notice an outcome earns its sender (only enqueues). */
+  readonly notices: NoticeOutcomes;
+  /** The deep PDF checks (src/pdf/check-pdfs.ts), bound to the checker threads. */
+  readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** Pauses the whole queue for a while (the API said 429) without spending an attempt. */
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
 }
 
+/** What a job returns when its intake ended without a failure. */
+export type IntakeOutcome =
+  | { readonly outcome: 'submitted'; readonly letterId: string }
+  | { readonly outcome: 'rejected'; readonly reasonCode: string };
+
 export const ACTIVE_STATES: readonly IntakeState[] = ['received', 'queued', 'processing', 'failed'];
 
-export function createProcessor(deps: ProcessorDeps) {
-  return async function processIntake(job: Job<IntakeJobData>, _token?: string, signal?: AbortSignal): Promise<string> {
-    const { intakeId } = job.data;
-    const log = deps.logger.child({ intakeId, job: job.id, attempt: job.attemptsMade + 1 });
-    const abort = signal ?? new AbortController().signal;
-    const record = await deps.store.get(intakeId);
-    if (record === undefined) throw new UnrecoverableError(`intake ${intakeId} has no record`);
-    if (record.state === 'submitted' || record.state === 'rejected') return record.state;
+/** One job run: who it is, what it knows so far. */
+interface Run {
+  readonly deps: ProcessorDeps;
+  readonly log: Logger;
+  readonly job: Job<IntakeJobData>;
+  readonly owner: Owner;
+  readonly record: IntakeRecord;
+  readonly abort: AbortSignal;
+  /** What the worker learned about the letter, recorded with any outcome. */
+  facts: IntakeUpdate;
+}
 
-    await transition(deps, log, record, 'processing', { attempts: job.attemptsMade + 1 });
+export function createProcessor(deps: ProcessorDeps) {
+  return async function processIntake(job: Job<IntakeJobData>, token?: string, signal?: AbortSignal): Promise<IntakeOutcome> {
+    const { intakeId } = job.data;
+    if (token === undefined) throw new Error(`job ${intakeId} came without a lock token: its writes could not be fenced`);
+    const log = deps.logger.child({ intakeId, job: job.id, attempt: job.attemptsMade + 1 });
+    const before = await deps.store.get(intakeId);
+    if (before === undefined) throw new UnrecoverableError(`intake ${intakeId} has no record`);
+    if (before.state === 'submitted' || before.state === 'rejected') {
+      // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
+      await deps.notices.onOutcome(intakeId, before.state, before.senderId);
+      return before.state === 'submitted'
+        ? { outcome: 'submitted', letterId: before.letterId ?? '' }
+        : { outcome: 'rejected', reasonCode: before.reasonCode ?? '' };
+    }
+
+    const owner: Owner = { store: deps.store, intakeId, token };
+    const claimed = await deps.store.transition(intakeId, ACTIVE_STATES, 'processing', deps.clock(), { attempts: job.attemptsMade + 1 }, { claim: token });
+    if (!claimed.ok) throw new UnrecoverableError(`intake ${intakeId} is ${claimed.state ?? 'gone'}, not processing`);
+    log.info({ event: 'intake.processing' }, 'intake processing');
+    // Read again once held: a worker that held it before may have checkpointed in between.
+    const record = (await deps.store.get(intakeId)) ?? before;
     const queuedAt = record.timeline.queued ?? record.receivedAt;
     if (job.attemptsMade === 0) deps.observer.stageDuration('queue_wait', (deps.clock() - queuedAt) / 1000);
 
-    const raw = await deps.store.raw(intakeId);
-    if (raw === undefined) return fail(deps, log, record, job, { code: 'RawMessageMissing', message: 'the raw message is gone' });
-
-    const parseStarted = performance.now();
-    const parsed = await parseMessage(raw).catch(() => undefined);
-    deps.observer.stageDuration('parse', (performance.now() - parseStarted) / 1000);
-    if (parsed === undefined) return reject(deps, log, record, 'UnparseableMessage', 'The message could not be parsed as MIME.');
-
-    // The sender is the From address authentication judged (record.from), not mailparser's
-    // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047
-    // word that decodes to "<letters@acme.example>"), and only the authenticated one is proven.
-    const authenticated = { ...parsed, fromAddresses: record.from === '' ? [] : [record.from] };
-    const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
-    if (decision.kind === 'rejected') return reject(deps, log, record, decision.reasonCode, decision.reason);
-
-    const pdfs = decision.pdfs.map((p) => ({ fileName: p.fileName, bytes: p.content.length, sha256: p.sha256 }));
-    const facts: IntakeUpdate = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
-    const apiStarted = performance.now();
+    const run: Run = { deps, log, job, owner, record, abort: signal ?? new AbortController().signal, facts: {} };
     try {
-      const letter = await submitExactlyOnce(
-        deps.lettersFor(decision.sender),
-        {
-          letterId: job.data.letterId ?? record.letterId,
-          draftRequestedAt: job.data.draftRequestedAt,
-          markDraftRequested: (at) => job.updateData({ ...job.data, draftRequestedAt: at }),
-          recordLetterId: async (letterId) => {
-            await job.updateData({ ...job.data, letterId });
-            await deps.store.update(intakeId, { letterId });
-          },
-        },
-        { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
-        { clock: deps.clock, signal: abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
-      );
-      deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
-      await finish(deps, log, record, 'submitted', { ...facts, letterId: letter.id });
-      return 'submitted';
+      return await work(run);
     } catch (err) {
-      // Shutdown aborted the call: not the API's fault; the job runs again elsewhere.
-      if (abort.aborted) throw err;
-      const failure = describeFailure(err);
-      log.warn({ event: 'intake.api_error', errorCode: failure.code, traceId: failure.traceId, kind: failure.kind }, failure.message);
-      if (failure.kind === 'permanent') {
-        return reject(deps, log, record, 'ApiRejected', `The Sender API refused the letter: ${failure.message}`, facts);
-      }
-      if (failure.kind === 'operator') {
-        deps.observer.operatorAlert(failure.code);
-        return fail(deps, log, record, job, failure, facts, true);
-      }
-      if (failure.retryAfterMs !== undefined) return deps.rateLimit(failure.retryAfterMs, job);
-      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) return fail(deps, log, record, job, failure, facts);
-      throw err; // retryable: BullMQ waits the backoff and tries again
+      return handleError(run, err);
     }
   };
 }
 
-async function transition(
-  deps: ProcessorDeps, log: Logger, record: IntakeRecord, to: IntakeState, update: IntakeUpdate,
-): Promise<void> {
-  const result = await deps.store.transition(record.intakeId, ACTIVE_STATES, to, deps.clock(), update);
-  if (!result.ok) throw new UnrecoverableError(`intake ${record.intakeId} is ${result.state ?? 'gone'}, not ${to}`);
-  const { letterId, reasonCode, errorCode, traceId } = update;
-  log.info({ event: `intake.${to}`, letterId, reasonCode, errorCode, traceId }, `intake ${to}`);
+async function work(run: Run): Promise<IntakeOutcome> {
+  const { deps, record } = run;
+  const raw = await deps.store.raw(record.intakeId);
+  if (raw === undefined) return failed(run, { code: 'RawMessageMissing', message: WORKER_FAILURES.RawMessageMissing });
+
+  const parseStarted = performance.now();
+  let parsed: ParsedMessage;
+  try {
+    parsed = await parseMessage(raw);
+  } catch (err) {
+    // The parser's own limits are a rule of the message; anything else is a defect of ours.
+    if (isParserLimit(err)) return rejected(run, 'UnparseableMessage', ruleSentence('UnparseableMessage', deps));
+    run.log.error({ err, event: 'intake.parser_error' }, 'the message parser failed');
+    return failed(run, { code: 'ParserError', message: `${WORKER_FAILURES.ParserError} ${errorText(err)}` });
+  } finally {
+    deps.observer.stageDuration('parse', (performance.now() - parseStarted) / 1000);
+  }
+
+  // The sender is the From address authentication judged (record.from), not mailparser's
+  // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047
+  // word that decodes to "<letters@acme.example>"), and only the authenticated one is proven.
+  const authenticated = { ...parsed, fromAddresses: record.from === '' ? [] : [record.from] };
+  const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
+  if (decision.kind === 'rejected') return rejected(run, decision.reasonCode, decision.reason);
+
+  const pdfCheck = await deps.checkPdfs(decision.pdfs, decision.sender);
+  const pdfs = decision.pdfs.map((p, i) => ({
+    fileName: p.fileName, bytes: p.content.length, sha256: p.sha256, ...(pdfCheck.ok ? pdfCheck.details[i] : {}),
+  }));
+  run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
+  if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
+  const apiStarted = performance.now();
+  const letter = await submitExactlyOnce(
+    ownedLetterApi(deps.lettersFor(decision.sender), run.owner),
+    ownedCheckpoint(run.owner, record, deps.clock, run.log),
+    { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
+    { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
+  );
+  deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
+  return submitted(run, letter.id);
 }
 
-async function finish(
-  deps: ProcessorDeps, log: Logger, record: IntakeRecord, to: 'submitted' | 'rejected' | 'failed', update: IntakeUpdate,
-): Promise<void> {
-  await transition(deps, log, record, to, update);
-  const acceptedAt = record.timeline.queued ?? record.receivedAt;
-  deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
+async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
+  const { deps, log, job } = run;
+  if (err instanceof UnrecoverableError) throw err; // an outcome already recorded as failed
+  if (run.abort.aborted) throw err; // shutdown aborted the call: the job runs again elsewhere
+  if (err instanceof OwnershipLost) {
+    // Another worker holds the intake now: stop here, writing nothing (BullMQ's own moves of
+    // this job fail too, for the lock is not ours any more).
+    log.warn({ event: 'intake.ownership_lost', reason: err.message }, 'another worker holds the intake; this run stops');
+    throw err;
+  }
+  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  if (!(err instanceof SenderApiError)) {
+    // Redis trouble or a defect: retried like any transient failure, and always shown with its stack.
+    log.error({ err, event: 'intake.worker_error' }, 'unexpected error while processing the intake');
+    if (lastAttempt) return failed(run, { code: 'WorkerError', message: `${WORKER_FAILURES.WorkerError} Last: ${errorText(err)}` });
+    throw err;
+  }
+  const failure = describeFailure(err);
+  log.warn({ event: 'intake.api_error', errorCode: failure.code, traceId: failure.traceId, kind: failure.kind }, failure.message);
+  if (failure.kind === 'permanent') return rejected(run, 'ApiRejected', ruleSentence('ApiRejected', deps, failure.message));
+  if (failure.kind === 'operator') {
+    deps.observer.operatorAlert(failure.code);
+    return failed(run, failure, true);
+  }
+  if (failure.retryAfterMs !== undefined) return deps.rateLimit(failure.retryAfterMs, job);
+  if (lastAttempt) return failed(run, failure);
+  throw err; // retryable: BullMQ waits the backoff and tries again
 }
 
-async function reject(
-  deps: ProcessorDeps, log: Logger, record: IntakeRecord, reasonCode: string, reason: string, facts: IntakeUpdate = {},
+async function submitted(run: Run, letterId: string): Promise<IntakeOutcome> {
+  await end(run, 'submitted', { ...run.facts, letterId });
+  return { outcome: 'submitted', letterId };
+}
+
+async function rejected(run: Run, reasonCode: RejectionReason, reason: string): Promise<IntakeOutcome> {
+  await end(run, 'rejected', { ...run.facts, reasonCode, reason });
+  return { outcome: 'rejected', reasonCode };
+}
+
+async function failed(
+  run: Run,
+  failure: { readonly code: WorkerFailure | string; readonly message: string; readonly traceId?: string | undefined },
+  needsOperator = false,
 ): Promise<never> {
-  await finish(deps, log, record, 'rejected', { ...facts, reasonCode, reason });
-  throw new UnrecoverableError(`rejected: ${reasonCode}`);
-}
-
-async function fail(
-  deps: ProcessorDeps, log: Logger, record: IntakeRecord, job: Job<IntakeJobData>,
-  failure: Pick<FailureView, 'code' | 'message'> & { traceId?: string | undefined },
-  facts: IntakeUpdate = {}, needsOperator = false,
-): Promise<never> {
-  await finish(deps, log, record, 'failed', {
-    ...facts,
+  await end(run, 'failed', {
+    ...run.facts,
     errorCode: failure.code,
     reason: failure.message,
     ...(failure.traceId === undefined ? {} : { traceId: failure.traceId }),
   });
-  const message = `failed after ${job.attemptsMade + 1} attempt(s): ${failure.code}`;
+  const message = `failed after ${run.job.attemptsMade + 1} attempt(s): ${failure.code}`;
   throw new UnrecoverableError(needsOperator ? `${message} (an operator must act)` : message);
+}
+
+/** The final transition, only while this run holds the intake. */
+async function end(run: Run, to: 'submitted' | 'rejected' | 'failed', update: IntakeUpdate): Promise<void> {
+  const { deps, record, owner } = run;
+  const result = await deps.store.transition(record.intakeId, ['processing'], to, deps.clock(), update, { expectedOwner: owner.token });
+  if (!result.ok && result.notOwner === true) throw new OwnershipLost(`intake ${record.intakeId} is no longer held by this job run`);
+  if (!result.ok) throw new UnrecoverableError(`intake ${record.intakeId} is ${result.state ?? 'gone'}, not ${to}`);
+  const { letterId, reasonCode, errorCode, traceId } = update;
+  const line = { event: `intake.${to}`, letterId, reasonCode, errorCode, traceId };
+  if (to === 'failed') run.log.error(line, `intake ${to}`);
+  else run.log.info(line, `intake ${to}`);
+  await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
+  const acceptedAt = record.timeline.queued ?? record.receivedAt;
+  deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

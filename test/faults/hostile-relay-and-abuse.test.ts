@@ -1,6 +1,7 @@
 // The listener under relay attempts and connection abuse, over real SMTP on loopback. Relay: any
 // recipient but the processing address is refused. Abuse: idle floods, per-IP floods, trickling
-// clients, over-long lines and pipelining floods; meanwhile one well-behaved client on 127.0.0.1
+// clients, over-long lines, pipelining floods and header blocks held against the listener's
+// memory budget; meanwhile one well-behaved client on 127.0.0.1
 // delivers a signed letter, and its reply time is measured and printed. Attackers use other
 // loopback addresses (127.0.0.x) so the per-IP cap does not hide the load.
 import { connect, type Socket } from 'node:net';
@@ -18,20 +19,31 @@ const PROBE_LIMIT_MS = 2000;
 const RSS_GROWTH_LIMIT_MB = 100;
 /** Before the line cap, one 16 MB line alone blocked the event loop for 1.5 s; 8 of these made the probe wait 19 s. */
 const LONG_LINE_CLIENTS = 4;
+/** The listener's global memory budget in this suite, and clients whose header blocks would need far more. */
+const MEMORY_BUDGET_MB = 48;
+const HEAD_CLIENTS = 120;
+const HEAD_BYTES = 900 * 1024;
 
 let gateway: TestGateway;
 let rss: RssWatch;
 let probeLetter: Buffer;
 /** One dot-stuffed message whose body is one 14 MiB line, built before the memory baseline and shared by every attacker. */
 let longLineData: Buffer;
+/** A header block of HEAD_BYTES that never ends (no empty line), shared by every attacker. */
+let endlessHead: Buffer;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    env: { SMTP_SOCKET_TIMEOUT_MS: String(SOCKET_TIMEOUT_MS), SMTP_MAX_CLIENTS_PER_IP: String(PER_IP), SMTP_MAX_CLIENTS: '500' },
+    env: {
+      SMTP_SOCKET_TIMEOUT_MS: String(SOCKET_TIMEOUT_MS), SMTP_MAX_CLIENTS_PER_IP: String(PER_IP), SMTP_MAX_CLIENTS: '500',
+      SMTP_MEMORY_BUDGET_BYTES: String(MEMORY_BUDGET_MB * 1024 * 1024),
+    },
   });
   probeLetter = await signedLetter({ title: 'probe during abuse' });
   const body = letter().replace('Dear customer,', `Dear customer,\r\n${'z'.repeat(14 * 1024 * 1024)}`);
   longLineData = Buffer.concat([dotStuff(await signAs(body)), Buffer.from('\r\n.\r\n')]);
+  const padLine = `X-Pad: ${'p'.repeat(1016)}\r\n`;
+  endlessHead = Buffer.from(`From: <letters@acme.example>\r\n${padLine.repeat(Math.floor(HEAD_BYTES / padLine.length))}`, 'latin1');
   rss = watchRss();
   await timedDelivery(gateway.port, probeLetter); // warm-up
   rss.rebase();
@@ -284,6 +296,41 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     abuseRows.push({ scenario: '  …outcome', attackers: LONG_LINE_CLIENTS, probes: [], note: countBy(replies, (r) => r.slice(0, 44)).map(([k, n]) => `${n}× ${k}`).join(', ') });
     for (const reply of replies) expect(reply).toMatch(/^554 5\.6\.0 message has a line longer than/);
   }, 120_000);
+
+  it(`header blocks that never end, ${HEAD_CLIENTS} clients at once: the listener holds them within its memory budget, refuses new mail 452 4.3.1 meanwhile, and accepts again once they are gone`, async () => {
+    const rssBefore = process.memoryUsage.rss();
+    const attackers = await Promise.all(Array.from({ length: HEAD_CLIENTS }, (_, i) => rawConnect(ip(150 + Math.floor(i / PER_IP)))));
+    await Promise.all(attackers.map(greeted));
+    for (const c of attackers) c.socket.write(`EHLO head.example\r\nMAIL FROM:<letters@acme.example>\r\nRCPT TO:<${PROCESSING_ADDRESS}>\r\nDATA\r\n`);
+    await Promise.all(attackers.map((c) => waitFor(() => /^354 /m.test(c.received()), 5000)));
+    await Promise.all(attackers.map((c) => new Promise<void>((ok) => c.socket.write(endlessHead, () => ok()))));
+    // one more header line a second keeps each session inside the 3 s idle timeout
+    const keepAlive = setInterval(() => { for (const c of attackers) c.socket.write('X-More: 1\r\n'); }, 1000);
+    // A well-behaved sender meanwhile: refused for now once the held header blocks fill the budget.
+    let mail: Reply = { code: 0, text: '(not tried)' };
+    for (let i = 0; i < 50 && mail.code !== 452; i += 1) {
+      await sleep(100);
+      const { client } = await SmtpClient.open(gateway.port);
+      await client.command('EHLO mta.acme.example');
+      mail = await client.command('MAIL FROM:<bounce@acme.example>');
+      await client.quit();
+    }
+    const heldMb = Math.round((process.memoryUsage.rss() - rssBefore) / (1024 * 1024));
+    clearInterval(keepAlive);
+    for (const c of attackers) c.socket.write('\r\n\r\nbody\r\n.\r\n');
+    await Promise.all(attackers.map((c) => waitFor(() => /^(250|[45]\d\d) /m.test(c.received().split(/^354 .*$/m)[1] ?? ''), 20_000)));
+    const replies = attackers.map((c) => (c.received().split(/^354 .*\r\n/m)[1] ?? '').trim());
+    for (const c of attackers) c.socket.destroy();
+    await Promise.all(attackers.map((c) => c.closed));
+    await sleep(200);
+    abuseRows.push({ scenario: `${HEAD_CLIENTS} clients each holding a ${HEAD_BYTES / 1024} KiB header block`, attackers: HEAD_CLIENTS, probes: [], note: `RSS growth while held ${heldMb} MB (budget ${MEMORY_BUDGET_MB} MB); new MAIL meanwhile: ${mail.text.slice(0, 40)}; DATA replies: ${countBy(replies, (r) => r.slice(0, 9)).map(([k, n]) => `${n}× ${k}`).join(', ')}`, peakMb: rss.peakMb });
+    expect(mail.text).toMatch(/^452 4\.3\.1 /);
+    expect(heldMb).toBeLessThan(MEMORY_BUDGET_MB + 40);
+    // 452: past the budget; 550: held within it, then refused as unsigned.
+    for (const reply of replies) expect(reply).toMatch(/^(452 4\.3\.1|550 5\.7\.1) /);
+    expect(replies.filter((r) => r.startsWith('452 4.3.1')).length).toBeGreaterThan(HEAD_CLIENTS / 2);
+    await probe('after the header-block clients left', 0, 2, () => 'the budget is free again');
+  }, 60_000);
 
   it(`kept the RSS growth of the listener process under ${RSS_GROWTH_LIMIT_MB} MB`, () => {
     abuseRows.push({ scenario: 'memory (RSS)', attackers: 0, probes: [], note: `baseline ${rss.baselineMb} MB, peak ${rss.peakMb} MB, growth ${rss.growthMb} MB` });

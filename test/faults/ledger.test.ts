@@ -30,13 +30,14 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const KINDS = ['good', 'large', 'unsigned', 'not-a-pdf', 'unregistered'] as const;
 type Kind = (typeof KINDS)[number];
 /** What the gateway must do with each kind: the SMTP answer, then the intake's end. */
-const EXPECTED: Record<Kind, { smtp: 250 | 550; end?: 'submitted' | 'NotAPdf' | 'SenderNotRegistered' }> = {
+const EXPECTED: Record<Kind, { smtp: 250 | 550; end?: 'submitted' }> = {
   good: { smtp: 250, end: 'submitted' },
   /** 1.5 MB: past the listener's 256 KiB batch, so spooled to Redis while it arrives. */
   large: { smtp: 250, end: 'submitted' },
   unsigned: { smtp: 550 },
-  'not-a-pdf': { smtp: 250, end: 'NotAPdf' },
-  unregistered: { smtp: 250, end: 'SenderNotRegistered' },
+  // refused in the session by the message's own rules: no intake
+  'not-a-pdf': { smtp: 550 },
+  unregistered: { smtp: 550 },
 };
 
 interface Message {

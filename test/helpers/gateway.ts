@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { DnsResolver } from '../../src/auth/resolver.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { INTAKE_QUEUE, type IntakeJobData } from '../../src/intake/queue.js';
@@ -32,6 +33,10 @@ export interface GatewayOptions {
   readonly worker?: boolean;
   readonly env?: Record<string, string>;
   readonly observer?: IntakeObserver;
+  /** DNS for the listener instead of fixtures/zone.json. */
+  readonly resolver?: DnsResolver;
+  /** The worker's (and sandbox's) sender directory, when it differs from the listener's SENDERS_FILE. */
+  readonly workerSendersFile?: string;
 }
 
 export interface TestGateway {
@@ -82,14 +87,14 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   });
   const logger = createLogger({ level: config.logLevel, destination });
   const redisUrl = config.redisUrl ?? TEST_REDIS_URL;
-  const ctx = { config, logger, clock: Date.now, observer: options.observer ?? silentObserver, redisUrl };
+  const ctx = { config, logger, clock: Date.now, observer: options.observer ?? silentObserver, redisUrl, ...(options.resolver === undefined ? {} : { resolver: options.resolver }) };
   const parts: Closable[] = [];
   const smtp = await startSmtpPart(ctx);
   parts.push(smtp);
   let sandbox: RunningSandbox | undefined;
   if (options.worker === true) {
-    const directory = loadSenderDirectory(resolve(FIXTURE_DIR, 'senders.json'), env);
-    sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
+    const directory = loadSenderDirectory(options.workerSendersFile ?? config.sendersFile ?? resolve(FIXTURE_DIR, 'senders.json'), env);
+    sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, strictContract: config.sandbox.strictContract });
     parts.push(await startWorkerPart(ctx, directory, sandbox.url));
     const running = sandbox;
     parts.push({ name: 'sandbox', close: () => running.close() });

@@ -18,6 +18,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts redis-server again on the same port and directory; resolves when it answers PING. */
   restart(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections open and answers nothing (a stalled Redis). */
+  pause(): void;
+  /** SIGCONT after pause(): the server answers again, including what was sent meanwhile. */
+  resume(): void;
   /** Kills the server and deletes its data directory. */
   destroy(): Promise<void>;
 }
@@ -25,7 +29,8 @@ export interface RedisServer {
 /** How long a (re)started server may take to load its append-only file and answer PONG. */
 const READY_TIMEOUT_MS = 20_000;
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `extraArgs` come after the durable defaults and override them (e.g. `--appendonly no`). */
+export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'letter-intake-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -35,7 +40,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     const proc = spawn('redis-server', [
       '--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
       '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
-      '--maxmemory-policy', 'noeviction',
+      '--maxmemory-policy', 'noeviction', ...extraArgs,
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout.on('data', (c: Buffer) => output.push(c.toString('utf8')));
     proc.stderr.on('data', (c: Buffer) => output.push(c.toString('utf8')));
@@ -66,6 +71,12 @@ export async function startRedisServer(): Promise<RedisServer> {
       return child !== undefined && child.exitCode === null && child.signalCode === null;
     },
     kill,
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async restart() {
       await kill();
       await start();

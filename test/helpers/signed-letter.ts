@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { loadKeys } from '../../fixtures/keys.js';
-import { attachmentPart, message, multipartBody, textPart } from '../../fixtures/mime.js';
+import { attachmentPart, htmlPart, message, multipartBody, textPart } from '../../fixtures/mime.js';
 import { buildPdf } from '../../fixtures/pdf.js';
 import { FIXTURE_DIR } from './gateway.js';
 
@@ -13,10 +13,14 @@ const keys = loadKeys(join(FIXTURE_DIR, 'keys'));
 export interface LetterSpec {
   readonly title: string;
   readonly text?: string;
+  /** An HTML body instead of the text one. */
+  readonly html?: string;
   readonly pdf?: Buffer;
   readonly from?: string;
   /** null: no Message-ID header at all. */
   readonly messageId?: string | null;
+  /** Further header lines, e.g. "Auto-Submitted: auto-generated". */
+  readonly headers?: readonly string[];
 }
 
 export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
@@ -28,11 +32,12 @@ export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
       `Subject: ${spec.title}`,
       `Date: ${new Date().toUTCString().replace('GMT', '+0000')}`,
       ...(spec.messageId === null ? [] : [`Message-ID: ${spec.messageId ?? `<${randomUUID()}@acme.example>`}`]),
+      ...(spec.headers ?? []),
       'MIME-Version: 1.0',
       `Content-Type: multipart/mixed; boundary="${boundary}"`,
     ],
     multipartBody(boundary, [
-      textPart(spec.text ?? `Dear customer,\nthis is "${spec.title}".\n`),
+      spec.html === undefined ? textPart(spec.text ?? `Dear customer,\nthis is "${spec.title}".\n`) : htmlPart(spec.html),
       attachmentPart({ contentType: 'application/pdf', fileName: 'letter.pdf', data: spec.pdf ?? buildPdf(spec.title) }),
     ]),
   );

@@ -19,21 +19,34 @@ describe('the benchmark harness, tiny plan', () => {
     const [cell] = result.accept;
     expect(cell?.sink.load.accepted).toBeGreaterThan(0);
     expect(cell?.gateway.load.accepted).toBeGreaterThan(0);
+    expect(cell?.gateway.load.accepted).toBeLessThanOrEqual(PLANS.tiny.accept.maxMessages['10KB']);
     expect(cell?.gateway.load.replies).toEqual({ '250': cell?.gateway.load.accepted });
     expect(cell?.ratio).toBeCloseTo((cell?.gateway.load.acceptedPerSec ?? 0) / (cell?.sink.load.acceptedPerSec ?? 1), 6);
     expect(cell?.ratio).toBeGreaterThan(0);
     expect(cell?.gateway.usage['listener']?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
 
     const fixed = result.runs.find((r) => r.kind === 'fixed');
+    expect(fixed?.offeredPerSec).toBe(PLANS.tiny.fixedLoad?.ratePerSec['10KB']);
     expect(fixed?.load.accepted).toBeGreaterThan(0);
     expect(fixed?.e2e.letters).toBe(fixed?.load.accepted);
+    expect(fixed?.e2e.notSubmitted).toEqual({});
+    expect(fixed?.e2e.latencyMs.count).toBe(fixed?.load.accepted);
     expect(fixed?.e2e.lettersPerSec).toBeGreaterThan(0);
-    expect(fixed?.e2e.latencyMs.p50).toBeLessThanOrEqual(fixed?.e2e.latencyMs.max ?? -1);
+    // every letter took some time, and none longer than the plan waits for letters at all
+    expect(fixed?.e2e.latencyMs.p50).toBeGreaterThan(0);
+    expect(fixed?.e2e.latencyMs.max).toBeLessThan(PLANS.tiny.settleTimeoutMs);
     expect(fixed?.usage['worker-1']?.cpuSeconds).toBeGreaterThan(0);
 
-    const acceptGoal = result.goals.find((g) => g.name.includes('Accept rate') && g.name.includes('10KB'));
-    expect(typeof acceptGoal?.met).toBe('boolean');
-    expect(result.goals.find((g) => g.name.includes('RSS'))?.met).toBeUndefined(); // no 10 MB run in this plan
+    // the 10 KB accept goal is judged against the issue's 10% from the cell's own figures;
+    // the sizes and runs the tiny plan leaves out are reported as not measured, never as met
+    const byName = (part: string) => result.goals.filter((g) => g.name.includes(part));
+    const gatewayRate = cell?.gateway.load.acceptedPerSec ?? 0;
+    const sinkRate = cell?.sink.load.acceptedPerSec ?? 0;
+    expect(byName('Accept rate').map((g) => [g.name.match(/\d+[KM]B/)?.[0], g.met])).toEqual([['10KB', gatewayRate / sinkRate >= 0.1], ['1MB', undefined], ['10MB', undefined]]);
+    expect(byName('Accept rate')[0]?.measured).toContain(`${gatewayRate.toFixed(1)} of ${sinkRate.toFixed(1)} msg/s`);
+    expect(byName('RSS').map((g) => [g.measured, g.met])).toEqual([['not measured', undefined]]);
+    expect(byName('End-to-end p99').map((g) => g.met)).toEqual([undefined, undefined]);
+    expect(byName('worker processes').map((g) => g.measured)).toEqual(['not measured', 'not measured', 'not measured']);
 
     const report = renderReport(result);
     expect(report).toContain('## Goals');

@@ -48,4 +48,75 @@ describe('the intake store', () => {
     await store.transition('inspool00000000000000004', ['received'], 'submitted', 500_000);
     expect(await redis.zrange(index, '0', '-1')).toEqual(['inspool00000000000000004']);
   });
+
+  it('drops received-index entries of records that expired unconfirmed, so state:received does not grow for ever', async () => {
+    const index = store.keys.stateIndex('received');
+    const day = 24 * 3600 * 1000;
+    await store.create(intake('inspool00000000000000005'), { headers: '', body: { bytes: Buffer.from('x') } }, 1000);
+    await redis.del(store.keys.record('inspool00000000000000005')); // as its TTL would have done
+    await store.create(intake('inspool00000000000000006'), { headers: '', body: { bytes: Buffer.from('x') } }, 1000 + day + 1);
+    expect(await redis.zrange(index, '0', '-1')).not.toContain('inspool00000000000000005');
+    expect(await redis.zrange(index, '0', '-1')).toContain('inspool00000000000000006');
+  });
+
+  it('makes a failed record received again on re-delivery, keeping its letter id and its first raw message', async () => {
+    await store.create(intake('inspool00000000000000007'), { headers: '', body: { bytes: Buffer.from('first') } }, 1);
+    await store.transition('inspool00000000000000007', ['received'], 'failed', 2, { letterId: 'l-7' });
+    const again = await store.create(intake('inspool00000000000000007'), { headers: '', body: { bytes: Buffer.from('second') } }, 3);
+    expect(again).toEqual({ created: false, state: 'received', requeued: true, letterId: 'l-7' });
+    expect((await store.get('inspool00000000000000007'))?.letterId).toBe('l-7');
+    expect((await store.raw('inspool00000000000000007'))?.toString()).toBe('first');
+    expect(await redis.zscore(store.keys.stateIndex('failed'), 'inspool00000000000000007')).toBeNull();
+  });
+
+  describe('ownership of a processing intake', () => {
+    const held = async (id: string, owner: string) => {
+      await store.create(intake(id), { headers: '', body: { bytes: Buffer.from('x') } }, 1);
+      await store.transition(id, ['received'], 'processing', 2, {}, { claim: owner });
+    };
+
+    it('refuses checkpoints and outcomes from a worker whose job was taken over, and accepts the new owner', async () => {
+      const id = 'inowner000000000000000001';
+      await held(id, 'worker-a:1');
+      expect(await store.transition(id, ['processing'], 'processing', 3, {}, { claim: 'worker-b:7' })).toEqual({ ok: true });
+      expect(await store.checkpoint(id, 'worker-a:1', { draftRequestedAt: 5 })).toBe('notowner');
+      expect(await store.transition(id, ['processing'], 'submitted', 6, { letterId: 'late' }, { expectedOwner: 'worker-a:1' }))
+        .toEqual({ ok: false, state: undefined, notOwner: true });
+      expect(await store.isOwner(id, 'worker-a:1')).toBe(false);
+      expect(await store.checkpoint(id, 'worker-b:7', { letterId: 'letter-b' }, 'letterId')).toBe('ok');
+      expect(await store.transition(id, ['processing'], 'submitted', 7, { letterId: 'letter-b' }, { expectedOwner: 'worker-b:7' })).toEqual({ ok: true });
+      const record = await store.get(id);
+      expect({ state: record?.state, letterId: record?.letterId, draftRequestedAt: record?.draftRequestedAt, owner: record?.owner })
+        .toEqual({ state: 'submitted', letterId: 'letter-b', draftRequestedAt: undefined, owner: undefined });
+    });
+
+    it('records one letter id per intake: the owner cannot replace it with another', async () => {
+      const id = 'inowner000000000000000002';
+      await held(id, 'w:1');
+      expect(await store.checkpoint(id, 'w:1', { letterId: 'first' }, 'letterId')).toBe('ok');
+      expect(await store.checkpoint(id, 'w:1', { letterId: 'first' }, 'letterId')).toBe('ok');
+      expect(await store.checkpoint(id, 'w:1', { letterId: 'second' }, 'letterId')).toBe('conflict');
+      expect((await store.get(id))?.letterId).toBe('first');
+    });
+
+    it('takes the owner away on any transition but a claim (a sweep or a replay fences the old worker off)', async () => {
+      const id = 'inowner000000000000000003';
+      await held(id, 'w:1');
+      await store.transition(id, ['processing'], 'failed', 3, { errorCode: 'JobLost' });
+      expect(await store.isOwner(id, 'w:1')).toBe(false);
+      expect(await store.checkpoint(id, 'w:1', { draftRequestedAt: 4 })).toBe('notowner');
+    });
+
+    it('notes stray drafts whoever holds the intake, each once, never the letter the record names', async () => {
+      const id = 'inowner000000000000000004';
+      await held(id, 'w:1');
+      await store.checkpoint(id, 'w:1', { letterId: 'the-letter' }, 'letterId');
+      expect(await store.addStrayDraft(id, { letterId: 'stray-1', at: 10 })).toBe(true);
+      expect(await store.addStrayDraft(id, { letterId: 'stray-1', at: 11 })).toBe(false);
+      expect(await store.addStrayDraft(id, { letterId: 'the-letter', at: 12 })).toBe(false);
+      expect(await store.addStrayDraft(id, { requestedAt: 1_795_000_000_123, at: 13 })).toBe(true);
+      expect(await store.addStrayDraft(id, { requestedAt: 1_795_000_000_123, at: 14 })).toBe(false);
+      expect((await store.get(id))?.strayDrafts).toEqual([{ letterId: 'stray-1', at: 10 }, { requestedAt: 1_795_000_000_123, at: 13 }]);
+    });
+  });
 });

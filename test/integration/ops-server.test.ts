@@ -11,6 +11,7 @@ import { createIntakeQueue, type IntakeJobData } from '../../src/intake/queue.js
 import type { IntakeRecord, IntakeUpdate } from '../../src/intake/record.js';
 import { replayIntake } from '../../src/intake/replay.js';
 import { IntakeStore } from '../../src/intake/store.js';
+import { SessionRefusals, type SessionRefusal } from '../../src/intake/session-refusals.js';
 import { createLogger } from '../../src/log.js';
 import { withTimeout } from '../../src/ops/bounded.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
@@ -30,6 +31,7 @@ interface Harness {
   readonly queue: Queue<IntakeJobData>;
   readonly metrics: Metrics;
   readonly logs: Record<string, unknown>[];
+  readonly refusals: SessionRefusals;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -43,6 +45,7 @@ async function startHarness(options: { password?: string; redis?: Redis } = {}):
   const queue = createIntakeQueue(redis, prefix);
   const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   const metrics = createMetrics({ queue });
+  const refusals = new SessionRefusals(redis, prefix, 60_000);
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -53,7 +56,7 @@ async function startHarness(options: { password?: string; redis?: Redis } = {}):
   const server = await startOpsServer({
     host: '127.0.0.1', port: 0,
     logger: createLogger({ level: 'debug', destination }),
-    registry: metrics.registry, redis, queue, store, apiHealth: metrics.apiHealth,
+    registry: metrics.registry, redis, queue, store, refusals, apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake({ store, queue, clock: Date.now, attempts: 3 }, id),
     dashboard: { user: USER, password: options.password },
   });
@@ -64,7 +67,7 @@ async function startHarness(options: { password?: string; redis?: Redis } = {}):
     await dropPrefix(redis, prefix);
     redis.disconnect();
   });
-  return { url: server.url, store, queue, metrics, logs };
+  return { url: server.url, store, queue, metrics, logs, refusals };
 }
 
 /** A record that went received → queued → processing → `state`, with the given fields. */
@@ -89,6 +92,12 @@ function tables(html: string): string[][][] {
     [...(body[1] ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
       [...(row[1] ?? '').matchAll(/<t[dh]>([\s\S]*?)<\/t[dh]>/g)].map((cell) =>
         (cell[1] ?? '').replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e).trim())));
+}
+
+/** The rows of the page's table of class `name`. */
+function tableRows(html: string, name: string): string[][] {
+  const at = html.indexOf(`<table class="${name}">`);
+  return at < 0 ? [] : (tables(html.slice(at))[0] ?? []);
 }
 
 const metricLine = (text: string, series: string): string | undefined =>
@@ -206,7 +215,7 @@ describe('intake pages', () => {
     expect(response.headers.get('content-type')).toContain('text/html');
     const html = await response.text();
     expect(html).not.toContain('<script>');
-    const rows = tables(html)[0] ?? [];
+    const rows = tableRows(html, 'intakes');
     expect(rows.find((r) => r[0] === submitted)).toEqual([submitted, 'submitted', expect.any(String), 'letters@acme.example', 'Annual statement', 'letter-42', '']);
     expect(rows.find((r) => r[0] === rejected)).toEqual([
       rejected, 'rejected', expect.any(String), 'letters@acme.example', '<script>alert(1)</script>', 'NoPdfAttachment: the message carries no PDF', '',
@@ -218,7 +227,7 @@ describe('intake pages', () => {
     const failed = await intakeIn(store, 'failed', 'Bill', { errorCode: 'IpAddressUnauthorized' });
     const rejected = await intakeIn(store, 'rejected', 'Bill', { reasonCode: 'MissingSubject' });
     await intakeIn(store, 'submitted', 'Bill', { letterId: 'letter-1' });
-    const rows = tables(await (await fetch(`${url}/admin/intakes`, { headers: HTML })).text())[0] ?? [];
+    const rows = tableRows(await (await fetch(`${url}/admin/intakes`, { headers: HTML })).text(), 'intakes');
     expect(rows.map((r) => [r[0], r[1], r[6]])).toEqual(expect.arrayContaining([[failed, 'failed', 'replay'], [rejected, 'rejected', '']]));
     expect(rows).toHaveLength(2);
     const json = await (await fetch(`${url}/admin/intakes?format=json`, { headers: HTML })).json();
@@ -231,6 +240,50 @@ describe('intake pages', () => {
     const [fields, timeline] = tables(await (await fetch(`${url}/admin/intakes/${id}`, { headers: HTML })).text());
     expect(fields).toEqual(expect.arrayContaining([['intake', id], ['state', 'submitted'], ['letter id', 'letter-7']]));
     expect(timeline?.map((r) => r[0])).toEqual(['received', 'queued', 'processing', 'submitted']);
+  });
+});
+
+describe('messages refused in the SMTP session', () => {
+  const refusal = (over: Partial<SessionRefusal>): SessionRefusal => ({
+    at: Date.now(), reasonCode: 'NoPdfAttachment', reply: '550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach it',
+    from: 'letters@acme.example', messageId: '<m1@acme.example>', subject: 'Bill', envelopeFrom: 'bounce@acme.example',
+    clientIp: '192.0.2.7', helo: 'mta.acme.example', ...over,
+  });
+
+  it('lists them newest first with reason, From, Message-ID and client, escaped', async () => {
+    const { url, refusals } = await startHarness({ password: PASSWORD });
+    const now = Date.now();
+    await refusals.add(refusal({ at: now - 2000, reasonCode: 'NotAPdf', messageId: '<older@acme.example>' }));
+    await refusals.add(refusal({ at: now - 1000, subject: '<script>alert(1)</script>' }));
+    const html = await (await fetch(`${url}/admin/intakes/refused`, { headers: HTML })).text();
+    expect(html).not.toContain('<script>');
+    const rows = tables(html)[0] ?? [];
+    expect(rows.map((r) => [r[1], r[3]])).toEqual([['NoPdfAttachment', '<m1@acme.example>'], ['NotAPdf', '<older@acme.example>']]);
+    expect(rows[0]).toEqual([
+      new Date(now - 1000).toISOString(), 'NoPdfAttachment', 'letters@acme.example', '<m1@acme.example>', '<script>alert(1)</script>',
+      '192.0.2.7 (HELO mta.acme.example)', '550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach it',
+    ]);
+    const json = await (await fetch(`${url}/admin/intakes/refused?format=json&limit=1`, { headers: AUTH })).json();
+    expect(json).toEqual({ refused: [expect.objectContaining({ reasonCode: 'NoPdfAttachment', clientIp: '192.0.2.7' })] });
+  });
+
+  it('counts them by reason in /metrics', async () => {
+    const { url, metrics } = await startHarness();
+    metrics.observer.sessionRefused('NotAPdf');
+    metrics.observer.sessionRefused('NotAPdf');
+    metrics.observer.sessionRefused('SenderNotRegistered');
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(metricLine(text, 'letter_intake_session_refusals_total{reason="NotAPdf"}')).toBe('letter_intake_session_refusals_total{reason="NotAPdf"} 2');
+    expect(metricLine(text, 'letter_intake_session_refusals_total{reason="SenderNotRegistered"}')).toBe('letter_intake_session_refusals_total{reason="SenderNotRegistered"} 1');
+  });
+
+  it('leaves out records older than the retention, and asks for the login', async () => {
+    const { url, refusals } = await startHarness({ password: PASSWORD });
+    await refusals.add(refusal({ at: Date.now() - 61_000, messageId: '<expired@acme.example>' }));
+    await refusals.add(refusal({ messageId: '<kept@acme.example>' }));
+    const json = await (await fetch(`${url}/admin/intakes/refused?format=json`, { headers: AUTH })).json();
+    expect(json).toEqual({ refused: [expect.objectContaining({ messageId: '<kept@acme.example>' })] });
+    expect((await fetch(`${url}/admin/intakes/refused`)).status).toBe(401);
   });
 });
 

@@ -57,6 +57,39 @@ describe('Sender API client failures without an API answer', () => {
   });
 });
 
+describe('Sender API answers too large to read', () => {
+  it('stops reading an answer past MAX_RESPONSE_BYTES and fails it as retryable', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let written = 0;
+    let stopped = false;
+    // A 64 MiB "JSON" answer, written as fast as the client reads it.
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('close', () => { stopped = true; });
+      const pump = (): void => {
+        while (written < 64 && !stopped) {
+          written += 1;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!stopped) res.end('{}');
+      };
+      pump();
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP port');
+    try {
+      const api = createSenderApiClient({ baseUrl: `http://127.0.0.1:${address.port}`, clock: Date.now, timeoutMs: 10_000, logger: silent });
+      const failure = await api.as(ACME).login().catch((err: unknown) => err);
+      expect(failure).toMatchObject({ name: 'SenderApiError', kind: 'retryable', message: expect.stringMatching(/larger than 4194304 bytes/) });
+      expect(written).toBeLessThan(64); // the client hung up instead of reading it all
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+});
+
 describe('Sender API client failures the API answers', () => {
   let sandbox: TestSandbox;
   let lines: string[];

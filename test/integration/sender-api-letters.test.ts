@@ -35,16 +35,16 @@ describe('Sender API client letters', () => {
   it('reads a letter back with its document metadata', async () => {
     const { id } = await acme.submit(letter);
     const detail = await acme.getLetter(id);
-    expect({ status: detail.status, files: detail.parts.map((p) => p.fileName), submitted: detail.submittedUtc })
+    expect({ status: detail.status, files: (detail.parts ?? []).map((p) => p.fileName), submitted: detail.submittedUtc })
       .toEqual({ status: 'PendingApproval', files: ['invoice.pdf'], submitted: new Date(sandbox.clock.now()).toISOString() });
   });
 
   it('updates a draft, keeping a document by id', async () => {
     const { id } = await acme.saveDraft(letter);
-    const [kept] = (await acme.getLetter(id)).parts;
+    const [kept] = (await acme.getLetter(id)).parts ?? [];
     await acme.saveDraft({ ...letter, id, title: 'Corrected', parts: kept === undefined ? [] : [{ id: kept.id }] });
     const after = await acme.getLetter(id);
-    expect({ title: after.title, parts: after.parts.map((p) => p.id) }).toEqual({ title: 'Corrected', parts: [kept?.id] });
+    expect({ title: after.title, parts: (after.parts ?? []).map((p) => p.id) }).toEqual({ title: 'Corrected', parts: [kept?.id] });
   });
 
   it('lists letters filtered by status, one page at a time', async () => {

@@ -1,14 +1,25 @@
-// The listener over real SMTP with real Redis: every reply of the intake policy (DESIGN §2,
-// steps 1–4) and the exact Redis state after acceptance.
+// The listener over real SMTP with real Redis: every reply of the intake policy (docs/design.md
+// §2.1–§2.5) and the exact Redis state after acceptance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { buildPdf } from '../../fixtures/pdf.js';
+import type { MessageRule } from '../../src/errors.js';
+import { silentObserver } from '../../src/intake/observer.js';
+import { SessionRefusals } from '../../src/intake/session-refusals.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { letter, signAs } from '../helpers/hostile-messages.js';
+import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce, SmtpClient } from '../helpers/smtp-client.js';
 
 let gateway: TestGateway;
+const MAX_PDF_BYTES = 20_000;
+const refusedByReason: string[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ env: { MAX_MESSAGE_BYTES: String(256 * 1024) } });
+  gateway = await startTestGateway({
+    env: { MAX_MESSAGE_BYTES: String(256 * 1024), MAX_PDF_BYTES: String(MAX_PDF_BYTES) },
+    observer: { ...silentObserver, sessionRefused: (reason) => refusedByReason.push(reason) },
+  });
 });
 afterAll(async () => {
   await gateway.close();
@@ -99,7 +110,7 @@ describe('authentication at end of DATA', () => {
     }
   });
 
-  const passing = FIXTURES.filter((f) => f.auth.outcome === 'pass');
+  const passing = FIXTURES.filter((f) => f.auth.outcome === 'pass' && f.session === undefined);
   it.each(passing.map((f) => [f.file, f] as const))('%s is accepted with 250 2.0.0 and an intake id', async (_file, spec) => {
     const replies = await send(spec.file, spec.envelopeSender);
     expect(replies['data']?.text).toMatch(/^250 2\.0\.0 queued as in[0-9a-f]{24}$/);
@@ -140,21 +151,102 @@ describe('durable acceptance', () => {
   });
 
   it('answers a re-delivery with the first intake id and queues nothing new', async () => {
-    const first = await send('dkim-pass-aligned.eml', 'bounce@acme.example');
-    const second = await send('dkim-pass-aligned.eml', 'bounce@acme.example');
+    const raw = await signedLetter({ title: 'Sent twice by a retrying MTA' });
+    const deliver = () => sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    const jobCount = async () => (await gateway.queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).length;
+    const before = await jobCount();
+
+    const first = await deliver();
+    const afterFirst = await jobCount();
+    const second = await deliver();
+    const afterSecond = await jobCount();
+
     const id = intakeIdOf(first['data']?.text ?? '');
-    expect(intakeIdOf(second['data']?.text ?? '')).toBe(id);
-    const counts = await gateway.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
-    const jobs = await gateway.queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed']);
-    expect(jobs.filter((j) => j.id === id)).toHaveLength(1);
-    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(jobs.length);
+    expect(second['data']?.text).toBe(`250 2.0.0 queued as ${id}`);
+    expect((await gateway.queue.getJob(id))?.id).toBe(id);
+    expect(id).toMatch(/^in[0-9a-f]{24}$/);
+    // this gateway runs no worker: one new message is one more waiting job, the re-delivery none
+    expect([afterFirst - before, afterSecond - afterFirst]).toEqual([1, 0]);
   });
 
   it('logs one line per accepted or refused message with the reply code', async () => {
-    await send('unsigned.eml', 'bounce@acme.example');
-    const refused = gateway.logs.filter((l) => l['event'] === 'smtp.refused' && l['command'] === 'DATA');
-    const accepted = gateway.logs.filter((l) => l['event'] === 'smtp.accepted');
-    expect(refused.some((l) => l['code'] === 550 && typeof l['smtpSession'] === 'string')).toBe(true);
-    expect(accepted.every((l) => l['code'] === 250 && typeof l['intakeId'] === 'string')).toBe(true);
+    const logsBefore = gateway.logs.length;
+    const refusedReplies = await send('unsigned.eml', 'bounce@acme.example');
+    const accepted = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Logged once' }), helo: FIXTURE_SESSION.helo });
+    const id = intakeIdOf(accepted['data']?.text ?? '');
+
+    expect(refusedReplies['data']?.code).toBe(550);
+    const lines = gateway.logs.slice(logsBefore);
+    const refusedLines = lines.filter((l) => l['event'] === 'smtp.refused' && l['command'] === 'DATA' && l['reply'] === refusedReplies['data']?.text.replace(/^550 /, ''));
+    expect(refusedLines.map((l) => [l['code'], typeof l['smtpSession']])).toEqual([[550, 'string']]);
+    const acceptedLines = lines.filter((l) => l['event'] === 'smtp.accepted' && l['intakeId'] === id);
+    expect(acceptedLines.map((l) => l['code'])).toEqual([250]);
+  });
+});
+
+describe('the message\'s own rules at end of DATA, once authentication passed', () => {
+  // The reply each rule gets (RFC 3463: 5.7.1 not authorized, 5.6.0 media error, 5.3.4 too big).
+  const REPLY: Record<MessageRule, string> = {
+    SenderNotRegistered: '550 5.7.1',
+    NoPdfAttachment: '550 5.6.0',
+    NotAPdf: '550 5.6.0',
+    MissingSubject: '550 5.6.0',
+    UnparseableMessage: '550 5.6.0',
+    PdfTooLarge: '552 5.3.4',
+  };
+
+  const refused = FIXTURES.flatMap((f) => (f.session === undefined ? [] : [[f.file, f.envelopeSender, f.session] as const]));
+  it.each(refused)('%s is refused with its rule\'s code, the rule\'s name and what to do', async (file, envelopeSender, rule) => {
+    const replies = await send(file, envelopeSender);
+    expect(replies['data']?.text).toMatch(new RegExp(`^${REPLY[rule]} ${rule}: [a-z].*; [a-z]`));
+  });
+
+  it('says what is missing and the PDF limit when there is no PDF', async () => {
+    const replies = await send('no-pdf.eml', 'bounce@acme.example');
+    expect(replies['data']?.text).toBe(`550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach the letter as a PDF (at most ${MAX_PDF_BYTES} bytes)`);
+  });
+
+  it('refuses a PDF one byte over MAX_PDF_BYTES with 552 5.3.4 PdfTooLarge, and accepts one exactly at it', async () => {
+    const pdfOf = (bytes: number) => Buffer.concat([buildPdf('big'), Buffer.alloc(bytes, 0x20)]).subarray(0, bytes);
+    const over = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Too big', pdf: pdfOf(MAX_PDF_BYTES + 1) }), helo: FIXTURE_SESSION.helo });
+    const at = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Just right', pdf: pdfOf(MAX_PDF_BYTES) }), helo: FIXTURE_SESSION.helo });
+    expect(over['data']?.text).toMatch(/^552 5\.3\.4 PdfTooLarge: a PDF attachment is larger than 20000 bytes; /);
+    expect(at['data']?.text).toMatch(/^250 2\.0\.0 queued as /);
+  });
+
+  it('refuses a message of more than 1,000 MIME parts as 550 5.6.0 UnparseableMessage', async () => {
+    const parts = Array.from({ length: 1001 }, (_, i) => `--p\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
+    const raw = await signAs(`From: Acme Utilities <letters@acme.example>\r\nTo: letters@intake.example\r\nSubject: Many parts\r\nMessage-ID: <many-parts@acme.example>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="p"\r\n\r\n${parts}--p--\r\n`);
+    const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    expect(replies['data']?.text).toMatch(/^550 5\.6\.0 UnparseableMessage: /);
+  });
+
+  it('answers an authentication failure first: a forged message without a PDF gets 5.7.1 for its signature', async () => {
+    const altered = Buffer.concat([fixture('no-pdf.eml'), Buffer.from('appended after signing\r\n')]);
+    const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: altered, helo: FIXTURE_SESSION.helo });
+    expect(replies['data']?.text).toMatch(/^550 5\.7\.1 no passing DKIM signature aligned with acme\.example/);
+  });
+
+  it('creates no intake and no job for a refused message, counts it by reason and keeps a short record', async () => {
+    const messageId = `<refused-${Date.now()}@acme.example>`;
+    const raw = await signAs(letter({ subject: null, headers: [`Message-ID: ${messageId}`] }));
+    const keysBefore = (await gateway.redis.keys(`${gateway.prefix}*`)).filter((k) => !k.endsWith(':refused')).sort();
+    const countedBefore = refusedByReason.filter((r) => r === 'MissingSubject').length;
+    const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+
+    expect(replies['data']?.text).toMatch(/^550 5\.6\.0 MissingSubject: /);
+    expect((await gateway.redis.keys(`${gateway.prefix}*`)).filter((k) => !k.endsWith(':refused')).sort()).toEqual(keysBefore);
+    expect(refusedByReason.filter((r) => r === 'MissingSubject').length).toBe(countedBefore + 1);
+    const records = await new SessionRefusals(gateway.redis, gateway.prefix, gateway.config.recordRetentionMs).list(100, Date.now());
+    expect(records.find((r) => r.messageId === messageId)).toMatchObject({
+      reasonCode: 'MissingSubject',
+      from: 'letters@acme.example',
+      envelopeFrom: 'letters@acme.example',
+      clientIp: '127.0.0.1',
+      helo: 'mta.acme.example',
+      reply: expect.stringMatching(/^550 5\.6\.0 MissingSubject: /),
+    });
+    const ttl = await gateway.redis.pttl(`${gateway.prefix}:refused`);
+    expect(ttl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
   });
 });

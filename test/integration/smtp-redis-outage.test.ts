@@ -42,4 +42,19 @@ describe('a Redis outage', () => {
     const records = await gateway.store.list('queued', 1000);
     expect(records.map((r) => r.subject).sort()).toEqual(['after the outage', 'before the outage']);
   });
+
+  it('logs the lost connection at warn with the error, not once per reconnect attempt, and its recovery', async () => {
+    const outage = (event: string) => gateway.logs.filter((l) => l['event'] === event);
+    const errorsBefore = outage('smtp.redis_error').length;
+    await redis.kill();
+    for (let i = 0; i < 100 && outage('smtp.redis_error').length === errorsBefore; i += 1) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 3000)); // ioredis keeps retrying meanwhile
+    const logged = outage('smtp.redis_error').slice(errorsBefore);
+    expect(logged.map((l) => l['level'])).toEqual([40]);
+    expect(JSON.stringify(logged[0]?.['err'])).toMatch(/ECONNREFUSED|Connection is closed|ECONNRESET/);
+
+    await redis.restart();
+    for (let i = 0; i < 100 && outage('smtp.redis_error_recovered').length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(outage('smtp.redis_error_recovered').at(-1)?.['failures']).toBeGreaterThan(0);
+  });
 });

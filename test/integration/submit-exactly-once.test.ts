@@ -16,15 +16,20 @@ const directory = parseSenderDirectory({
 }, {});
 const sender = directory.senders[0] as Sender;
 let sandbox: RunningSandbox;
+let strictSandbox: RunningSandbox;
 let api: LetterApi;
+let strictApi: LetterApi;
 let counter = 0;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
   api = letterApiFor(createSenderApiClient({ baseUrl: sandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
+  strictSandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, strictContract: true });
+  strictApi = letterApiFor(createSenderApiClient({ baseUrl: strictSandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
 });
 afterAll(async () => {
   await sandbox.close();
+  await strictSandbox.close();
 });
 
 let letter: LetterDraft;
@@ -36,15 +41,20 @@ beforeEach(() => {
   letter = { title: `Letter ${counter}`, description: 'text', genderTargeting: 'All', parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }] };
 });
 
-function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number } = {}): Checkpoint & { recorded: string[] } {
+function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number } = {}): Checkpoint & { recorded: string[]; strays: unknown[] } {
   const recorded: string[] = [];
+  const strays: unknown[] = [];
   const checkpoint = {
     letterId: start.letterId,
     draftRequestedAt: start.draftRequestedAt,
     recorded,
+    strays,
     markDraftRequested: async () => {},
     recordLetterId: async (id: string) => {
       recorded.push(id);
+    },
+    recordStrayDraft: async (stray: unknown) => {
+      strays.push(stray);
     },
   };
   return checkpoint;
@@ -92,5 +102,26 @@ describe('exactly-once submission', () => {
     const result = await submitExactlyOnce(api, memoryCheckpoint({ draftRequestedAt: Date.now() - 1000 }), { letter, pdfSha256s: [pdfSha] }, deps);
     expect(titled(letter.title).filter((l) => l.id === result.id && l.status === 'PendingApproval')).toHaveLength(1);
     expect(titled(letter.title).filter((l) => l.status === 'Draft')).toHaveLength(1);
+  });
+});
+
+describe('exactly-once submission against an API that shows only what the contract promises', () => {
+  const strictTitled = (title: string) => strictSandbox.store.allLetters().filter((l) => l.title === title);
+
+  it('submits a letter whose documents it cannot see, uploading the PDFs again', async () => {
+    const result = await submitExactlyOnce(strictApi, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result.status).toBe('PendingApproval');
+    expect(strictTitled(letter.title).map((l) => [l.status, l.parts.map((p) => p.sha256)])).toEqual([['PendingApproval', [pdfSha]]]);
+  });
+
+  it('cannot look for a draft an earlier attempt made, so makes a new one and records that the earlier may be stray', async () => {
+    const since = Date.now() - 1000;
+    const orphan = await strictApi.saveDraft(letter, deps.signal);
+    const checkpoint = memoryCheckpoint({ draftRequestedAt: since });
+    const result = await submitExactlyOnce(strictApi, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result.id).not.toBe(orphan.id);
+    expect(checkpoint.recorded).toEqual([result.id]);
+    expect(checkpoint.strays).toEqual([{ requestedAt: since }]);
+    expect(strictTitled(letter.title).map((l) => l.status).sort()).toEqual(['Draft', 'PendingApproval']);
   });
 });

@@ -1,4 +1,4 @@
-// The authentication policy (DESIGN §2.3), case by case, on synthetic summaries.
+// The authentication policy (docs/design.md §2.3), case by case, on synthetic summaries.
 import { describe, expect, it } from 'vitest';
 import type { AuthSummary, DkimSignatureSummary, SpfSummary } from '../../src/auth/summary.js';
 import { judgeAuthentication, type AuthPolicy, type CheckOutcome } from '../../src/auth/verdict.js';

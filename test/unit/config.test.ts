@@ -10,6 +10,12 @@ describe('configuration', () => {
     expect(config.smtp.port).toBe(2525);
     expect(config.smtp.tls).toBeUndefined();
     expect(Object.isFrozen(config.smtp)).toBe(true);
+    expect(config.pdfChecks).toEqual({ mode: 'strict', threads: 2, timeoutMs: 10_000, memoryMb: 256 });
+  });
+
+  it('turns the PDF checks off with PDF_CHECKS=off, and sets their limits', () => {
+    const config = loadConfig({ PDF_CHECKS: 'off', PDF_CHECK_THREADS: '3', PDF_CHECK_TIMEOUT_MS: '2500', PDF_CHECK_MEMORY_MB: '128' });
+    expect(config.pdfChecks).toEqual({ mode: 'off', threads: 3, timeoutMs: 2500, memoryMb: 128 });
   });
 
   it('reads processing addresses comma-separated, trimmed and lower-cased', () => {
@@ -25,6 +31,10 @@ describe('configuration', () => {
     ['RAW_STORE_URL', 'file://relative/dir'],
     ['RAW_STORE_URL', 's3://Not_A_Bucket/raw'],
     ['RAW_STORE_URL', 'redis://127.0.0.1/raw'],
+    ['NOTICE_SMTP_URL', 'http://relay.example:25'],
+    ['NOTICE_FROM', 'postmaster'],
+    ['PDF_CHECKS', 'lenient'],
+    ['PDF_CHECK_MEMORY_MB', '8'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);
@@ -35,7 +45,20 @@ describe('configuration', () => {
     expect(loadConfig({ RAW_STORE_URL: 's3://letters-raw/intake' }).rawStore.location).toEqual({ kind: 's3', bucket: 'letters-raw', prefix: 'intake/' });
   });
 
+  it('sends notices through the relay URL given, from postmaster@ the announced name unless NOTICE_FROM says otherwise', () => {
+    expect(loadConfig({ SMTP_HOSTNAME: 'mx.intake.example' }).notices).toEqual({ smtpUrl: undefined, from: 'postmaster@mx.intake.example', attempts: 8, timeoutMs: 30_000 });
+    const config = loadConfig({ NOTICE_SMTP_URL: 'smtps://u:p@relay.example:465', NOTICE_FROM: 'no-reply@intake.example' });
+    expect(config.notices).toMatchObject({ smtpUrl: 'smtps://u:p@relay.example:465', from: 'no-reply@intake.example' });
+  });
+
   it('wants both TLS files or neither', () => {
     expect(() => loadConfig({ TLS_KEY_FILE: '/k' })).toThrow(/TLS_KEY_FILE, TLS_CERT_FILE/);
+  });
+
+  it('sweeps for unfinished intakes older than three job locks unless told otherwise, and serves the full sandbox by default', () => {
+    const defaults = loadConfig({ WORKER_LOCK_MS: '20000' });
+    expect([defaults.worker.sweepAgeMs, defaults.worker.sweepIntervalMs, defaults.sandbox.strictContract]).toEqual([60_000, 30_000, false]);
+    const set = loadConfig({ WORKER_SWEEP_AGE_MS: '5000', SANDBOX_STRICT_CONTRACT: 'true' });
+    expect([set.worker.sweepAgeMs, set.sandbox.strictContract]).toEqual([5000, true]);
   });
 });

@@ -1,6 +1,6 @@
 // The Dockerfile and docker-compose.yml say what the design says: a slim Node 24 image running
 // compiled JS as a non-root user, a durable Redis, real CLI commands, known variables only.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +68,7 @@ describe('Dockerfile', () => {
 const composeText = read('docker-compose.yml');
 const service = z.object({
   image: z.string().optional(),
+  profiles: z.array(z.string()).optional(),
   command: z.union([z.string(), z.array(z.string())]).optional(),
   environment: z.record(z.string(), z.string()).optional(),
   ports: z.array(z.string()).optional(),
@@ -121,5 +122,32 @@ describe('docker-compose.yml', () => {
     const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
     expect(named.length).toBeGreaterThan(0);
     for (const name of [...named, ...interpolated]) expect(CONFIG_VARIABLES, name).toContain(name);
+  });
+});
+
+describe('docker-compose.yml monitoring profile', () => {
+  const inProfile = services.filter(([, s]) => s.profiles?.includes('monitoring')).map(([name]) => name);
+  const mounts = (name: string): string[] => (compose.services[name]?.volumes ?? []).map((v) => v.split(':')[0] ?? '');
+
+  it('adds Prometheus and Grafana only under the monitoring profile', () => {
+    expect(inProfile.sort()).toEqual(['grafana', 'prometheus']);
+    for (const [name, s] of services) if (!inProfile.includes(name)) expect(s.profiles, name).toBeUndefined();
+  });
+
+  it('gives Prometheus the scrape config and the alert rules, and Grafana its provisioning and the dashboard, from files in the repository', () => {
+    expect(mounts('prometheus')).toEqual(expect.arrayContaining(['./deploy/prometheus/prometheus.yml', './deploy/prometheus/alerts.yml']));
+    expect(mounts('grafana')).toEqual(expect.arrayContaining([
+      './deploy/grafana/provisioning/datasources', './deploy/grafana/provisioning/dashboards', './deploy/grafana/letter-intake.json',
+    ]));
+    for (const path of [...mounts('prometheus'), ...mounts('grafana')].filter((p) => p.startsWith('./'))) {
+      expect(existsSync(resolve(REPO, path)), path).toBe(true);
+    }
+  });
+
+  it('points the provisioned dashboards at the folder the dashboard file is mounted in', () => {
+    const provider = z.object({ providers: z.array(z.object({ options: z.object({ path: z.string() }) })) })
+      .parse(parse(read('deploy/grafana/provisioning/dashboards/letter-intake.yml')));
+    const dashboardMount = (compose.services['grafana']?.volumes ?? []).find((v) => v.startsWith('./deploy/grafana/letter-intake.json:'));
+    expect(dashboardMount?.split(':')[1]).toBe(`${provider.providers[0]?.options.path}/letter-intake.json`);
   });
 });

@@ -15,21 +15,22 @@ describe('header fields for the intake record', () => {
 });
 
 describe('the intake id', () => {
-  const base = { from: 'letters@acme.example', messageId: '<1@acme.example>', headerBlock: Buffer.from('a') };
+  const base = { from: 'letters@acme.example', messageId: '<1@acme.example>', contentSha256: 'aa' };
 
-  it('is the same for the same From and Message-ID, whatever the bytes or the case of From', () => {
-    expect(intakeIdFor({ ...base, headerBlock: Buffer.from('b'), from: 'LETTERS@acme.example' })).toBe(intakeIdFor(base));
+  it('is the same for the same From, Message-ID and content, whatever the case of From', () => {
+    expect(intakeIdFor({ ...base, from: 'LETTERS@acme.example' })).toBe(intakeIdFor(base));
   });
 
-  it('differs for another From or another Message-ID', () => {
+  it('differs for another From, another Message-ID or other content', () => {
     expect(intakeIdFor({ ...base, from: 'x@acme.example' })).not.toBe(intakeIdFor(base));
     expect(intakeIdFor({ ...base, messageId: '<2@acme.example>' })).not.toBe(intakeIdFor(base));
+    expect(intakeIdFor({ ...base, contentSha256: 'bb' })).not.toBe(intakeIdFor(base));
   });
 
-  it('falls back to the header block (with its DKIM body hash) without a Message-ID, and is a safe BullMQ job id', () => {
-    const a = intakeIdFor({ ...base, messageId: '', headerBlock: Buffer.from('DKIM-Signature: bh=aa') });
-    expect(a).toBe(intakeIdFor({ ...base, messageId: '', headerBlock: Buffer.from('DKIM-Signature: bh=aa') }));
-    expect(a).not.toBe(intakeIdFor({ ...base, messageId: '', headerBlock: Buffer.from('DKIM-Signature: bh=bb') }));
+  it('is known by its content alone without a Message-ID, and is a safe BullMQ job id', () => {
+    const a = intakeIdFor({ ...base, messageId: '' });
+    expect(a).toBe(intakeIdFor({ ...base, messageId: '', from: 'other@acme.example' }));
+    expect(a).not.toBe(intakeIdFor({ ...base, messageId: '', contentSha256: 'bb' }));
     expect(a).toMatch(/^in[0-9a-f]{24}$/);
   });
 });

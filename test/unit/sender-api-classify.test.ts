@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyApiFailure, parseRetryAfterMs, type ApiFailure } from '../../src/sender-api/classify.js';
+import { classifyApiFailure, MAX_RETRY_AFTER_MS, parseRetryAfterMs, type ApiFailure } from '../../src/sender-api/classify.js';
 import type { FailureKind } from '../../src/sender-api/errors.js';
 
 describe('classifyApiFailure', () => {
@@ -36,6 +36,13 @@ describe('classifyApiFailure', () => {
     expect(classifyApiFailure({ status: 429, retryAfter: '7' })).toEqual({ kind: 'retryable', retryAfterMs: 7000 });
   });
 
+  it('caps a Retry-After far in the future at MAX_RETRY_AFTER_MS, so one answer cannot pause the queue for long', () => {
+    expect(MAX_RETRY_AFTER_MS).toBe(60_000);
+    expect(classifyApiFailure({ status: 429, retryAfter: '999999999' }).retryAfterMs).toBe(60_000);
+    expect(classifyApiFailure({ status: 503, retryAfter: 'Fri, 01 Jan 2100 00:00:00 GMT', nowMs: Date.parse('2026-11-02T09:00:00Z') }).retryAfterMs).toBe(60_000);
+    expect(classifyApiFailure({ status: 429, retryAfter: '59' }).retryAfterMs).toBe(59_000);
+  });
+
   it('gives no delay when there is no Retry-After', () => {
     expect(classifyApiFailure({ status: 503 }).retryAfterMs).toBeUndefined();
   });
@@ -46,7 +53,7 @@ describe('parseRetryAfterMs', () => {
 
   it.each([
     ['0', 0],
-    [' 120 ', 120_000],
+    [' 45 ', 45_000],
     ['Mon, 02 Nov 2026 09:00:30 GMT', 30_000],
     ['Mon, 02 Nov 2026 08:59:00 GMT', 0],
     ['soon', undefined],

@@ -1,0 +1,46 @@
+// The raw store: where accepted messages are kept until RETENTION_DAYS after their intake ended.
+// Today they live in Redis beside the record; a store of their own (file or S3) plugs in here as
+// another RawStoreProbe.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { fail, ok, type CheckResult } from './result.js';
+
+const AREA = 'Raw store';
+
+export interface RawStoreProbe {
+  /** Where raw messages are kept, in words ("Redis at …", "file:///var/mail"). */
+  readonly location: string;
+  /** Writes a probe object, reads it back, deletes it; resolves to the bytes read. */
+  roundTrip(probe: Buffer): Promise<Buffer | undefined>;
+}
+
+/** Raw messages in Redis under the gateway's prefix; the probe key expires on its own. */
+export function redisRawStoreProbe(redis: Redis, prefix: string, where: string): RawStoreProbe {
+  return {
+    location: `Redis at ${where} (beside the intake records)`,
+    async roundTrip(probe) {
+      const key = `${prefix}:doctor:${randomBytes(6).toString('hex')}`;
+      await redis.set(key, probe, 'PX', 60_000);
+      const read = await redis.getBuffer(key);
+      await redis.del(key);
+      return read ?? undefined;
+    },
+  };
+}
+
+export async function checkRawStore(probe: RawStoreProbe, retentionDays: number): Promise<CheckResult[]> {
+  const bytes = randomBytes(32);
+  let read: Buffer | undefined;
+  try {
+    read = await probe.roundTrip(bytes);
+  } catch (err) {
+    return [fail(AREA, 'writable and readable', `${probe.location}: ${err instanceof Error ? err.message : String(err)}`)];
+  }
+  const same = read !== undefined && read.equals(bytes);
+  return [
+    same
+      ? ok(AREA, 'writable and readable', probe.location)
+      : fail(AREA, 'writable and readable', `${probe.location}: what was written did not read back`),
+    ok(AREA, 'retention', `raw mail is deleted ${retentionDays} days after its intake ended (RETENTION_DAYS)`),
+  ];
+}

@@ -1,0 +1,163 @@
+// `letter-intake doctor`: gathers the facts of a deployment from its configuration (Redis, the
+// raw store, the sender directory, the Sender API, DNS, TLS) and judges each with the pure
+// checks beside this file. Every wait is bounded; nothing is written but a probe that expires.
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import type { DnsResolver } from '../auth/resolver.js';
+import type { Config, Env } from '../config.js';
+import type { Logger } from '../log.js';
+import { withTimeout } from '../ops/bounded.js';
+import { createSenderApiClient } from '../sender-api/client.js';
+import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
+import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
+import { judgeDirectory, parseRawDirectory } from './directory-checks.js';
+import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks.js';
+import { lookup } from './dns-lookup.js';
+import { recentDkimSelectors } from './recent-selectors.js';
+import { checkRawStore, redisRawStoreProbe, type RawStoreProbe } from './raw-store-checks.js';
+import { readRedisFacts } from './redis-facts.js';
+import { judgeRedis } from './redis-checks.js';
+import { fail, warn, type CheckResult } from './result.js';
+import { judgeTls, type TlsMaterial } from './tls-checks.js';
+
+export interface DoctorDeps {
+  readonly config: Config;
+  readonly env: Env;
+  readonly clock: () => number;
+  readonly resolver: DnsResolver;
+  readonly logger: Logger;
+  /** Where raw mail is kept; Redis (today's store) when absent. */
+  readonly rawStore?: RawStoreProbe;
+}
+
+/** Bound on reaching Redis and on each Sender API login, so a dead dependency is one ✗, not a hang. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
+  const { config } = deps;
+  const results: CheckResult[] = [];
+  const redis = await connectRedis(config.redisUrl, results);
+  try {
+    if (redis !== undefined) {
+      const where = redactUrl(config.redisUrl ?? '');
+      results.push(...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.retentionMs / 86_400_000)));
+    }
+    const { raw, directory } = readDirectory(config.sendersFile, deps.env, results);
+    const domains = senderDomains(directory);
+    results.push(...(await checkApi(deps, directory)));
+    const dns = await checkDns(deps, domains, redis);
+    results.push(...dns.results);
+    results.push(...judgeTls(readTls(config), config.smtp.hostname, deps.clock()));
+    if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
+  } finally {
+    redis?.disconnect();
+  }
+  return results;
+}
+
+async function connectRedis(url: string | undefined, results: CheckResult[]): Promise<Redis | undefined> {
+  if (url === undefined) {
+    results.push(warn('Redis', 'reachable', 'REDIS_URL is unset: `start` embeds a durable private redis-server; the smtp, worker and ops roles need REDIS_URL'));
+    return undefined;
+  }
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null });
+  redis.on('error', () => {}); // reported below as the check's result
+  try {
+    await withTimeout(redis.connect(), CONNECT_TIMEOUT_MS, 'connecting to Redis');
+    results.push(...judgeRedis(await withTimeout(readRedisFacts(redis), CONNECT_TIMEOUT_MS, 'Redis INFO'), redactUrl(url)));
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    results.push(fail('Redis', 'reachable', `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}; check REDIS_URL and that Redis runs`));
+    return undefined;
+  }
+}
+
+function readDirectory(file: string | undefined, env: Env, results: CheckResult[]): { raw: ReturnType<typeof parseRawDirectory>; directory: SenderDirectory | undefined } {
+  if (file === undefined) {
+    results.push(warn('Sender directory', 'SENDERS_FILE', 'unset: `start` uses the demo sender; the worker needs SENDERS_FILE'));
+    return { raw: undefined, directory: undefined };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    results.push(fail('Sender directory', 'SENDERS_FILE', `${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`));
+    return { raw: undefined, directory: undefined };
+  }
+  const raw = parseRawDirectory(json);
+  try {
+    return { raw, directory: parseSenderDirectory(json, env, `SENDERS_FILE ${file}`) };
+  } catch (err) {
+    results.push(fail('Sender directory', 'valid', `the gateway will not start: ${err instanceof Error ? err.message : String(err)}`));
+    return { raw, directory: undefined };
+  }
+}
+
+function senderDomains(directory: SenderDirectory | undefined): Map<string, string[]> {
+  const domains = new Map<string, string[]>();
+  for (const address of directory?.senders.flatMap((s) => s.addresses) ?? []) {
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    domains.set(domain, [...(domains.get(domain) ?? []), address]);
+  }
+  return domains;
+}
+
+async function checkApi(deps: DoctorDeps, directory: SenderDirectory | undefined): Promise<CheckResult[]> {
+  const url = deps.config.senderApiUrl;
+  if (url === undefined) return [warn('Sender API', 'SENDER_API_URL', 'unset: `start` serves the sandbox; the worker needs the real API')];
+  const transport = judgeApiTransport(url);
+  if (transport.status === 'fail' || directory === undefined) return [transport];
+  const client = createSenderApiClient({
+    baseUrl: url, clock: deps.clock, timeoutMs: Math.min(deps.config.apiTimeoutMs, CONNECT_TIMEOUT_MS), logger: deps.logger,
+  });
+  const logins = await Promise.all(directory.senders.map(async (sender): Promise<readonly [Sender, LoginOutcome]> => {
+    try {
+      await client.as(sender).login();
+      return [sender, { ok: true }];
+    } catch (error) {
+      return [sender, { ok: false, error }];
+    }
+  }));
+  const reachable = judgeReachable(logins.map(([, outcome]) => outcome), new URL(url).origin);
+  if (reachable.status === 'fail') return [transport, reachable];
+  return [transport, reachable, ...logins.map(([sender, outcome]) => judgeLogin(sender, outcome))];
+}
+
+async function checkDns(deps: DoctorDeps, domains: ReadonlyMap<string, readonly string[]>, redis: Redis | undefined): Promise<{ results: CheckResult[]; domainsWithoutSpf: Set<string> }> {
+  const { config, resolver } = deps;
+  const results: CheckResult[] = [];
+  const inbound = [...new Set(config.inboundAddresses.map((a) => a.slice(a.lastIndexOf('@') + 1)))];
+  if (inbound.length === 0) results.push(warn('DNS', 'MX', 'INBOUND_ADDRESSES is unset: no processing domain to check (`start` uses the demo address)'));
+  for (const domain of inbound) results.push(judgeMx(domain, config.smtp.hostname, await lookup(resolver, domain, 'MX')));
+  const domainsWithoutSpf = new Set<string>();
+  const selectors = redis === undefined ? new Map<string, Set<string>>() : await recentDkimSelectors(redis, config);
+  for (const [domain, addresses] of domains) {
+    const spf = judgeSpf(domain, addresses, await lookup(resolver, domain, 'TXT'));
+    if (spf.status === 'fail') domainsWithoutSpf.add(domain);
+    results.push(spf);
+    const signers = [...selectors].filter(([d]) => d === domain || d.endsWith(`.${domain}`) || domain.endsWith(`.${d}`));
+    if (signers.length === 0) results.push(noRecentSelectors(domain));
+    for (const [d, set] of signers) {
+      for (const s of set) results.push(judgeDkimKey(d, s, await lookup(resolver, `${s}._domainkey.${d}`, 'TXT')));
+    }
+  }
+  return { results, domainsWithoutSpf };
+}
+
+function readTls(config: Config): TlsMaterial | undefined {
+  const tls = config.smtp.tls;
+  if (tls === undefined) return undefined;
+  const read = (file: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return { certPem: read(tls.certFile), keyPem: read(tls.keyFile), certFile: tls.certFile };
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}

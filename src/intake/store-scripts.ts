@@ -1,0 +1,90 @@
+// The intake store's Lua scripts: each state change or guarded write is one script, so a
+// record's state, its owner, its timeline and the state indexes never disagree.
+import { luaScript } from './lua-script.js';
+
+// KEYS: record, raw, received-index, spool, failed-index. ARGV: now, headers, body, spooled ('1': the
+// body is in the spool key, which must exist), intakeId, unfinishedTtlMs, field, value, ...
+// The raw message is the headers followed by the body. Returns 'created'; or, for a re-delivery,
+// ['requeued', letterId or ''] when the record was `failed` (it is `received` again, keeping its letter id and
+// raw message, with no owner: the sender expects another try), else the existing state.
+// A `received` record expires unless queueing confirms it; so do its index entries.
+export const CREATE = luaScript(`
+local body = ARGV[3]
+if ARGV[4] == '1' then
+  body = redis.call('GET', KEYS[4])
+  if not body then return redis.error_reply('NOSPOOL the message spool is gone') end
+  redis.call('DEL', KEYS[4])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1] - ARGV[6])
+local existing = redis.call('HGET', KEYS[1], 'state')
+if existing == 'failed' then
+  redis.call('HDEL', KEYS[1], 'owner')
+  redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1])
+  redis.call('ZREM', KEYS[5], ARGV[5])
+  redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
+  return {'requeued', redis.call('HGET', KEYS[1], 'letterId') or ''}
+end
+if existing then return existing end
+redis.call('SET', KEYS[2], ARGV[2] .. body, 'PX', ARGV[6])
+redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 7))
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
+return 'created'`, 5);
+
+// KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
+// expected owner ('' = anyone), new owner ('' = none), field, value, ...
+// Returns 'ok', 'notowner' when an expected owner no longer holds the record, or the current state
+// when the transition is not allowed from it ('' if no record). Every transition but a claim
+// (new owner set) clears the owner: a worker whose lock lapsed can write nothing afterwards.
+export const TRANSITION = luaScript(`
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return '' end
+if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[6] then return 'notowner' end
+local allowed = false
+for from in string.gmatch(ARGV[5], '[^,]+') do if from == state then allowed = true end end
+if not allowed then return state end
+local id = redis.call('HGET', KEYS[1], 'intakeId')
+-- a letter after earlier failed attempts: their error fields no longer describe the intake
+if ARGV[1] == 'submitted' then redis.call('HDEL', KEYS[1], 'errorCode', 'reason', 'reasonCode', 'traceId') end
+-- a worker can take the job before the listener marks it queued: the job was queued by then
+if state == 'received' and ARGV[1] ~= 'queued' then redis.call('HSETNX', KEYS[1], 'at.queued', ARGV[2]) end
+if ARGV[7] == '' then redis.call('HDEL', KEYS[1], 'owner') else redis.call('HSET', KEYS[1], 'owner', ARGV[7]) end
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 8))
+redis.call('ZREM', KEYS[3] .. state, id)
+redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)
+-- ended intakes' records expire: their index entries go with them
+if tonumber(ARGV[3]) >= 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3] .. ARGV[1], '-inf', ARGV[2] - ARGV[3]) end
+if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
+if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redis.call('PERSIST', KEYS[2]) end
+return 'ok'`, 3);
+
+// KEYS: record. ARGV: owner, write-once field ('' = none), field, value, ...
+// Sets the fields only while the record is `processing` under this owner: 'ok', 'notowner', or
+// 'conflict' when the write-once field already holds another value (a second letter id).
+export const CHECKPOINT = luaScript(`
+if redis.call('HGET', KEYS[1], 'state') ~= 'processing' or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'notowner' end
+if ARGV[2] ~= '' then
+  local current = redis.call('HGET', KEYS[1], ARGV[2])
+  for i = 3, #ARGV, 2 do
+    if ARGV[i] == ARGV[2] and current and current ~= ARGV[i + 1] then return 'conflict' end
+  end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+return 'ok'`, 1);
+
+// KEYS: record. ARGV: entry (JSON), its letter id ('' = unknown), its requestedAt ('' = none).
+// Appends to the record's stray drafts whoever holds it: a fact, not a checkpoint. Skips the
+// letter the record names (it is not stray) and an entry already listed. Returns 1 if appended.
+export const APPEND_STRAY_DRAFT = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'letterId') == ARGV[2] then return 0 end
+local list = {}
+local current = redis.call('HGET', KEYS[1], 'strayDrafts')
+if current then list = cjson.decode(current) end
+for _, entry in ipairs(list) do
+  if ARGV[2] ~= '' and entry.letterId == ARGV[2] then return 0 end
+  if ARGV[2] == '' and ARGV[3] ~= '' and entry.letterId == nil and tostring(entry.requestedAt) == ARGV[3] then return 0 end
+end
+table.insert(list, cjson.decode(ARGV[1]))
+redis.call('HSET', KEYS[1], 'strayDrafts', cjson.encode(list))
+return 1`, 1);

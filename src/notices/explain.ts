@@ -1,0 +1,82 @@
+// What a notice says, in words and in RFC 3464 terms, for each outcome: pure text from the record.
+import { MESSAGE_RULES, REJECTION_REASONS, type MessageRule, type RejectionReason } from '../errors.js';
+import type { NoticeKind } from '../intake/notice-fields.js';
+import type { IntakeRecord } from '../intake/record.js';
+
+export interface Explanation {
+  readonly subject: string;
+  /** The human-readable part. */
+  readonly text: string;
+  /** RFC 3464 §2.3.3 Action. */
+  readonly action: 'failed' | 'delivered';
+  /** RFC 3463 enhanced status code. */
+  readonly status: string;
+  /** The reason code and sentence, for the Diagnostic-Code field. */
+  readonly diagnostic: string;
+}
+
+/** RFC 3463 status of a rejection: the catalog's reply for a rule of the message; 5.6.0 (media) for
+ * a PDF check; 5.0.0 (other) for the Sender API's own refusal. */
+const isMessageRule = (code: string): code is MessageRule => Object.hasOwn(MESSAGE_RULES, code);
+const isRejectionReason = (code: string): code is RejectionReason => Object.hasOwn(REJECTION_REASONS, code);
+
+function rejectionStatus(code: string): string {
+  if (isMessageRule(code)) return MESSAGE_RULES[code].smtp.enhanced;
+  return code === 'ApiRejected' ? '5.0.0' : '5.6.0';
+}
+
+/** What to do, from the one catalog (errors.ts), as a sentence. */
+function advice(code: string): string {
+  const row = isRejectionReason(code) ? REJECTION_REASONS[code] : undefined;
+  if (row === undefined) return 'Correct the message and send it again.';
+  const todo = row.todo.replaceAll('{maxPdf}', 'the size limit');
+  return `${todo.charAt(0).toUpperCase()}${todo.slice(1)}.`;
+}
+
+// Operator failures: the gateway's own credentials or the Sender API's allow-list (docs/design.md §3).
+const OPERATOR_CODES = new Set(['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized']);
+
+export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
+  const about = `Your message "${record.subject}" ${record.messageId === '' ? '' : `(${record.messageId}) `}` +
+    `was received by the letter gateway on ${new Date(record.receivedAt).toUTCString()} as intake ${record.intakeId}.`;
+  if (kind === 'submitted') {
+    const letter = record.letterId ?? '(unknown)';
+    return {
+      subject: `Letter created: ${record.subject}`,
+      text: `${about}\n\nThe letter has been created: letter id ${letter}, status PendingApproval.\n` +
+        `Nothing more to do; quote the intake id or the letter id if you ask us about it.\n`,
+      action: 'delivered',
+      status: '2.0.0',
+      diagnostic: `Submitted: letter ${letter} PendingApproval`,
+    };
+  }
+  if (kind === 'rejected') {
+    const code = record.reasonCode ?? 'Rejected';
+    // The record's sentence names its rule already (errors.ts: "Code: what it says; what to do").
+    const sentence = (record.reason ?? '').replace(new RegExp(`^${code}: `), '');
+    return {
+      subject: `Letter not created: ${record.subject}`,
+      text: `${about}\n\nIt could not become a letter.\n\nReason: ${code}: ${sentence}\n\n` +
+        `What to do: ${advice(code)}\n` +
+        `Quote the intake id ${record.intakeId} if you ask us about it.\n`,
+      action: 'failed',
+      status: rejectionStatus(code),
+      diagnostic: `${code}: ${sentence}`,
+    };
+  }
+  const code = record.errorCode ?? 'Failed';
+  const sentence = record.reason ?? '';
+  const operator = OPERATOR_CODES.has(code);
+  return {
+    subject: `Letter not created: ${record.subject}`,
+    text: `${about}\n\nThe letter could not be created${operator ? '' : ` after ${record.attempts} attempt(s)`}.\n\n` +
+      `Reason: ${code}: ${sentence}\n\n` +
+      `What to do: ${operator ? 'our operators have been alerted; ' : ''}send the same message again later: ` +
+      `a message whose intake failed is tried again when it arrives again. ` +
+      `Quote the intake id ${record.intakeId} if you ask us about it.\n`,
+    action: 'failed',
+    // RFC 3463 4.4.7: delivery time expired (retries ran out); 4.3.0: mail system (an operator must act).
+    status: operator ? '4.3.0' : '4.4.7',
+    diagnostic: `${code}: ${sentence}`,
+  };
+}

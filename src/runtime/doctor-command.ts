@@ -1,0 +1,22 @@
+// `letter-intake doctor`: checks the deployment the environment describes and prints the
+// checklist; exit 1 when any check failed.
+import { createLiveResolver } from '../auth/resolver.js';
+import { loadZoneResolver } from '../auth/zone-resolver.js';
+import { formatChecklist } from '../doctor/printer.js';
+import { exitCodeOf } from '../doctor/result.js';
+import { runDoctor } from '../doctor/run-doctor.js';
+import { createLogger } from '../log.js';
+import { roleContext } from './context.js';
+
+export async function doctorCommand(): Promise<number> {
+  const ctx = roleContext(process.env, 'doctor');
+  const { config } = ctx;
+  const resolver = config.dns.zoneFile === undefined
+    ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
+    : loadZoneResolver(config.dns.zoneFile);
+  const results = await runDoctor({
+    config, env: ctx.env, clock: ctx.clock, resolver, logger: createLogger({ level: 'silent' }),
+  });
+  process.stdout.write(formatChecklist(results));
+  return exitCodeOf(results);
+}

@@ -1,0 +1,104 @@
+// The decoded length and first bytes of a base64 body, exactly as the part's own decoder
+// (libbase64's, which mailparser uses) would give them, without decoding it all: base64 as
+// MTAs send it (the alphabet and line ends) is only counted. From the first chunk holding
+// anything else ('=' padding, spaces, stray bytes) the real decoder takes over, primed with
+// the characters it would hold at that point, so the answer stays the decoder's own.
+import type { Transform } from 'node:stream';
+import { FIRST_BYTES } from '../policy/message-facts.js';
+
+const UNCLEAN = /[^A-Za-z0-9+/\r\n]/;
+/** Base64 characters whose decoding covers FIRST_BYTES (4 characters → 3 bytes). */
+const HEAD_CHARS = Math.ceil(FIRST_BYTES / 3) * 4;
+
+export interface BodyFacts {
+  readonly firstBytes: Buffer;
+  readonly decodedBytes: number;
+}
+
+export class Base64Counter {
+  /** Alphabet characters seen while counting. */
+  private significant = 0;
+  /** The first HEAD_CHARS of them. */
+  private head = '';
+  /** The last three of them: the quartet in progress. */
+  private tail = '';
+  private decoder: Transform | undefined;
+  private decoderEnded: Promise<void> | undefined;
+  private decoded = 0;
+  private first = Buffer.alloc(0);
+
+  constructor(private readonly newDecoder: () => Transform) {}
+
+  async write(chunk: Buffer): Promise<void> {
+    if (this.decoder === undefined) {
+      const text = chunk.toString('latin1');
+      if (!UNCLEAN.test(text)) return this.count(chunk, text);
+      this.takeOver();
+    }
+    const decoder = this.decoder;
+    if (decoder !== undefined && !decoder.write(chunk)) await new Promise((resolve) => decoder.once('drain', resolve));
+  }
+
+  async end(): Promise<BodyFacts> {
+    if (this.decoder === undefined) {
+      // every quartet gives 3 bytes; a last partial one of n characters gives floor(3n/4)
+      const firstBytes = Buffer.from(Buffer.from(this.head, 'base64').subarray(0, FIRST_BYTES));
+      return { firstBytes, decodedBytes: Math.floor((this.significant * 3) / 4) };
+    }
+    this.decoder.end();
+    await this.decoderEnded;
+    return { firstBytes: this.first, decodedBytes: this.decoded };
+  }
+
+  private count(chunk: Buffer, text: string): void {
+    const significant = chunk.length - occurrences(chunk, 0x0a) - occurrences(chunk, 0x0d);
+    if (significant === 0) return;
+    if (this.head.length < HEAD_CHARS) this.head += withoutLineEnds(text).slice(0, HEAD_CHARS - this.head.length);
+    this.tail = (this.tail + lastChars(text, 3)).slice(-3);
+    this.significant += significant;
+  }
+
+  /** The real decoder from here on, primed to the state it would be in after what was counted. */
+  private takeOver(): void {
+    const decoder = this.newDecoder();
+    this.decoder = decoder;
+    this.decoderEnded = new Promise((resolve, reject) => {
+      decoder.once('end', resolve);
+      decoder.once('error', reject);
+    });
+    const firstKnown = this.head.length >= HEAD_CHARS;
+    decoder.on('data', (out: Buffer) => {
+      this.decoded += out.length;
+      if (this.first.length < FIRST_BYTES) this.first = Buffer.concat([this.first, out.subarray(0, FIRST_BYTES - this.first.length)]);
+    });
+    if (firstKnown) {
+      const carried = this.significant % 4;
+      this.first = Buffer.from(Buffer.from(this.head, 'base64').subarray(0, FIRST_BYTES));
+      this.decoded = ((this.significant - carried) / 4) * 3;
+      if (carried > 0) decoder.write(Buffer.from(this.tail.slice(-carried), 'latin1'));
+    } else if (this.significant > 0) {
+      decoder.write(Buffer.from(this.head, 'latin1')); // all that was counted (under HEAD_CHARS)
+    }
+  }
+}
+
+function occurrences(chunk: Buffer, byte: number): number {
+  let n = 0;
+  for (let at = chunk.indexOf(byte); at !== -1; at = chunk.indexOf(byte, at + 1)) n += 1;
+  return n;
+}
+
+function withoutLineEnds(text: string): string {
+  const start = text.slice(0, 4 * HEAD_CHARS).replace(/[\r\n]/g, '');
+  return start.length >= HEAD_CHARS ? start : text.replace(/[\r\n]/g, '');
+}
+
+/** The last `n` characters that are not line ends. */
+function lastChars(text: string, n: number): string {
+  let found = '';
+  for (let i = text.length - 1; i >= 0 && found.length < n; i -= 1) {
+    const c = text[i];
+    if (c !== '\r' && c !== '\n' && c !== undefined) found = c + found;
+  }
+  return found;
+}

@@ -1,0 +1,46 @@
+// One byte budget for everything the listener holds for messages in flight, whatever the number
+// of clients: each message's collector reserves what it keeps (header block, spool batch, what
+// authentication buffers) as it grows. Past the budget a message is refused with 452 4.3.1 and
+// new transactions are refused at MAIL FROM until room is free again.
+
+export interface Reservation {
+  /** Sets what this message holds; false, and nothing changed, when the budget lacks the room. */
+  resize(bytes: number): boolean;
+  /** Returns the whole reservation (the message was answered or the client left). */
+  release(): void;
+}
+
+export class MemoryBudget {
+  private used = 0;
+
+  /**
+   * @param limitBytes what all messages in flight may hold together
+   * @param admitBytes room a new transaction needs to be admitted (a message holds at least a batch)
+   */
+  constructor(readonly limitBytes: number, private readonly admitBytes: number) {}
+
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  /** Whether a new transaction may start. */
+  admits(): boolean {
+    return this.used + this.admitBytes <= this.limitBytes;
+  }
+
+  open(): Reservation {
+    let held = 0;
+    return {
+      resize: (bytes) => {
+        if (bytes > held && this.used + bytes - held > this.limitBytes) return false;
+        this.used += bytes - held;
+        held = bytes;
+        return true;
+      },
+      release: () => {
+        this.used -= held;
+        held = 0;
+      },
+    };
+  }
+}

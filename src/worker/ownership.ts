@@ -1,0 +1,68 @@
+// Fencing for a worker whose job lock can lapse while it still runs (a Redis stall, a blocked
+// event loop, a stopped process): BullMQ then hands the job to another worker, and the first one
+// must not write another checkpoint or call the Sender API again. The intake record names its
+// owner (the job's lock token, set when processing starts); every checkpoint write is a Lua
+// script that refuses a caller who is not the owner, and every API call first checks ownership.
+// A check and the call after it are not atomic; the write-once letter id closes that gap: only
+// the letter id the record names is ever submitted, and submitting it twice makes one letter.
+import { OwnershipLost } from '../errors.js';
+import type { IntakeRecord } from '../intake/record.js';
+import type { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
+import type { Checkpoint, LetterApi } from './submit-letter.js';
+
+export interface Owner {
+  readonly store: IntakeStore;
+  readonly intakeId: string;
+  /** The BullMQ lock token of the job run. */
+  readonly token: string;
+}
+
+/** Throws OwnershipLost unless `owner` still holds the intake. */
+export async function assertOwner(owner: Owner): Promise<void> {
+  if (!(await owner.store.isOwner(owner.intakeId, owner.token))) {
+    throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
+  }
+}
+
+/** The exactly-once checkpoint on the intake record, written only while `owner` holds it. */
+export function ownedCheckpoint(owner: Owner, record: IntakeRecord, clock: () => number, log: Logger): Checkpoint {
+  const write = async (update: { letterId: string } | { draftRequestedAt: number }, writeOnce: 'letterId' | ''): Promise<void> => {
+    const result = await owner.store.checkpoint(owner.intakeId, owner.token, update, writeOnce);
+    if (result === 'conflict') throw new OwnershipLost(`intake ${owner.intakeId} names another letter already`);
+    if (result !== 'ok') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
+  };
+  return {
+    letterId: record.letterId,
+    draftRequestedAt: record.draftRequestedAt,
+    markDraftRequested: (at) => write({ draftRequestedAt: at }, ''),
+    recordLetterId: (letterId) => write({ letterId }, 'letterId'),
+    async recordStrayDraft(stray) {
+      if (await owner.store.addStrayDraft(owner.intakeId, { ...stray, at: clock() })) {
+        log.warn({ event: 'intake.stray_draft', ...stray }, 'a draft will stay unsubmitted');
+      }
+    },
+  };
+}
+
+/** The letter API with an ownership check before every call. */
+export function ownedLetterApi(api: LetterApi, owner: Owner): LetterApi {
+  return {
+    saveDraft: async (letter, signal) => {
+      await assertOwner(owner);
+      return api.saveDraft(letter, signal);
+    },
+    submit: async (id, letter, signal) => {
+      await assertOwner(owner);
+      return api.submit(id, letter, signal);
+    },
+    getLetter: async (id, signal) => {
+      await assertOwner(owner);
+      return api.getLetter(id, signal);
+    },
+    findDraft: async (letter, pdfSha256s, since, signal) => {
+      await assertOwner(owner);
+      return api.findDraft(letter, pdfSha256s, since, signal);
+    },
+  };
+}

@@ -1,0 +1,237 @@
+// `letter-intake doctor` against a healthy test deployment and broken ones: a private durable
+// redis-server, the sandbox Sender API over HTTP, a zone file, a fresh self-signed certificate,
+// and intake records written by a real listener from two signed fixtures. Only the clock (for
+// certificate expiry) and DNS (the zone file) are injected.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadZoneResolver } from '../../src/auth/zone-resolver.js';
+import { loadConfig } from '../../src/config.js';
+import type { CheckResult } from '../../src/doctor/result.js';
+import { runDoctor } from '../../src/doctor/run-doctor.js';
+import { createLogger } from '../../src/log.js';
+import { silentObserver } from '../../src/intake/observer.js';
+import { startSmtpPart } from '../../src/runtime/smtp-part.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { runCommand, startRole } from '../helpers/processes.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { randomPrefix } from '../helpers/redis.js';
+import { sendOnce } from '../helpers/smtp-client.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+const SECRETS = { ACME_API_SECRET: 'acme-test-secret', GLOBEX_API_SECRET: 'globex-test-secret' };
+const prefix = randomPrefix();
+let dir: string;
+let redis: RedisServer;
+let sandbox: RunningSandbox;
+let healthy: Record<string, string>;
+let sentAt: number;
+
+/** The fixture senders, their secrets moved to variables (an inline secret is a warning). */
+function writeSenders(file: string): void {
+  const fixtures: unknown = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'));
+  const text = JSON.stringify(fixtures)
+    .replace('"apiClientSecret":"acme-test-secret"', '"apiClientSecretEnv":"ACME_API_SECRET"')
+    .replace('"apiClientSecret":"globex-test-secret"', '"apiClientSecretEnv":"GLOBEX_API_SECRET"');
+  expect(text).not.toContain('apiClientSecret"');
+  writeFileSync(file, text);
+}
+
+/** The fixture zone plus the inbound domain's MX, minus the names in `without`. */
+function writeZone(file: string, without: readonly string[] = []): string {
+  const zone: Record<string, unknown> = JSON.parse(readFileSync(join(FIXTURE_DIR, 'zone.json'), 'utf8'));
+  zone['intake.example'] = { MX: [{ exchange: 'mx.intake.example.', priority: 10 }] };
+  for (const name of without) delete zone[name];
+  writeFileSync(file, JSON.stringify(zone));
+  return file;
+}
+
+function selfSignedCertificate(name: string, host: string): { cert: string; key: string } {
+  const cert = join(dir, `${name}.crt`);
+  const key = join(dir, `${name}.key`);
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '90',
+    '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`,
+  ], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+async function doctor(overrides: Record<string, string> = {}, clock: () => number = Date.now): Promise<CheckResult[]> {
+  const env = { ...healthy, ...overrides };
+  return runDoctor({
+    config: loadConfig(env), env, clock, resolver: loadZoneResolver(env['DNS_ZONE_FILE'] ?? ''), logger: createLogger({ level: 'silent' }),
+  });
+}
+
+const named = (results: readonly CheckResult[], name: string): CheckResult | undefined => results.find((r) => r.name === name);
+const problems = (results: readonly CheckResult[]): string[] => results.filter((r) => r.status !== 'ok').map((r) => `${r.status} ${r.name}`);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'letter-intake-doctor-'));
+  redis = await startRedisServer();
+  writeSenders(join(dir, 'senders.json'));
+  const tls = selfSignedCertificate('mx', 'mx.intake.example');
+  healthy = testEnv(prefix, {
+    REDIS_URL: redis.url,
+    SENDERS_FILE: join(dir, 'senders.json'),
+    DNS_ZONE_FILE: writeZone(join(dir, 'zone.json')),
+    TLS_CERT_FILE: tls.cert,
+    TLS_KEY_FILE: tls.key,
+    SMTP_HOSTNAME: 'mx.intake.example',
+    ...SECRETS,
+  });
+  const directory = loadSenderDirectory(join(dir, 'senders.json'), healthy);
+  sandbox = await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
+  healthy['SENDER_API_URL'] = sandbox.url;
+
+  // Recent intakes from both senders, accepted by a real listener: their records hold the selectors.
+  const config = loadConfig({ ...healthy, TLS_CERT_FILE: '', TLS_KEY_FILE: '' });
+  const listener = await startSmtpPart({ config, logger: createLogger({ level: 'silent' }), clock: Date.now, observer: silentObserver, redisUrl: redis.url });
+  try {
+    for (const [file, from] of [['dkim-pass-aligned.eml', 'letters@acme.example'], ['second-sender-globex.eml', 'letters@globex.example']] as const) {
+      const replies = await sendOnce(listener.port, { from, to: [PROCESSING_ADDRESS], raw: fixture(file) });
+      intakeIdOf(replies['data']?.text ?? '');
+    }
+  } finally {
+    await listener.close();
+  }
+  sentAt = Date.now();
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox.close();
+  await redis.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('letter-intake doctor on a healthy deployment', () => {
+  it('passes every check; the only remark is the plain-http loopback Sender API', async () => {
+    const results = await doctor();
+    expect(problems(results)).toEqual(['warn HTTPS']);
+    expect(named(results, 'HTTPS')?.detail).toContain('loopback');
+    const names = results.map((r) => `${r.area} / ${r.name}`);
+    expect(names).toEqual(expect.arrayContaining([
+      'Redis / appendonly', 'Redis / appendfsync', 'Redis / maxmemory-policy', 'Redis / memory headroom',
+      'Raw store / writable and readable',
+      'Sender API / login as Acme Utilities (acme-client)', 'Sender API / login as Globex (globex-client)',
+      'DNS / MX of intake.example', 'DNS / SPF of acme.example', 'DNS / SPF of globex.example',
+      'DNS / DKIM key rsa2048._domainkey.acme.example', 'DNS / DKIM key rsa2048._domainkey.globex.example',
+      'TLS / key matches certificate', 'TLS / covers SMTP_HOSTNAME', 'TLS / expiry',
+      'Sender directory / duplicate addresses', 'Sender directory / secrets',
+    ]));
+    expect(named(results, 'expiry')?.detail).toMatch(/^(89|90) days left/);
+  });
+
+  it('prints the checklist and exits 0 as a command', async () => {
+    const run = await runCommand(['doctor'], healthy);
+    expect(run.text).toMatch(/^Redis\n {2}✓ reachable: Redis \d/m);
+    expect(run.text).toContain('  ✓ login as Globex (globex-client): accepted');
+    expect(run.text).toContain('  ! HTTPS: ');
+    expect(run.text).not.toContain('✗');
+    expect(run.code).toBe(0);
+  });
+});
+
+describe('letter-intake doctor on broken deployments', () => {
+  it('fails a Redis without an append-only file, as a command with exit 1, and every role warns at start', async () => {
+    const volatile = await startRedisServer(['--appendonly', 'no']);
+    try {
+      const results = await doctor({ REDIS_URL: volatile.url });
+      expect(named(results, 'appendonly')).toMatchObject({ status: 'fail', detail: expect.stringContaining('appendonly yes') });
+      const run = await runCommand(['doctor'], { ...healthy, REDIS_URL: volatile.url });
+      expect(run.text).toContain('  ✗ appendonly: no: accepted mail lives in memory only');
+      expect(run.code).toBe(1);
+      const role = await startRole('smtp', { ...healthy, REDIS_URL: volatile.url, HTTP_PORT: '0' });
+      try {
+        const warning = await role.waitForLog((l) => l['event'] === 'redis.durability');
+        expect(warning).toMatchObject({ level: 40, check: 'appendonly', status: 'fail' });
+      } finally {
+        await role.stop();
+      }
+    } finally {
+      await volatile.destroy();
+    }
+  }, 60_000);
+
+  it('warns about appendfsync everysec with its consequence', async () => {
+    const relaxed = await startRedisServer(['--appendfsync', 'everysec']);
+    try {
+      const results = await doctor({ REDIS_URL: relaxed.url });
+      expect(named(results, 'appendfsync')).toMatchObject({ status: 'warn', detail: expect.stringContaining('up to a second') });
+    } finally {
+      await relaxed.destroy();
+    }
+  }, 30_000);
+
+  it('names the sender domain whose SPF record is missing, and its addresses', async () => {
+    const results = await doctor({ DNS_ZONE_FILE: writeZone(join(dir, 'zone-no-globex-spf.json'), ['globex.example']) });
+    expect(named(results, 'SPF of globex.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('no SPF record: mail from letters@globex.example will be refused') });
+    expect(named(results, 'SPF of acme.example')?.status).toBe('ok');
+    expect(named(results, 'addresses with SPF')).toMatchObject({ status: 'fail', detail: expect.stringContaining('letters@globex.example') });
+  });
+
+  it('fails an expired certificate and warns three weeks before', async () => {
+    const expired = await doctor({}, () => sentAt + 100 * DAY_MS);
+    expect(named(expired, 'expiry')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^expired on \d{4}-\d\d-\d\d: renew/) });
+    const soon = await doctor({}, () => sentAt + 80 * DAY_MS);
+    expect(named(soon, 'expiry')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^(9|10) days left/) });
+  });
+
+  it('fails a certificate for another name and a key of another certificate', async () => {
+    const other = selfSignedCertificate('other', 'mail.elsewhere.example');
+    const results = await doctor({ TLS_CERT_FILE: other.cert });
+    expect(named(results, 'covers SMTP_HOSTNAME')).toMatchObject({ status: 'fail', detail: expect.stringContaining('mail.elsewhere.example') });
+    expect(named(results, 'key matches certificate')?.status).toBe('fail');
+  });
+
+  it('names the sender whose API credentials are wrong', async () => {
+    const results = await doctor({ ACME_API_SECRET: 'not-the-secret' });
+    expect(named(results, 'login as Acme Utilities (acme-client)')).toMatchObject({ status: 'fail', detail: expect.stringContaining('InvalidCredentials') });
+    expect(named(results, 'login as Globex (globex-client)')?.status).toBe('ok');
+  });
+
+  it('names the sender whose API allow-list does not hold the gateway\'s address', async () => {
+    const file = join(dir, 'senders-allow-list.json');
+    writeFileSync(file, readFileSync(join(dir, 'senders.json'), 'utf8').replace(/"allowedIps":\["127\.0\.0\.1\/32","::1\/128"\](\}\]\}$)/, '"allowedIps":["203.0.113.0/24"]$1'));
+    const strict = await startSandbox({
+      directory: loadSenderDirectory(file, healthy), clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0,
+    });
+    try {
+      const results = await doctor({ SENDER_API_URL: strict.url });
+      expect(named(results, 'login as Globex (globex-client)')).toMatchObject({ status: 'fail', detail: expect.stringContaining('IpAddressUnauthorized') });
+      expect(named(results, 'login as Acme Utilities (acme-client)')?.status).toBe('ok');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('names a DKIM selector whose key is gone, and an MX that points elsewhere', async () => {
+    const zone: Record<string, unknown> = JSON.parse(readFileSync(writeZone(join(dir, 'zone-b.json'), ['rsa2048._domainkey.globex.example']), 'utf8'));
+    zone['intake.example'] = { MX: [{ exchange: 'mx.old-provider.example', priority: 10 }] };
+    writeFileSync(join(dir, 'zone-b.json'), JSON.stringify(zone));
+    const results = await doctor({ DNS_ZONE_FILE: join(dir, 'zone-b.json') });
+    expect(named(results, 'DKIM key rsa2048._domainkey.globex.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('s=rsa2048 will be refused') });
+    expect(named(results, 'MX of intake.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('mx.old-provider.example, not SMTP_HOSTNAME mx.intake.example') });
+  });
+
+  it('names an address claimed by two senders and a secret written into the file', async () => {
+    const file = join(dir, 'senders-dup.json');
+    const senders: unknown = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'));
+    writeFileSync(file, JSON.stringify(senders).replace('"letters@globex.example"', '"Letters@Acme.example"'));
+    const results = await doctor({ SENDERS_FILE: file });
+    expect(named(results, 'valid')).toMatchObject({ status: 'fail', detail: expect.stringContaining('the gateway will not start') });
+    expect(named(results, 'duplicate addresses')).toMatchObject({ status: 'fail', detail: expect.stringContaining('letters@acme.example (Acme Utilities, Globex)') });
+    expect(named(results, 'secrets')).toMatchObject({ status: 'warn', detail: expect.stringContaining('Acme Utilities, Globex') });
+  });
+
+  it('fails an unreachable Redis within its bound', async () => {
+    const started = Date.now();
+    const results = await doctor({ REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(named(results, 'reachable')).toMatchObject({ area: 'Redis', status: 'fail', detail: expect.stringContaining('REDIS_URL') });
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});

@@ -1,0 +1,75 @@
+// The listener's streaming MIME walk and the worker's mailparser parse must read every message
+// the same way: the same subject and the same attachments (type, name, decoded size, first
+// bytes), so that the same rules give the same answer in the session and in the worker. Run
+// over every fixture, the hostile set and the peer MIME corpus (PEER_CORPUS_DIR's mime/).
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES } from '../../fixtures/catalog.js';
+import { startMimeWalk, type WalkResult } from '../../src/smtp/mime-walk.js';
+import { factsOf } from '../../src/worker/decide.js';
+import { parseMessage } from '../../src/worker/parse-message.js';
+import { fixture } from '../helpers/gateway.js';
+import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';
+import { malformedCases, peerMessages } from '../helpers/hostile-messages.js';
+import { peerCorpus } from '../helpers/peer-corpus.js';
+
+const PEER_MIME = peerCorpus('mime', 'mime-walk-agreement (peer MIME corpus)');
+
+/** The message through the walk in 64 KiB chunks, as the SMTP stream hands it over. */
+async function walkOf(raw: Buffer): Promise<WalkResult> {
+  const walk = startMimeWalk();
+  const chunks = Array.from({ length: Math.ceil(raw.length / 65536) }, (_, i) => raw.subarray(i * 65536, (i + 1) * 65536));
+  Readable.from(chunks).pipe(walk.input); // as the collector feeds it: a walk that stops is unpiped
+  return walk.result;
+}
+
+async function expectAgreement(name: string, raw: Buffer): Promise<void> {
+  const [walked, parsed] = await Promise.all([walkOf(raw), parseMessage(raw).catch(() => undefined)]);
+  if (parsed === undefined) {
+    // the worker cannot parse it: the session may refuse it or pass it on, either is safe
+    return;
+  }
+  expect(walked.kind, `${name}: the worker parses it, so the walk must too`).toBe('walked');
+  if (walked.kind !== 'walked') return;
+  const facts = factsOf(parsed);
+  expect(walked.subject, `${name}: subject`).toBe(facts.subject);
+  expect(walked.parts, `${name}: attachments`).toEqual(facts.parts);
+}
+
+describe('the streaming MIME walk reads messages as the worker does', () => {
+  it.each(FIXTURES.map((f) => [f.file] as const))('%s', async (file) => {
+    await expectAgreement(file, fixture(file));
+  });
+
+  it('reads every hostile message as the worker does, and calls unparseable only what the worker cannot parse', async () => {
+    for (const hostile of malformedCases(15 * 1024 * 1024)) {
+      const raw = await hostile.build();
+      await expectAgreement(hostile.name, raw);
+      const walked = await walkOf(raw);
+      if (walked.kind === 'unparseable') await expect(parseMessage(raw), hostile.name).rejects.toThrow();
+    }
+  }, 180_000);
+
+  it.skipIf(PEER_MIME === undefined)('reads every message of the peer MIME corpus as the worker does', async () => {
+    const messages = peerMessages(PEER_MIME ?? '', PEER_MIME_EXPECTATIONS.map((e) => e.file));
+    expect(messages.length).toBe(PEER_MIME_EXPECTATIONS.length);
+    for (const message of messages) await expectAgreement(message.name, message.raw);
+  }, 120_000);
+
+  it('calls a message with more than 1,000 parts unparseable', async () => {
+    const parts = Array.from({ length: 1001 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
+    const raw = Buffer.from(`From: a@acme.example\r\nSubject: many\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${parts}--b--\r\n`);
+    expect(await walkOf(raw)).toMatchObject({ kind: 'unparseable', why: expect.stringContaining('child nodes') });
+    await expect(parseMessage(raw)).rejects.toThrow();
+  });
+
+  it('counts a PDF decoded from base64 and keeps only its first bytes', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(300_000, 7)]);
+    const body = pdf.toString('base64').replace(/.{76}/g, '$&\r\n');
+    const raw = Buffer.from(`From: a@acme.example\r\nSubject: s\r\nContent-Type: application/octet-stream; name="Bill.PDF"\r\nContent-Transfer-Encoding: base64\r\n\r\n${body}\r\n`);
+    expect(await walkOf(raw)).toEqual({
+      kind: 'walked', subject: 's',
+      parts: [{ contentType: 'application/pdf', fileName: 'Bill.PDF', firstBytes: Buffer.from('%PDF-1.7'), decodedBytes: pdf.length }],
+    });
+  });
+});

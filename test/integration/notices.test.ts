@@ -1,0 +1,182 @@
+// Bad news after 250 reaches the sender as one RFC 3464 notice through a real relay on loopback:
+// the gateway's parts in-process over real SMTP, Redis and HTTP, the relay a real SMTP server.
+// Each notice is parsed with mailparser and checked field by field; the cases where no notice
+// may go out end with the notice recorded as suppressed, and nothing at the relay.
+import { randomUUID } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { createLogger } from '../../src/log.js';
+import { silentObserver } from '../../src/intake/observer.js';
+import type { NoticeEntry, NoticeKind } from '../../src/intake/notice-fields.js';
+import { NoticeLedger } from '../../src/notices/ledger.js';
+import { createNoticeQueue, noticesFor } from '../../src/notices/queue.js';
+import { parseSenderDirectory } from '../../src/senders/directory.js';
+import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTestRelay, type RelayedMail, type TestRelay } from '../helpers/notice-relay.js';
+import { reportParts, statusField } from '../helpers/report-parts.js';
+import { signedLetter, type LetterSpec } from '../helpers/signed-letter.js';
+import { sendOnce } from '../helpers/smtp-client.js';
+
+let relay: TestRelay;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  relay = await startTestRelay();
+  gateway = await startTestGateway({
+    worker: true,
+    env: { NOTICE_SMTP_URL: relay.url, NOTICE_FROM: 'no-reply@intake.example', WORKER_ATTEMPTS: '2' },
+  });
+});
+afterAll(async () => {
+  await gateway.close();
+  await relay.close();
+});
+
+async function deliver(spec: Omit<LetterSpec, 'title'>, envelopeSender = 'bounce@acme.example'): Promise<{ intakeId: string; title: string; messageId: string }> {
+  const title = `Notice test ${randomUUID()}`;
+  const messageId = `<${randomUUID()}@acme.example>`;
+  const raw = await signedLetter({ title, messageId, ...spec });
+  const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+  return { intakeId: intakeIdOf(replies['data']?.text ?? ''), title, messageId };
+}
+
+/** Waits until the intake's notice of `kind` reaches a state that is not `queued` / `sending`. */
+async function noticeSettled(intakeId: string, kind: NoticeKind, timeoutMs = 15_000): Promise<NoticeEntry> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entry = (await gateway.store.get(intakeId))?.notices?.[kind];
+    if (entry !== undefined && !['queued', 'sending', 'committed'].includes(entry.state)) return entry;
+    if (Date.now() > deadline) throw new Error(`notice ${kind} of ${intakeId} is ${entry?.state ?? 'absent'}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const relayedFor = (intakeId: string): RelayedMail[] =>
+  relay.received.filter((m) => m.raw.toString('latin1').includes(`X-Letter-Intake-Id: ${intakeId}`));
+
+describe('a notice for bad news after 250', () => {
+  it('tells the authenticated From address when the Sender API refuses the letter', async () => {
+    gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
+    const { intakeId, title, messageId } = await deliver({ from: 'Acme Utilities <letters@acme.example>', headers: ['Reply-To: attacker@evil.example'] });
+    expect(await gateway.settled(intakeId)).toMatchObject({ state: 'rejected', reasonCode: 'ApiRejected' });
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry.state).toBe('sent');
+
+    const [relayed, ...others] = relayedFor(intakeId);
+    expect(others).toEqual([]);
+    expect(relayed?.mailFrom).toBe(''); // MAIL FROM:<>
+    expect(relayed?.rcptTo).toEqual(['letters@acme.example']);
+    const mail = await simpleParser(relayed?.raw ?? Buffer.alloc(0));
+    expect(mail.to).toMatchObject({ value: [{ address: 'letters@acme.example' }] });
+    expect(mail.from?.value[0]?.address).toBe('no-reply@intake.example');
+    expect(mail.headers.get('auto-submitted')).toBe('auto-replied');
+    expect(mail.headers.get('content-type')).toMatchObject({ value: 'multipart/report', params: { 'report-type': 'delivery-status' } });
+    expect(mail.messageId).toBe(entry.messageId);
+    expect(mail.inReplyTo).toBe(messageId);
+    expect(mail.subject).toBe(`Letter not created: ${title}`);
+
+    const parts = await reportParts(relayed?.raw ?? Buffer.alloc(0));
+    expect(parts.map((p) => p.type)).toEqual(['text/plain', 'message/delivery-status', 'text/rfc822-headers']);
+    const [human, status, headers] = parts.map((p) => p.body);
+    expect(human).toContain('Reason: ApiRejected: the Sender API refused the letter as invalid');
+    expect(human).toContain(`as intake ${intakeId}`);
+    expect(human).toContain('What to do:');
+    expect(statusField(status ?? '', 'Action')).toBe('failed');
+    expect(statusField(status ?? '', 'Status')).toBe('5.0.0');
+    expect(statusField(status ?? '', 'Final-Recipient')).toBe(`rfc822; ${PROCESSING_ADDRESS}`);
+    expect(statusField(status ?? '', 'Diagnostic-Code')).toMatch(/^X-letter-intake; ApiRejected: /);
+    expect(headers).toContain(`Message-ID: ${messageId}`);
+    expect(headers).toContain(`Subject: ${title}`);
+    expect(headers).toContain('Reply-To: attacker@evil.example');
+  });
+
+  it('tells the sender when retries run out', async () => {
+    gateway.sandbox?.store.injectFault({ status: 503, paths: '/api/v1/letters', count: 2 });
+    const { intakeId } = await deliver({});
+    expect(await gateway.settled(intakeId)).toMatchObject({ state: 'failed', errorCode: 'ServiceUnavailable', attempts: 2 });
+    expect((await noticeSettled(intakeId, 'failed')).state).toBe('sent');
+    const [relayed, ...others] = relayedFor(intakeId);
+    expect(others).toEqual([]);
+    expect(relayed?.mailFrom).toBe('');
+    expect(relayed?.rcptTo).toEqual(['letters@acme.example']);
+    const [human, status] = (await reportParts(relayed?.raw ?? Buffer.alloc(0))).map((p) => p.body);
+    expect(human).toContain('after 2 attempt(s)');
+    expect(human).toContain('Reason: ServiceUnavailable');
+    expect(statusField(status ?? '', 'Action')).toBe('failed');
+    expect(statusField(status ?? '', 'Status')).toBe('4.4.7');
+  });
+
+});
+
+describe('the relay refusing a notice', () => {
+  const refuseNextLetter = (): void => gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
+
+  it('records the notice failed with the relay\'s answer when the refusal is permanent, and does not try again', async () => {
+    relay.refuseNextRcpt(550);
+    refuseNextLetter();
+    const { intakeId } = await deliver({});
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry).toMatchObject({ state: 'failed', reason: expect.stringContaining('550') });
+    expect(relayedFor(intakeId)).toEqual([]);
+  });
+
+  it('tries again after a temporary refusal and sends the notice once', async () => {
+    relay.refuseNextRcpt(451);
+    refuseNextLetter();
+    const { intakeId } = await deliver({});
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry.state).toBe('sent');
+    expect(relayedFor(intakeId)).toHaveLength(1);
+  });
+});
+
+describe('no notice', () => {
+  const refuseNextLetter = (): void => gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
+
+  it('for a message with the null envelope sender', async () => {
+    refuseNextLetter();
+    const { intakeId } = await deliver({}, '');
+    expect(await gateway.settled(intakeId)).toMatchObject({ state: 'rejected', envelopeFrom: '' });
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry).toMatchObject({ state: 'suppressed', reason: expect.stringContaining('null envelope sender') });
+    expect(relayedFor(intakeId)).toEqual([]);
+  });
+
+  it('for a message marked Auto-Submitted: auto-generated', async () => {
+    refuseNextLetter();
+    const { intakeId } = await deliver({ headers: ['Auto-Submitted: auto-generated'] });
+    expect((await gateway.settled(intakeId)).state).toBe('rejected');
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry).toMatchObject({ state: 'suppressed', reason: expect.stringContaining('Auto-Submitted: auto-generated') });
+    expect(relayedFor(intakeId)).toEqual([]);
+  });
+
+  it('for an intake whose From address is not authenticated', async () => {
+    // The listener refuses such mail in the session; this intake is written as if it had not.
+    const intakeId = `inunauth${randomUUID().replaceAll('-', '').slice(0, 18)}`;
+    const raw = await signedLetter({ title: 'Unauthenticated' });
+    await gateway.store.create({
+      intakeId, receivedAt: Date.now(), envelopeFrom: 'bounce@acme.example', envelopeTo: [PROCESSING_ADDRESS], clientIp: '203.0.113.9',
+      helo: 'mta.evil.example', from: 'letters@acme.example', subject: 'Unauthenticated', messageId: '<u@acme.example>', sizeBytes: raw.length,
+      auth: { from: 'pass: one From address', spf: 'fail: SPF fail for acme.example from 203.0.113.9', alignment: 'pass: aligned', dkim: 'fail: no passing DKIM signature' },
+    }, { headers: '', body: { bytes: raw } }, Date.now());
+    await gateway.store.transition(intakeId, ['received'], 'rejected', Date.now(), { reasonCode: 'NoPdfAttachment', reason: 'x' });
+    const notices = noticesFor({
+      queue: createNoticeQueue(gateway.redis, gateway.prefix), ledger: new NoticeLedger(gateway.redis, gateway.prefix),
+      directory: parseSenderDirectory({ senders: [] }, {}), attempts: 1, clock: Date.now,
+      logger: createLogger({ level: 'silent' }), observer: silentObserver,
+    });
+    await notices.onOutcome(intakeId, 'rejected', undefined);
+    const entry = await noticeSettled(intakeId, 'rejected');
+    expect(entry).toMatchObject({ state: 'suppressed', reason: expect.stringContaining('not authenticated (spf, dkim)') });
+    expect(relayedFor(intakeId)).toEqual([]);
+  });
+
+  it('for a letter that was created, unless its sender asked for confirmations', async () => {
+    const { intakeId } = await deliver({});
+    expect((await gateway.settled(intakeId)).state).toBe('submitted');
+    expect((await gateway.store.get(intakeId))?.notices).toEqual({});
+    expect(await gateway.redis.exists(`${gateway.prefix}:notices:${intakeId}-submitted`)).toBe(0);
+  });
+});

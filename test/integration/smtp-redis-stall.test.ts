@@ -1,0 +1,106 @@
+// A stalled Redis (SIGSTOP: connections stay open, nothing is answered) at each stage of a
+// message's way in: the client hears 451 4.3.0 within ENQUEUE_TIMEOUT_MS and a small margin,
+// never 250 and never silence, and the listener accepts again once Redis runs again.
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+import { dotStuff, sendOnce, SmtpClient, type Reply } from '../helpers/smtp-client.js';
+
+const ENQUEUE_TIMEOUT_MS = 1500;
+/** Time the listener may take beyond its bound: event-loop turns, draining the rest of DATA. */
+const MARGIN_MS = 1500;
+const SPOOL_BATCH_BYTES = 256 * 1024;
+let redis: RedisServer;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  gateway = await startTestGateway({ env: { REDIS_URL: redis.url, ENQUEUE_TIMEOUT_MS: String(ENQUEUE_TIMEOUT_MS) } });
+});
+afterEach(() => {
+  redis.resume();
+});
+afterAll(async () => {
+  redis.resume();
+  await gateway.close();
+  await redis.destroy();
+});
+
+/** A session up to the 354 of DATA. */
+async function openData(): Promise<SmtpClient> {
+  const { client } = await SmtpClient.open(gateway.port);
+  await client.command(`EHLO ${FIXTURE_SESSION.helo}`);
+  await client.command('MAIL FROM:<bounce@acme.example>');
+  await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`);
+  expect((await client.command('DATA')).code).toBe(354);
+  return client;
+}
+
+/** The DATA reply, or a note that none came within `ms` (measured from now). */
+async function replyWithin(client: SmtpClient, ms: number): Promise<{ reply: Reply | undefined; ms: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const reply = await Promise.race([
+    client.read(),
+    new Promise<undefined>((ok) => { timer = setTimeout(() => ok(undefined), ms); }),
+  ]);
+  clearTimeout(timer);
+  client.close();
+  return { reply, ms: Date.now() - started };
+}
+
+const wire = (raw: Buffer) => Buffer.concat([dotStuff(raw), Buffer.from('\r\n.\r\n')]);
+const bigPdf = (bytes: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes)]);
+const spoolKeys = () => gateway.redis.keys(`${gateway.prefix}:spool:*`);
+
+async function acceptsAgain(): Promise<void> {
+  const raw = await signedLetter({ title: 'after the stall' });
+  const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+  expect(replies['data']?.text).toMatch(/^250 2\.0\.0 queued as /);
+}
+
+describe('a stalled Redis', () => {
+  it('is answered 451 4.3.0 within the bound at the store script (a message held in memory)', async () => {
+    const data = wire(await signedLetter({ title: 'stalled at the store script' }));
+    const client = await openData();
+    redis.pause();
+    client.write(data);
+    const { reply, ms } = await replyWithin(client, ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    redis.resume();
+    expect(reply?.text).toMatch(/^451 4\.3\.0 /);
+    expect(ms).toBeLessThan(ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    await acceptsAgain();
+  });
+
+  it('is answered 451 4.3.0 within the bound during the spool writes of a large message', async () => {
+    const data = wire(await signedLetter({ title: 'stalled during spool writes', pdf: bigPdf(3 * 1024 * 1024) }));
+    const client = await openData();
+    redis.pause();
+    client.write(data);
+    const { reply, ms } = await replyWithin(client, ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    redis.resume();
+    expect(reply?.text).toMatch(/^451 4\.3\.0 /);
+    expect(ms).toBeLessThan(ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    await acceptsAgain();
+  });
+
+  it('is answered 451 4.3.0 within the bound when the spool is finished at the end of DATA', async () => {
+    const data = wire(await signedLetter({ title: 'stalled at the spool finish', pdf: bigPdf(SPOOL_BATCH_BYTES) }));
+    const client = await openData();
+    const before = (await spoolKeys()).length; // spools an earlier stall left behind expire later
+    const cut = SPOOL_BATCH_BYTES + 64 * 1024; // past one batch: written to Redis while Redis runs
+    client.write(data.subarray(0, cut));
+    for (let i = 0; i < 200 && (await spoolKeys()).length === before; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect((await spoolKeys()).length).toBe(before + 1);
+    redis.pause();
+    client.write(data.subarray(cut)); // the rest stays below a batch: written by finish()
+    const { reply, ms } = await replyWithin(client, ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    redis.resume();
+    expect(reply?.text).toMatch(/^451 4\.3\.0 /);
+    expect(ms).toBeLessThan(ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    await acceptsAgain();
+  });
+});

@@ -1,0 +1,127 @@
+// An intake's fate does not depend on catching an event: BullMQ fails some jobs on its own
+// (stalled too often) and a job can vanish, while nobody listens. Every worker sweeps at start
+// and periodically; an intake queued or processing past the bound whose job will never end it
+// is failed, replayable, with an operator alert. Intakes whose job lives are left alone.
+import { Queue, Worker } from 'bullmq';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { silentObserver, type IntakeObserver } from '../../src/intake/observer.js';
+import { INTAKE_QUEUE, intakeJobOptions, type IntakeJobData } from '../../src/intake/queue.js';
+import type { IntakeState } from '../../src/intake/record.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { reconcileOnce } from '../../src/worker/reconciler.js';
+import { startTestGateway } from '../helpers/gateway.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+
+const redis = connectTestRedis();
+const prefixes: string[] = [];
+
+afterAll(async () => {
+  for (const prefix of prefixes) await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+function setup() {
+  const prefix = randomPrefix();
+  prefixes.push(prefix);
+  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
+  const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
+  return { prefix, store, queue };
+}
+
+/** A record that entered `state` at `at` (ms since the epoch), with its job unless `job` is false. */
+async function intakeIn(env: ReturnType<typeof setup>, id: string, state: Extract<IntakeState, 'queued' | 'processing' | 'rejected'>, at: number, job = true) {
+  const { store, queue } = env;
+  await store.create({ intakeId: id, receivedAt: at, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, { headers: '', body: { bytes: Buffer.from('raw') } }, at);
+  await store.transition(id, ['received'], 'queued', at);
+  if (state !== 'queued') await store.transition(id, ['queued'], 'processing', at);
+  if (state === 'rejected') await store.transition(id, ['processing'], 'rejected', at, { reasonCode: 'NoPdfAttachment' });
+  if (job) await queue.add('intake', { intakeId: id, from: 'a@b.example', sizeBytes: 1 }, intakeJobOptions(id, 1));
+}
+
+/** A worker takes the job and dies with it; the next worker's stalled-job check gives up on it (maxStalledCount 0). */
+async function abandonByStalling(env: ReturnType<typeof setup>, id: string) {
+  const { prefix, queue } = env;
+  const dying = new Worker(INTAKE_QUEUE, () => new Promise(() => {}), { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix, lockDuration: 1000, stalledInterval: 300 });
+  for (let i = 0; i < 100 && (await queue.getJobState(id)) !== 'active'; i += 1) await new Promise((r) => setTimeout(r, 20));
+  await dying.close(true);
+  await redis.del(`${prefix}:${INTAKE_QUEUE}:${id}:lock`); // as if its process had died: no one renews the lock
+  await redis.del(`${prefix}:${INTAKE_QUEUE}:stalled-check`);
+  const strict = new Worker(INTAKE_QUEUE, async () => 'never', { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix, maxStalledCount: 0, stalledInterval: 300, lockDuration: 1000 });
+  for (let i = 0; i < 200 && (await queue.getJobState(id)) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 25));
+  await strict.close();
+}
+
+function alertRecorder(): IntakeObserver & { alerts: string[] } {
+  const alerts: string[] = [];
+  return { ...silentObserver, alerts, operatorAlert: (code) => alerts.push(code) };
+}
+
+describe('a worker starting after BullMQ gave up on a job', () => {
+  it('fails the intake as JobAbandoned, keeping its message for replay, and raises the operator alert, though no worker saw the event', async () => {
+    const env = setup();
+    const id = 'inunfinished000000000000001';
+    await intakeIn(env, id, 'processing', Date.now() - 60_000);
+    await abandonByStalling(env, id);
+    expect(await env.queue.getJobState(id)).toBe('failed');
+
+    const observer = alertRecorder();
+    const gateway = await startTestGateway({ worker: true, observer, env: { REDIS_PREFIX: env.prefix, WORKER_SWEEP_AGE_MS: '1000', WORKER_SWEEP_INTERVAL_MS: '200' } });
+    try {
+      const record = await gateway.settled(id, 10_000);
+      expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
+      expect(record.reason).toContain('stalled more than allowable limit');
+      expect(await redis.pttl(env.store.keys.raw(id))).toBe(-1);
+      expect(observer.alerts).toEqual(['JobAbandoned']);
+      expect(gateway.logs.find((l) => l['event'] === 'intake.failed' && l['intakeId'] === id)?.['level']).toBe(50);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('fails an intake left processing whose job is gone as JobLost', async () => {
+    const env = setup();
+    const id = 'inunfinished000000000000002';
+    await intakeIn(env, id, 'processing', Date.now() - 60_000, false);
+    const observer = alertRecorder();
+    const gateway = await startTestGateway({ worker: true, observer, env: { REDIS_PREFIX: env.prefix, WORKER_SWEEP_AGE_MS: '1000', WORKER_SWEEP_INTERVAL_MS: '200' } });
+    try {
+      expect(await gateway.settled(id, 10_000)).toMatchObject({ state: 'failed', errorCode: 'JobLost' });
+      expect(observer.alerts).toEqual(['JobLost']);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('one sweep', () => {
+  const logger = createLogger({ level: 'silent' });
+  /** The notices each failed intake asked for: (intake id, outcome). */
+  const noticesAsked: (readonly [string, string])[] = [];
+  const notices = { onOutcome: async (intakeId: string, kind: string) => { noticesAsked.push([intakeId, kind]); } };
+
+  it('leaves alone intakes whose job waits, intakes younger than the bound, and intakes that ended; the lost one asks for its notice', async () => {
+    const env = setup();
+    const now = Date.now();
+    await intakeIn(env, 'inunfinished000000000000010', 'queued', now - 60_000); // job waiting: live
+    await intakeIn(env, 'inunfinished000000000000011', 'processing', now - 500, false); // no job, but too young
+    await intakeIn(env, 'inunfinished000000000000012', 'rejected', now - 60_000, false); // ended
+    await intakeIn(env, 'inunfinished000000000000013', 'queued', now - 60_000, false); // old, no job: lost
+    const failed = await reconcileOnce({ ...env, clock: () => now, logger, observer: silentObserver, notices, ageMs: 10_000 });
+    expect(failed).toEqual(['inunfinished000000000000013']);
+    expect(noticesAsked).toEqual([['inunfinished000000000000013', 'failed']]);
+    const states = await Promise.all(['10', '11', '12', '13'].map(async (n) => (await env.store.get(`inunfinished0000000000000${n}`))?.state));
+    expect(states).toEqual(['queued', 'processing', 'rejected', 'failed']);
+    await env.queue.close();
+  });
+
+  it('pages past live intakes to reach the dead ones behind them', async () => {
+    const env = setup();
+    const now = Date.now();
+    for (let i = 0; i < 250; i += 1) await intakeIn(env, `inunfinishedlive${String(i).padStart(11, '0')}`, 'queued', now - 60_000 + i);
+    await intakeIn(env, 'inunfinisheddead00000000001', 'queued', now - 30_000, false);
+    const failed = await reconcileOnce({ ...env, clock: () => now, logger, observer: silentObserver, notices, ageMs: 10_000 });
+    expect(failed).toEqual(['inunfinisheddead00000000001']);
+    await env.queue.close();
+  });
+});
