@@ -4,7 +4,8 @@
 import type { RawStore } from '../raw-store/raw-store.js';
 
 export interface RawMessageSource {
-  readonly rawStore: RawStore;
+  /** Absent in a process that reads no messages (a record pointing at a blob then throws). */
+  readonly rawStore: RawStore | undefined;
   /** The whole message from Redis, for intakes accepted before the raw store. */
   readonly legacy: (intakeId: string) => Promise<Buffer | undefined>;
 }
@@ -28,9 +29,11 @@ export async function loadRawMessage(source: RawMessageSource, ref: RawMessageRe
       ? { found: false, reason: 'the raw message is no longer in Redis (accepted before the raw store, and expired or deleted)' }
       : { found: true, bytes };
   }
-  const body = await source.rawStore.readBuffer(ref.rawKey);
+  const { rawStore } = source;
+  if (rawStore === undefined) throw new Error('this process has no raw store to read messages from');
+  const body = await rawStore.readBuffer(ref.rawKey);
   if (body === undefined) {
-    return { found: false, reason: `the raw message ${ref.rawKey} is missing from the raw store ${source.rawStore.location}` };
+    return { found: false, reason: `the raw message ${ref.rawKey} is missing from the raw store ${rawStore.location}` };
   }
   return { found: true, bytes: Buffer.concat([Buffer.from(ref.rawHeaders ?? '', 'utf8'), body]) };
 }

@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { IntakeJobData } from '../intake/queue.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
@@ -24,6 +25,8 @@ export interface OpsServerDeps {
   readonly queue?: Queue<IntakeJobData>;
   /** Backs the intake pages; without it they are not served. */
   readonly store?: IntakeStore;
+  /** The role's raw store, probed by /readyz (absent: not used by this process). */
+  readonly rawStore?: RawStore | undefined;
   /** Backs the page of messages refused in the session; without it, it is not served. */
   readonly refusals?: SessionRefusals;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
@@ -52,6 +55,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
     registry: deps.registry,
     redis: deps.redis,
     queue: deps.queue,
+    rawStore: deps.rawStore,
     apiHealth: deps.apiHealth,
     started: deps.started ?? (() => true),
     clock: deps.clock ?? Date.now,

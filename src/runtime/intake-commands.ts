@@ -4,7 +4,6 @@ import { replayIntake } from '../intake/replay.js';
 import { required, roleContext } from './context.js';
 import { storeFor } from './part-context.js';
 import { embeddedRedisUrl, producerConnection, waitForRedis } from './redis.js';
-import { silentObserver } from '../intake/observer.js';
 
 export async function statusCommand(args: readonly string[]): Promise<number> {
   return withStore(args, async ({ store }, id) => {
@@ -48,7 +47,7 @@ async function withStore(
   const redis = producerConnection(redisUrl, COMMAND_TIMEOUT_MS);
   try {
     await waitForRedis(redis, redisUrl, 5000);
-    return await run({ store: storeFor({ ...ctx, observer: silentObserver, redisUrl }, redis), ctx, redis }, id);
+    return await run({ store: storeFor({ config: ctx.config }, redis), ctx, redis }, id);
   } finally {
     redis.disconnect();
   }

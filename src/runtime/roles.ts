@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import { required, roleContext, senderDirectoryOf, type RoleContext } from './context.js';
 import { closeOnSignals, type Closable } from './lifecycle.js';
+import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
 
@@ -27,14 +28,17 @@ export async function opsCommand(): Promise<'running'> {
 
 async function runRole(
   ctx: RoleContext,
-  role: string,
+  role: 'smtp' | 'worker' | 'ops',
   start: (part: PartContext) => Promise<Closable | undefined>,
 ): Promise<'running'> {
   const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
-  const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops' });
-  const part = await start({ ...ctx, observer: ops.observer, redisUrl });
+  // The listener writes messages and the worker reads them: both need the store, checked at start.
+  const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
+  const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore });
+  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisUrl, rawStore });
   ops.markStarted();
-  closeOnSignals(part === undefined ? [ops] : [part, ops], ctx.logger, shutdownBoundMs(ctx.config));
+  const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore?.close()) };
+  closeOnSignals(part === undefined ? [ops, closeStore] : [part, ops, closeStore], ctx.logger, shutdownBoundMs(ctx.config));
   return 'running';
 }
 

@@ -1,7 +1,10 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
-// client, and the sweep for intakes whose job no longer runs, over the role's own connections.
+// client, the sweep for intakes whose job no longer runs, and the raw store's housekeeping
+// (orphans, retention), over the role's own connections.
 import { Worker, type Job } from 'bullmq';
+import { redisBlobIndex } from '../intake/blob-index.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
+import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { startNoticePart } from '../notices/notice-part.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
@@ -75,6 +78,10 @@ export async function startWorkerPart(
     { store, queue, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices, ageMs: config.worker.sweepAgeMs },
     config.worker.sweepIntervalMs,
   );
+  const housekeeping = startHousekeeping({
+    store: ctx.rawStore, index: redisBlobIndex(connection, config.redisPrefix), clock: ctx.clock,
+    logger: logger.child({ part: 'raw-store' }), orphanAfterMs: config.rawStore.orphanAfterMs, intervalMs: config.rawStore.sweepIntervalMs,
+  });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {
     name: 'worker',
@@ -92,6 +99,7 @@ export async function startWorkerPart(
         await within(config.worker.closeTimeoutMs);
       }
       await sweeper.stop();
+      await housekeeping.stop();
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await notices.close(config.worker.closeTimeoutMs);
       await pdfChecker?.close();

@@ -21,6 +21,7 @@ import { runCommand, startRole } from '../helpers/processes.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { sendOnce } from '../helpers/smtp-client.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const SECRETS = { ACME_API_SECRET: 'acme-test-secret', GLOBEX_API_SECRET: 'globex-test-secret' };
@@ -90,7 +91,8 @@ beforeAll(async () => {
 
   // Recent intakes from both senders, accepted by a real listener: their records hold the selectors.
   const config = loadConfig({ ...healthy, TLS_CERT_FILE: '', TLS_KEY_FILE: '' });
-  const listener = await startSmtpPart({ config, logger: createLogger({ level: 'silent' }), clock: Date.now, observer: silentObserver, redisUrl: redis.url });
+  const rawStore = openRawStore({ location: config.rawStore.location, timeoutMs: config.enqueueTimeoutMs, s3PathStyle: false });
+  const listener = await startSmtpPart({ config, logger: createLogger({ level: 'silent' }), clock: Date.now, observer: silentObserver, redisUrl: redis.url, rawStore });
   try {
     for (const [file, from] of [['dkim-pass-aligned.eml', 'letters@acme.example'], ['second-sender-globex.eml', 'letters@globex.example']] as const) {
       const replies = await sendOnce(listener.port, { from, to: [PROCESSING_ADDRESS], raw: fixture(file) });
@@ -98,6 +100,7 @@ beforeAll(async () => {
     }
   } finally {
     await listener.close();
+    rawStore.close();
   }
   sentAt = Date.now();
 }, 60_000);

@@ -4,8 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { StoredBody } from '../../src/intake/raw-spool.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import type { RawStoreSettings } from '../../src/raw-store/open-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { randomS3Url, startS3Server, type S3Server } from './s3-server.js';
 
 export interface RawStorePlace {
@@ -75,3 +77,14 @@ function s3Kind(): RawStoreKind {
 }
 
 export const RAW_STORE_KINDS: readonly RawStoreKind[] = [fileKind, s3Kind()];
+
+/** Commits `bytes` as a blob, as the listener would: for tests that write records themselves. */
+export async function putBlob(store: RawStore, bytes: Buffer): Promise<StoredBody> {
+  const write = store.begin();
+  await write.write(bytes);
+  await write.commit();
+  return { blobKey: write.key };
+}
+
+/** A blob key no store holds: for records whose message a test never reads. */
+export const UNREAD_BLOB: StoredBody = { blobKey: '00000000-0000-4000-8000-000000000000.eml' };

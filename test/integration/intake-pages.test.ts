@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 
 const HTML = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}`, accept: 'text/html' };
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
@@ -54,7 +55,7 @@ async function intake(store: IntakeStore, state: 'submitted' | 'rejected' | 'fai
   await store.create({
     intakeId, receivedAt: t0, envelopeFrom: from, envelopeTo: ['letters@intake.example'], clientIp: '127.0.0.1', helo: 'mta.example',
     from, subject: 'Statement', messageId: options.messageId ?? `<${intakeId}@example>`, sizeBytes: 100, auth: {},
-  }, { headers: '', body: { bytes: Buffer.from('raw') } }, t0);
+  }, { headers: '', body: UNREAD_BLOB }, t0);
   await store.transition(intakeId, ['received'], 'queued', t0 + 1);
   await store.transition(intakeId, ['queued'], 'processing', t0 + 2);
   expect(await store.transition(intakeId, ['processing'], state, options.endedAt, update)).toEqual({ ok: true });

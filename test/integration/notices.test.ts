@@ -17,6 +17,7 @@ import { startTestRelay, type RelayedMail, type TestRelay } from '../helpers/not
 import { reportParts, statusField } from '../helpers/report-parts.js';
 import { signedLetter, type LetterSpec } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
+import { putBlob } from '../helpers/raw-stores.js';
 
 let relay: TestRelay;
 let gateway: TestGateway;
@@ -160,7 +161,7 @@ describe('no notice', () => {
       intakeId, receivedAt: Date.now(), envelopeFrom: 'bounce@acme.example', envelopeTo: [PROCESSING_ADDRESS], clientIp: '203.0.113.9',
       helo: 'mta.evil.example', from: 'letters@acme.example', subject: 'Unauthenticated', messageId: '<u@acme.example>', sizeBytes: raw.length,
       auth: { from: 'pass: one From address', spf: 'fail: SPF fail for acme.example from 203.0.113.9', alignment: 'pass: aligned', dkim: 'fail: no passing DKIM signature' },
-    }, { headers: '', body: { bytes: raw } }, Date.now());
+    }, { headers: '', body: await putBlob(gateway.rawStore, raw) }, Date.now());
     await gateway.store.transition(intakeId, ['received'], 'rejected', Date.now(), { reasonCode: 'NoPdfAttachment', reason: 'x' });
     const notices = noticesFor({
       queue: createNoticeQueue(gateway.redis, gateway.prefix), ledger: new NoticeLedger(gateway.redis, gateway.prefix),

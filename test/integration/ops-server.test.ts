@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
 import { freePort, waitForRedis, workerConnection } from '../../src/runtime/redis.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 
 const USER = 'admin';
 const PASSWORD = 'correct horse battery';
@@ -78,7 +79,7 @@ async function intakeIn(store: IntakeStore, state: 'submitted' | 'rejected' | 'f
     intakeId, receivedAt: t0, envelopeFrom: 'letters@acme.example', envelopeTo: ['letters@intake.example'],
     clientIp: '127.0.0.1', helo: 'mx.acme.example', from: 'letters@acme.example', subject,
     messageId: `<${intakeId}@acme.example>`, sizeBytes: 2048, auth: { spf: 'pass', dkim: 'pass' },
-  }, { headers: '', body: { bytes: Buffer.from('raw message') } }, t0);
+  }, { headers: '', body: UNREAD_BLOB }, t0);
   expect(await store.transition(intakeId, ['received'], 'queued', t0 + 1)).toEqual({ ok: true });
   expect(await store.transition(intakeId, ['queued'], 'processing', t0 + 2)).toEqual({ ok: true });
   expect(await store.transition(intakeId, ['processing'], state, t0 + 3, update)).toEqual({ ok: true });

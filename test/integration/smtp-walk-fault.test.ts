@@ -13,6 +13,7 @@ import type { MimeWalk, WalkResult } from '../../src/smtp/mime-walk.js';
 import { startListener, type Listener } from '../../src/smtp/server.js';
 import { fixture, FIXTURE_DIR, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
 import { sendOnce } from '../helpers/smtp-client.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 
 let listener: Listener;
 const logs: Record<string, unknown>[] = [];
@@ -42,7 +43,7 @@ beforeAll(async () => {
         accepted += 1;
         return { intakeId: 'in000000000000000000000000', duplicate: false };
       },
-      spool: () => ({ write: () => undefined, buffered: 0, finish: async () => ({ bytes: Buffer.alloc(0) }), discard: async () => {} }),
+      spool: () => ({ write: () => undefined, buffered: 0, finish: async () => UNREAD_BLOB, discard: async () => {} }),
       startWalk: failingWalk,
       rules: { isRegistered: () => true, maxPdfBytes: config.maxPdfBytes },
       refused: async () => {},

@@ -12,6 +12,7 @@ import { IntakeStore } from '../../src/intake/store.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 
 const redis = connectTestRedis();
 const prefixes: string[] = [];
@@ -32,7 +33,7 @@ function setup() {
 /** A record that entered `state` at `at` (ms since the epoch), with its job unless `job` is false. */
 async function intakeIn(env: ReturnType<typeof setup>, id: string, state: Extract<IntakeState, 'queued' | 'processing' | 'rejected'>, at: number, job = true) {
   const { store, queue } = env;
-  await store.create({ intakeId: id, receivedAt: at, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, { headers: '', body: { bytes: Buffer.from('raw') } }, at);
+  await store.create({ intakeId: id, receivedAt: at, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, { headers: '', body: UNREAD_BLOB }, at);
   await store.transition(id, ['received'], 'queued', at);
   if (state !== 'queued') await store.transition(id, ['queued'], 'processing', at);
   if (state === 'rejected') await store.transition(id, ['processing'], 'rejected', at, { reasonCode: 'NoPdfAttachment' });

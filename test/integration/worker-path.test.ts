@@ -13,6 +13,7 @@ import { acceptIntake } from '../../src/intake/accept.js';
 import { fixture, FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 import { signedLetter } from '../helpers/signed-letter.js';
+import { putBlob } from '../helpers/raw-stores.js';
 
 let gateway: TestGateway;
 
@@ -97,7 +98,7 @@ describe('the worker applies the message rules again, whatever the listener deci
         clientIp: '127.0.0.1', helo: FIXTURE_SESSION.helo, from, subject: '', messageId: `<${file}>`,
         sizeBytes: fixture(file).length, auth: {},
       },
-      { headers: '', body: async () => ({ bytes: fixture(file) }) },
+      { headers: '', body: () => putBlob(gateway.rawStore, fixture(file)) },
     );
     const record = await gateway.settled(intakeId);
     expect(record.state).toBe('rejected');
