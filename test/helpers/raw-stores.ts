@@ -88,3 +88,11 @@ export async function putBlob(store: RawStore, bytes: Buffer): Promise<StoredBod
 
 /** A blob key no store holds: for records whose message a test never reads. */
 export const UNREAD_BLOB: StoredBody = { blobKey: '00000000-0000-4000-8000-000000000000.eml' };
+
+/** Every blob in a store, committed and incomplete (a write that was neither committed nor aborted). */
+export async function blobsIn(store: RawStore): Promise<{ readonly committed: string[]; readonly incomplete: string[] }> {
+  const committed: string[] = [];
+  const incomplete: string[] = [];
+  for await (const blob of store.listOlderThan(Date.now() + 3600_000)) (blob.incomplete ? incomplete : committed).push(blob.key);
+  return { committed, incomplete };
+}
