@@ -1,4 +1,4 @@
-// `npm run bench:memory [-- --store file --store s3 --count 8]`: Redis `used_memory` growth per
+// `npm run bench:memory [-- --store file --store s3 --count 30]`: Redis `used_memory` growth per
 // accepted message, 1 MB and 10 MB PDFs. The gateway runs in production shape (compiled listener
 // process, private Redis) with no worker, so every accepted message stays in Redis as it is
 // after its 250 (record, job, and the raw message where it lives in Redis). Each store kind
@@ -66,17 +66,27 @@ async function measure(store: StoreKind, count: number, log: (line: string) => v
   return rows;
 }
 
+/** used_memory, settled: Redis frees some memory lazily, so read it until two reads agree. */
 async function usedMemory(redis: { info(section: string): Promise<string> }): Promise<number> {
-  const info = await redis.info('memory');
-  const match = /^used_memory:(\d+)/m.exec(info);
-  if (match?.[1] === undefined) throw new Error('INFO memory has no used_memory');
-  return Number(match[1]);
+  const read = async (): Promise<number> => {
+    const match = /^used_memory:(\d+)/m.exec(await redis.info('memory'));
+    if (match?.[1] === undefined) throw new Error('INFO memory has no used_memory');
+    return Number(match[1]);
+  };
+  let last = await read();
+  for (let i = 0; i < 20; i += 1) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await read();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
 }
 
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { store: { type: 'string', multiple: true }, count: { type: 'string', default: '8' } } });
+  const { values } = parseArgs({ options: { store: { type: 'string', multiple: true }, count: { type: 'string', default: '30' } } });
   const stores = (values.store ?? [...STORES]).filter((s): s is StoreKind => (STORES as readonly string[]).includes(s));
   const count = Number(values.count);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
