@@ -11,13 +11,17 @@ const UNCLEAN = /[^A-Za-z0-9+/\r\n]/;
 
 export async function decodePart(part: Pick<EncodedPart, 'encoding' | 'body' | 'decoder'>): Promise<Buffer> {
   if (part.encoding === 'base64') {
-    const text = Buffer.concat(part.body).toString('latin1');
+    const text = (part.body.length === 1 && part.body[0] !== undefined ? part.body[0] : Buffer.concat(part.body)).toString('latin1');
     if (isPlainBase64(text)) return Buffer.from(text, 'base64');
   }
   return throughDecoder(part.decoder(), part.body);
 }
 
-/** Alphabet and line ends only, then at most two '=' (line ends around them allowed), and whole quartets. */
+/**
+ * Alphabet and line ends only, then at most two '=' (line ends around them allowed). For such
+ * text one native decode equals libbase64's: it drops the line ends, decodes whole quartets as
+ * they come and the rest at the end, all with the same native decoder.
+ */
 export function isPlainBase64(text: string): boolean {
   let end = text.length;
   let padding = 0;
@@ -26,17 +30,7 @@ export function isPlainBase64(text: string): boolean {
     if (c === 0x3d) padding += 1;
     else if (c !== 0x0d && c !== 0x0a) break;
   }
-  if (padding > 2) return false;
-  const body = text.slice(0, end);
-  if (UNCLEAN.test(body)) return false;
-  return (significant(body) + padding) % 4 === 0;
-}
-
-function significant(body: string): number {
-  let lineEnds = 0;
-  for (let at = body.indexOf('\n'); at !== -1; at = body.indexOf('\n', at + 1)) lineEnds += 1;
-  for (let at = body.indexOf('\r'); at !== -1; at = body.indexOf('\r', at + 1)) lineEnds += 1;
-  return body.length - lineEnds;
+  return padding <= 2 && !UNCLEAN.test(end === text.length ? text : text.slice(0, end));
 }
 
 async function throughDecoder(decoder: Transform, body: readonly Buffer[]): Promise<Buffer> {
