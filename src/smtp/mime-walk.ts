@@ -109,7 +109,7 @@ class DecodedCounter {
 }
 
 /** mailparser's attachment for this node, or undefined when it reads the node otherwise. */
-function attachmentOf(node: MimeNode): Pick<PartFacts, 'contentType' | 'fileName'> | undefined {
+export function attachmentOf(node: MimeNode): Pick<PartFacts, 'contentType' | 'fileName'> | undefined {
   if (node.multipart !== false) return undefined;
   if (node.contentType === 'message/rfc822' && node.messageNode === true) return undefined; // its parts follow
   const contentType = node.contentType === false ? (node.root ? 'text/plain' : '') : node.contentType;
