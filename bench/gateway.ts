@@ -4,8 +4,8 @@ import { resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../src/intake/queue.js';
 import { freePort } from '../src/runtime/redis.js';
-import { REPO, startRedis, startRole, type Running, type RunningRedis } from './processes.js';
 import type { Sampler } from './proc-stats.js';
+import { REPO, type Running, type RunningRedis, startRedis, startRole } from './processes.js';
 
 export const BENCH_PREFIX = '{bench}';
 const MiB = 1024 * 1024;
@@ -75,9 +75,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     sampler.track('sandbox', sandbox.pid);
     const startListener = async (): Promise<Running> => {
       const running = await startRole(
-        'listener', 'smtp',
+        'listener',
+        'smtp',
         { ...env, SMTP_PORT: String(smtpPort), HTTP_PORT: String(await freePort()) },
-        logDir, nodeArgs('listener'),
+        logDir,
+        nodeArgs('listener'),
       );
       sampler.track('listener', running.pid);
       return running;
@@ -86,13 +88,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
     const workers: Running[] = [];
     const stopWorkers = async (): Promise<void> => {
-      await Promise.all(workers.map(async (w) => {
-        sampler.untrack(w.name);
-        await w.stop();
-      }));
+      await Promise.all(
+        workers.map(async (w) => {
+          sampler.untrack(w.name);
+          await w.stop();
+        }),
+      );
       workers.length = 0;
     };
-    const queue = new Queue(INTAKE_QUEUE, { connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) }, prefix: BENCH_PREFIX });
+    const queue = new Queue(INTAKE_QUEUE, {
+      connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) },
+      prefix: BENCH_PREFIX,
+    });
     return {
       redis,
       smtpPort,
@@ -108,10 +115,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       env,
       workerCount: () => workers.length,
       async startWorkers(count) {
-        const more = await Promise.all(Array.from({ length: count - workers.length }, async (_, i) => {
-          const name = `worker-${workers.length + i + 1}`;
-          return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
-        }));
+        const more = await Promise.all(
+          Array.from({ length: count - workers.length }, async (_, i) => {
+            const name = `worker-${workers.length + i + 1}`;
+            return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
+          }),
+        );
         for (const w of more) {
           workers.push(w);
           sampler.track(w.name, w.pid);
@@ -119,7 +128,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         // /readyz answers before the BullMQ worker has connected: wait until Redis lists them all.
         const deadline = Date.now() + 30_000;
         while ((await queue.getWorkersCount()) < workers.length) {
-          if (Date.now() > deadline) throw new Error(`only ${await queue.getWorkersCount()} of ${workers.length} workers registered with the queue`);
+          if (Date.now() > deadline)
+            throw new Error(`only ${await queue.getWorkersCount()} of ${workers.length} workers registered with the queue`);
           await new Promise((r) => setTimeout(r, 50));
         }
       },

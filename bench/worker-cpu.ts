@@ -11,15 +11,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { createPdfChecker } from '../src/pdf/checker-pool.js';
 import { checkPdfs } from '../src/pdf/check-pdfs.js';
+import { createPdfChecker } from '../src/pdf/checker-pool.js';
 import { freePort } from '../src/runtime/redis.js';
 import { createSenderApiClient } from '../src/sender-api/index.js';
 import { loadSenderDirectory } from '../src/senders/directory.js';
 import { decide } from '../src/worker/decide.js';
 import { letterApiFor } from '../src/worker/letter-api.js';
 import { parseMessage } from '../src/worker/parse-message.js';
-import { submitExactlyOnce, type Checkpoint } from '../src/worker/submit-letter.js';
+import { type Checkpoint, submitExactlyOnce } from '../src/worker/submit-letter.js';
 import { buildBenchMessage, isSizeName, SIZE_NAMES, type SizeName } from './messages.js';
 import { REPO, startRole } from './processes.js';
 
@@ -38,13 +38,18 @@ const sizes = (values.sizes ?? '').split(',').filter(isSizeName);
 
 const sendersFile = resolve(REPO, 'fixtures', 'senders.json');
 const sandboxPort = await freePort();
-const sandbox = await startRole('sandbox', 'sandbox-api', {
-  SENDERS_FILE: sendersFile,
-  SANDBOX_HOST: '127.0.0.1',
-  SANDBOX_PORT: String(sandboxPort),
-  HTTP_PORT: String(await freePort()),
-  LOG_LEVEL: 'warn',
-}, mkdtempSync(join(tmpdir(), 'worker-cpu-')));
+const sandbox = await startRole(
+  'sandbox',
+  'sandbox-api',
+  {
+    SENDERS_FILE: sendersFile,
+    SANDBOX_HOST: '127.0.0.1',
+    SANDBOX_PORT: String(sandboxPort),
+    HTTP_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  },
+  mkdtempSync(join(tmpdir(), 'worker-cpu-')),
+);
 
 const logger = pino({ level: 'warn' });
 const directory = loadSenderDirectory(sendersFile, process.env);
@@ -82,7 +87,9 @@ try {
       perLetter.push((used.user + used.system) / 1000);
       parseOnly.push((parsedAt.user + parsedAt.system) / 1000);
     }
-    console.log(`| ${size} | ${count} | ${quantile(perLetter, 0.5).toFixed(2)} | ${quantile(perLetter, 0.9).toFixed(2)} | ${quantile(parseOnly, 0.5).toFixed(2)} |`);
+    console.log(
+      `| ${size} | ${count} | ${quantile(perLetter, 0.5).toFixed(2)} | ${quantile(perLetter, 0.9).toFixed(2)} | ${quantile(parseOnly, 0.5).toFixed(2)} |`,
+    );
   }
 } finally {
   await checker?.close();
@@ -99,10 +106,18 @@ function memoryCheckpoint(): Checkpoint {
   let letterId: string | undefined;
   let draftRequestedAt: number | undefined;
   return {
-    get letterId() { return letterId; },
-    get draftRequestedAt() { return draftRequestedAt; },
-    markDraftRequested: async (at) => { draftRequestedAt = at; },
-    recordLetterId: async (id) => { letterId = id; },
+    get letterId() {
+      return letterId;
+    },
+    get draftRequestedAt() {
+      return draftRequestedAt;
+    },
+    markDraftRequested: async (at) => {
+      draftRequestedAt = at;
+    },
+    recordLetterId: async (id) => {
+      letterId = id;
+    },
     recordStrayDraft: async () => {},
   };
 }

@@ -8,7 +8,8 @@ import { luaScript } from './lua-script.js';
 // ['requeued', letterId or ''] when the record was `failed` (it is `received` again, keeping its letter id and
 // raw message, with no owner: the sender expects another try), else the existing state.
 // A `received` record expires unless queueing confirms it; so do its index entries.
-export const CREATE = luaScript(`
+export const CREATE = luaScript(
+  `
 local body = ARGV[3]
 if ARGV[4] == '1' then
   body = redis.call('GET', KEYS[4])
@@ -29,14 +30,17 @@ redis.call('SET', KEYS[2], ARGV[2] .. body, 'PX', ARGV[6])
 redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
-return 'created'`, 5);
+return 'created'`,
+  5,
+);
 
 // KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
 // expected owner ('' = anyone), new owner ('' = none), field, value, ...
 // Returns 'ok', 'notowner' when an expected owner no longer holds the record, or the current state
 // when the transition is not allowed from it ('' if no record). Every transition but a claim
 // (new owner set) clears the owner: a worker whose lock lapsed can write nothing afterwards.
-export const TRANSITION = luaScript(`
+export const TRANSITION = luaScript(
+  `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return '' end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[6] then return 'notowner' end
@@ -56,12 +60,15 @@ redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)
 if tonumber(ARGV[3]) >= 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3] .. ARGV[1], '-inf', ARGV[2] - ARGV[3]) end
 if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redis.call('PERSIST', KEYS[2]) end
-return 'ok'`, 3);
+return 'ok'`,
+  3,
+);
 
 // KEYS: record. ARGV: owner, write-once field ('' = none), field, value, ...
 // Sets the fields only while the record is `processing` under this owner: 'ok', 'notowner', or
 // 'conflict' when the write-once field already holds another value (a second letter id).
-export const CHECKPOINT = luaScript(`
+export const CHECKPOINT = luaScript(
+  `
 if redis.call('HGET', KEYS[1], 'state') ~= 'processing' or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'notowner' end
 if ARGV[2] ~= '' then
   local current = redis.call('HGET', KEYS[1], ARGV[2])
@@ -70,12 +77,15 @@ if ARGV[2] ~= '' then
   end
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-return 'ok'`, 1);
+return 'ok'`,
+  1,
+);
 
 // KEYS: record. ARGV: entry (JSON), its letter id ('' = unknown), its requestedAt ('' = none).
 // Appends to the record's stray drafts whoever holds it: a fact, not a checkpoint. Skips the
 // letter the record names (it is not stray) and an entry already listed. Returns 1 if appended.
-export const APPEND_STRAY_DRAFT = luaScript(`
+export const APPEND_STRAY_DRAFT = luaScript(
+  `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'letterId') == ARGV[2] then return 0 end
 local list = {}
@@ -87,4 +97,6 @@ for _, entry in ipairs(list) do
 end
 table.insert(list, cjson.decode(ARGV[1]))
 redis.call('HSET', KEYS[1], 'strayDrafts', cjson.encode(list))
-return 1`, 1);
+return 1`,
+  1,
+);

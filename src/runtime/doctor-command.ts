@@ -11,11 +11,16 @@ import { roleContext } from './context.js';
 export async function doctorCommand(): Promise<number> {
   const ctx = roleContext(process.env, 'doctor');
   const { config } = ctx;
-  const resolver = config.dns.zoneFile === undefined
-    ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
-    : loadZoneResolver(config.dns.zoneFile);
+  const resolver =
+    config.dns.zoneFile === undefined
+      ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
+      : loadZoneResolver(config.dns.zoneFile);
   const results = await runDoctor({
-    config, env: ctx.env, clock: ctx.clock, resolver, logger: createLogger({ level: 'silent' }),
+    config,
+    env: ctx.env,
+    clock: ctx.clock,
+    resolver,
+    logger: createLogger({ level: 'silent' }),
   });
   process.stdout.write(formatChecklist(results));
   return exitCodeOf(results);

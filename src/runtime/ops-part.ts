@@ -9,8 +9,8 @@ import { startOpsServer } from '../ops/server.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
-import { warnAboutRedisDurability } from './redis-durability.js';
 import { logConnectionErrors, workerConnection } from './redis.js';
+import { warnAboutRedisDurability } from './redis-durability.js';
 
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;

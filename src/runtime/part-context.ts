@@ -2,9 +2,9 @@
 // intake store over a role's Redis connection.
 import type { DnsResolver } from '../auth/resolver.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
 
 export interface PartContext {
   readonly config: Config;

@@ -1,8 +1,8 @@
 // `letter-intake smtp | worker | ops`: one role per process, for scaling out. Each serves its
 // own /healthz, /readyz and /metrics on HTTP_PORT; `ops` adds the dashboard and intake pages.
 import type { Config } from '../config.js';
-import { required, roleContext, senderDirectoryOf, type RoleContext } from './context.js';
-import { closeOnSignals, type Closable } from './lifecycle.js';
+import { type RoleContext, required, roleContext, senderDirectoryOf } from './context.js';
+import { type Closable, closeOnSignals } from './lifecycle.js';
 import { startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
 
@@ -25,11 +25,7 @@ export async function opsCommand(): Promise<'running'> {
   return runRole(ctx, 'ops', async () => undefined);
 }
 
-async function runRole(
-  ctx: RoleContext,
-  role: string,
-  start: (part: PartContext) => Promise<Closable | undefined>,
-): Promise<'running'> {
+async function runRole(ctx: RoleContext, role: string, start: (part: PartContext) => Promise<Closable | undefined>): Promise<'running'> {
   const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
   const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops' });
   const part = await start({ ...ctx, observer: ops.observer, redisUrl });

@@ -3,8 +3,8 @@
 import type { Logger } from '../log.js';
 import { checkBaseUrl } from './base-url.js';
 import { httpFetch } from './http-fetch.js';
+import { type SenderCredentials, SenderSession } from './sender-session.js';
 import { DEFAULT_REFRESH_MARGIN_MS } from './session-policy.js';
-import { SenderSession, type SenderCredentials } from './sender-session.js';
 import type { ApiCallEvent } from './transport.js';
 
 export interface SenderApiClientDeps {

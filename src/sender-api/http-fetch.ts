@@ -12,40 +12,41 @@ import { Readable } from 'node:stream';
 const httpAgent = new HttpAgent({ keepAlive: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true });
 
-export const httpFetch: typeof fetch = (input, init) => new Promise<Response>((resolve, reject) => {
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  const signal = init?.signal ?? undefined;
-  if (signal?.aborted === true) {
-    reject(signal.reason);
-    return;
-  }
-  const body = bodyBytes(init?.body);
-  const headers: Record<string, string> = { ...headerRecord(init?.headers) };
-  if (body !== undefined) headers['content-length'] = String(body.length);
-  const https = url.protocol === 'https:';
-  const request = (https ? httpsRequest : httpRequest)(url, {
-    method: init?.method ?? 'GET',
-    headers,
-    agent: https ? httpsAgent : httpAgent,
-  });
-  const onAbort = (): void => {
-    request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  request.once('close', () => signal?.removeEventListener('abort', onAbort));
-  request.once('error', reject);
-  request.once('response', (response: IncomingMessage) => {
-    response.once('error', () => undefined); // surfaced to the reader through the web stream
-    try {
-      resolve(toResponse(response));
-    } catch (err) {
-      // e.g. a status the Response type refuses (over 599): a broken endpoint, a network error
-      response.destroy();
-      reject(err instanceof Error ? err : new Error(String(err)));
+export const httpFetch: typeof fetch = (input, init) =>
+  new Promise<Response>((resolve, reject) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const signal = init?.signal ?? undefined;
+    if (signal?.aborted === true) {
+      reject(signal.reason);
+      return;
     }
+    const body = bodyBytes(init?.body);
+    const headers: Record<string, string> = { ...headerRecord(init?.headers) };
+    if (body !== undefined) headers['content-length'] = String(body.length);
+    const https = url.protocol === 'https:';
+    const request = (https ? httpsRequest : httpRequest)(url, {
+      method: init?.method ?? 'GET',
+      headers,
+      agent: https ? httpsAgent : httpAgent,
+    });
+    const onAbort = (): void => {
+      request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.once('close', () => signal?.removeEventListener('abort', onAbort));
+    request.once('error', reject);
+    request.once('response', (response: IncomingMessage) => {
+      response.once('error', () => undefined); // surfaced to the reader through the web stream
+      try {
+        resolve(toResponse(response));
+      } catch (err) {
+        // e.g. a status the Response type refuses (over 599): a broken endpoint, a network error
+        response.destroy();
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    request.end(body);
   });
-  request.end(body);
-});
 
 function toResponse(response: IncomingMessage): Response {
   const headers = new Headers();

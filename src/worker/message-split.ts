@@ -3,8 +3,9 @@
 // without those bodies (headers, text parts and boundaries byte for byte), small enough for
 // mailparser to read the text, the subject and the attachments' names cheaply. Which parts are
 // attachments follows mailparser's reading, as the listener's walk does (smtp/mime-walk.ts).
-import { MimeNode, Splitter } from '@zone-eu/mailsplit';
+
 import type { Transform } from 'node:stream';
+import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import { attachmentOf } from '../smtp/mime-walk.js';
 
 export interface EncodedPart {
@@ -62,6 +63,12 @@ async function collect(splitter: Splitter, take: (item: MimeNode | Chunk) => voi
 }
 
 function isChunk(item: unknown): item is Chunk {
-  return typeof item === 'object' && item !== null && 'type' in item && (item.type === 'data' || item.type === 'body')
-    && 'value' in item && Buffer.isBuffer(item.value);
+  return (
+    typeof item === 'object' &&
+    item !== null &&
+    'type' in item &&
+    (item.type === 'data' || item.type === 'body') &&
+    'value' in item &&
+    Buffer.isBuffer(item.value)
+  );
 }

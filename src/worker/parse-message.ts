@@ -2,8 +2,9 @@
 // HTML-to-text and link rewriting are skipped in the parser; the body text is derived here, once,
 // and only when the message has no text/plain part (HTML conversion is CPU-bound). Attachments
 // are not decoded by mailparser (its stream decoder and checksum cost more than the rest).
-import { simpleParser, type AddressObject } from 'mailparser';
+
 import { convert } from 'html-to-text';
+import { type AddressObject, simpleParser } from 'mailparser';
 import { declaredType } from '../policy/message-facts.js';
 import { splitMessage } from './message-split.js';
 import { decodePart } from './part-content.js';
@@ -43,8 +44,9 @@ export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   const split = await splitMessage(raw);
   const rest = await readWithMailparser(split.withoutAttachments);
   const listed = rest.attachments;
-  const agree = listed.length === split.attachments.length
-    && listed.every((a, i) => a.fileName === split.attachments[i]?.fileName && a.contentType === split.attachments[i]?.contentType);
+  const agree =
+    listed.length === split.attachments.length &&
+    listed.every((a, i) => a.fileName === split.attachments[i]?.fileName && a.contentType === split.attachments[i]?.contentType);
   if (!agree) return readWithMailparser(raw);
   const contents = await Promise.all(split.attachments.map(decodePart));
   return {
@@ -80,5 +82,8 @@ export async function readWithMailparser(raw: Buffer): Promise<ParsedMessage> {
 
 function addresses(from: AddressObject | AddressObject[] | undefined): string[] {
   const objects = from === undefined ? [] : Array.isArray(from) ? from : [from];
-  return objects.flatMap((o) => o.value).map((v) => (v.address ?? '').toLowerCase()).filter((a) => a !== '');
+  return objects
+    .flatMap((o) => o.value)
+    .map((v) => (v.address ?? '').toLowerCase())
+    .filter((a) => a !== '');
 }

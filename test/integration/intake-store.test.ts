@@ -8,8 +8,17 @@ const redis = connectTestRedis();
 const prefix = randomPrefix();
 const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 });
 const intake = (intakeId: string): NewIntake => ({
-  intakeId, receivedAt: 1, envelopeFrom: 'b@acme.example', envelopeTo: ['letters@intake.example'], clientIp: '127.0.0.1',
-  helo: 'mta', from: 'letters@acme.example', subject: 's', messageId: `<${intakeId}@x>`, sizeBytes: 4, auth: {},
+  intakeId,
+  receivedAt: 1,
+  envelopeFrom: 'b@acme.example',
+  envelopeTo: ['letters@intake.example'],
+  clientIp: '127.0.0.1',
+  helo: 'mta',
+  from: 'letters@acme.example',
+  subject: 's',
+  messageId: `<${intakeId}@x>`,
+  sizeBytes: 4,
+  auth: {},
 });
 
 afterAll(async () => {
@@ -19,7 +28,11 @@ afterAll(async () => {
 
 describe('the intake store', () => {
   it('refuses to accept a spooled message whose spool is gone, storing nothing', async () => {
-    const create = store.create(intake('inspool00000000000000001'), { headers: 'H: 1\r\n', body: { spoolKey: store.keys.spool('vanished') } }, 1);
+    const create = store.create(
+      intake('inspool00000000000000001'),
+      { headers: 'H: 1\r\n', body: { spoolKey: store.keys.spool('vanished') } },
+      1,
+    );
     await expect(create).rejects.toThrow(/NOSPOOL/);
     expect(await store.get('inspool00000000000000001')).toBeUndefined();
   });
@@ -80,14 +93,23 @@ describe('the intake store', () => {
       await held(id, 'worker-a:1');
       expect(await store.transition(id, ['processing'], 'processing', 3, {}, { claim: 'worker-b:7' })).toEqual({ ok: true });
       expect(await store.checkpoint(id, 'worker-a:1', { draftRequestedAt: 5 })).toBe('notowner');
-      expect(await store.transition(id, ['processing'], 'submitted', 6, { letterId: 'late' }, { expectedOwner: 'worker-a:1' }))
-        .toEqual({ ok: false, state: undefined, notOwner: true });
+      expect(await store.transition(id, ['processing'], 'submitted', 6, { letterId: 'late' }, { expectedOwner: 'worker-a:1' })).toEqual({
+        ok: false,
+        state: undefined,
+        notOwner: true,
+      });
       expect(await store.isOwner(id, 'worker-a:1')).toBe(false);
       expect(await store.checkpoint(id, 'worker-b:7', { letterId: 'letter-b' }, 'letterId')).toBe('ok');
-      expect(await store.transition(id, ['processing'], 'submitted', 7, { letterId: 'letter-b' }, { expectedOwner: 'worker-b:7' })).toEqual({ ok: true });
+      expect(await store.transition(id, ['processing'], 'submitted', 7, { letterId: 'letter-b' }, { expectedOwner: 'worker-b:7' })).toEqual(
+        { ok: true },
+      );
       const record = await store.get(id);
-      expect({ state: record?.state, letterId: record?.letterId, draftRequestedAt: record?.draftRequestedAt, owner: record?.owner })
-        .toEqual({ state: 'submitted', letterId: 'letter-b', draftRequestedAt: undefined, owner: undefined });
+      expect({
+        state: record?.state,
+        letterId: record?.letterId,
+        draftRequestedAt: record?.draftRequestedAt,
+        owner: record?.owner,
+      }).toEqual({ state: 'submitted', letterId: 'letter-b', draftRequestedAt: undefined, owner: undefined });
     });
 
     it('records one letter id per intake: the owner cannot replace it with another', async () => {
@@ -116,7 +138,10 @@ describe('the intake store', () => {
       expect(await store.addStrayDraft(id, { letterId: 'the-letter', at: 12 })).toBe(false);
       expect(await store.addStrayDraft(id, { requestedAt: 1_795_000_000_123, at: 13 })).toBe(true);
       expect(await store.addStrayDraft(id, { requestedAt: 1_795_000_000_123, at: 14 })).toBe(false);
-      expect((await store.get(id))?.strayDrafts).toEqual([{ letterId: 'stray-1', at: 10 }, { requestedAt: 1_795_000_000_123, at: 13 }]);
+      expect((await store.get(id))?.strayDrafts).toEqual([
+        { letterId: 'stray-1', at: 10 },
+        { requestedAt: 1_795_000_000_123, at: 13 },
+      ]);
     });
   });
 });

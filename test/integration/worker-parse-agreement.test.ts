@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../fixtures/catalog.js';
 import { parseMessage, readWithMailparser } from '../../src/worker/parse-message.js';
-import { fixture } from '../helpers/gateway.js';
 import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';
+import { fixture } from '../helpers/gateway.js';
 import { malformedCases, peerMessages } from '../helpers/hostile-messages.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
 
@@ -36,11 +36,18 @@ describe("the worker's one-pass parse reads messages as mailparser does", () => 
     for (const hostile of malformedCases(15 * 1024 * 1024)) await expectSameReading(hostile.name, await hostile.build());
   }, 180_000);
 
-  it.skipIf(PEER_MIME === undefined)('reads every message of the peer MIME corpus as mailparser does', async () => {
-    const messages = peerMessages(PEER_MIME ?? '', PEER_MIME_EXPECTATIONS.map((e) => e.file));
-    expect(messages.length).toBe(PEER_MIME_EXPECTATIONS.length);
-    for (const message of messages) await expectSameReading(message.name, message.raw);
-  }, 120_000);
+  it.skipIf(PEER_MIME === undefined)(
+    'reads every message of the peer MIME corpus as mailparser does',
+    async () => {
+      const messages = peerMessages(
+        PEER_MIME ?? '',
+        PEER_MIME_EXPECTATIONS.map((e) => e.file),
+      );
+      expect(messages.length).toBe(PEER_MIME_EXPECTATIONS.length);
+      for (const message of messages) await expectSameReading(message.name, message.raw);
+    },
+    120_000,
+  );
 
   it('reads base64 PDFs with odd line lengths, spaces and split padding as mailparser does', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 256))]);
@@ -52,7 +59,9 @@ describe("the worker's one-pass parse reads messages as mailparser does", () => 
       b64.replace(/.{76}/g, '$&\n'),
     ];
     for (const body of bodies) {
-      const raw = Buffer.from(`From: a@acme.example\r\nSubject: s\r\nContent-Type: application/pdf; name="a.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n${body}\r\n`);
+      const raw = Buffer.from(
+        `From: a@acme.example\r\nSubject: s\r\nContent-Type: application/pdf; name="a.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n${body}\r\n`,
+      );
       const parsed = await parseMessage(raw);
       expect(parsed.attachments[0]?.content).toEqual(pdf);
       await expectSameReading(JSON.stringify(body.slice(0, 90)), raw);

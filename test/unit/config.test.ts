@@ -19,7 +19,10 @@ describe('configuration', () => {
   });
 
   it('reads processing addresses comma-separated, trimmed and lower-cased', () => {
-    expect(loadConfig({ INBOUND_ADDRESSES: ' Letters@Intake.example, b@intake.example ' }).inboundAddresses).toEqual(['letters@intake.example', 'b@intake.example']);
+    expect(loadConfig({ INBOUND_ADDRESSES: ' Letters@Intake.example, b@intake.example ' }).inboundAddresses).toEqual([
+      'letters@intake.example',
+      'b@intake.example',
+    ]);
   });
 
   it.each([
@@ -38,7 +41,12 @@ describe('configuration', () => {
   });
 
   it('sends notices through the relay URL given, from postmaster@ the announced name unless NOTICE_FROM says otherwise', () => {
-    expect(loadConfig({ SMTP_HOSTNAME: 'mx.intake.example' }).notices).toEqual({ smtpUrl: undefined, from: 'postmaster@mx.intake.example', attempts: 8, timeoutMs: 30_000 });
+    expect(loadConfig({ SMTP_HOSTNAME: 'mx.intake.example' }).notices).toEqual({
+      smtpUrl: undefined,
+      from: 'postmaster@mx.intake.example',
+      attempts: 8,
+      timeoutMs: 30_000,
+    });
     const config = loadConfig({ NOTICE_SMTP_URL: 'smtps://u:p@relay.example:465', NOTICE_FROM: 'no-reply@intake.example' });
     expect(config.notices).toMatchObject({ smtpUrl: 'smtps://u:p@relay.example:465', from: 'no-reply@intake.example' });
   });

@@ -33,7 +33,11 @@ function split(text: string, at: readonly number[]): Buffer[] {
   return cuts.slice(1).map((end, i) => Buffer.from(text.slice(cuts[i], end), 'latin1'));
 }
 
-const part = (text: string, cuts: readonly number[] = []) => ({ encoding: 'base64', body: split(text, cuts), decoder: () => new Decoder() });
+const part = (text: string, cuts: readonly number[] = []) => ({
+  encoding: 'base64',
+  body: split(text, cuts),
+  decoder: () => new Decoder(),
+});
 
 const random = mulberry32(15);
 const bytesOf = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
@@ -105,16 +109,43 @@ describe('decoding an attachment', () => {
 });
 
 describe('a PDF in a message, through the worker', () => {
-  const directory = parseSenderDirectory({
-    senders: [{ senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['letters@acme.example'], apiClientId: 'acme', apiClientSecret: 's' }],
-  }, {});
+  const directory = parseSenderDirectory(
+    {
+      senders: [
+        {
+          senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
+          companyNameEn: 'Acme',
+          addresses: ['letters@acme.example'],
+          apiClientId: 'acme',
+          apiClientSecret: 's',
+        },
+      ],
+    },
+    {},
+  );
   const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), bytesOf(70_001)]);
-  const messageWith = (body: string): Buffer => Buffer.from([
-    'From: letters@acme.example', 'Subject: Bill', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '',
-    '--b', 'Content-Type: text/plain', '', 'Dear customer,', '--b',
-    'Content-Type: application/pdf; name="bill.pdf"', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment; filename="bill.pdf"', '',
-    `${body}--b--`, '',
-  ].join('\r\n'), 'latin1');
+  const messageWith = (body: string): Buffer =>
+    Buffer.from(
+      [
+        'From: letters@acme.example',
+        'Subject: Bill',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="b"',
+        '',
+        '--b',
+        'Content-Type: text/plain',
+        '',
+        'Dear customer,',
+        '--b',
+        'Content-Type: application/pdf; name="bill.pdf"',
+        'Content-Transfer-Encoding: base64',
+        'Content-Disposition: attachment; filename="bill.pdf"',
+        '',
+        `${body}--b--`,
+        '',
+      ].join('\r\n'),
+      'latin1',
+    );
 
   it.each([
     ['76-character lines', lines(pdf.toString('base64'), 76)],
