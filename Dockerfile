@@ -7,6 +7,8 @@
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# patches/: fixes to dependencies, applied by patch-package on install (see README)
+COPY patches ./patches
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -20,6 +22,7 @@ ENV NODE_ENV=production
 ENV NODE_OPTIONS=--max-semi-space-size=8
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node

@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../src/intake/queue.js';
 import { freePort } from '../src/runtime/redis.js';
-import { REPO, startRedis, startRole, type Running, type RunningRedis } from './processes.js';
 import type { Sampler } from './proc-stats.js';
+import { REPO, type Running, type RunningRedis, startRedis, startRole } from './processes.js';
 
 export const BENCH_PREFIX = '{bench}';
 const MiB = 1024 * 1024;
@@ -49,10 +49,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const started0 = await startRedis(logDir, options.dataDir);
   const rawDir = join(dirname(options.dataDir), 'raw');
   // Between phases the bench drops what was accepted: the blobs go with Redis's keys.
-  const redis: RunningRedis = { ...started0, flush: async () => {
-    await started0.flush();
-    emptyRawDir(rawDir);
-  } };
+  const redis: RunningRedis = {
+    ...started0,
+    flush: async () => {
+      await started0.flush();
+      emptyRawDir(rawDir);
+    },
+  };
   sampler.track('redis', redis.pid);
   try {
     const sandboxPort = await freePort();
@@ -85,9 +88,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     sampler.track('sandbox', sandbox.pid);
     const startListener = async (): Promise<Running> => {
       const running = await startRole(
-        'listener', 'smtp',
+        'listener',
+        'smtp',
         { ...env, SMTP_PORT: String(smtpPort), HTTP_PORT: String(await freePort()) },
-        logDir, nodeArgs('listener'),
+        logDir,
+        nodeArgs('listener'),
       );
       sampler.track('listener', running.pid);
       return running;
@@ -96,13 +101,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
     const workers: Running[] = [];
     const stopWorkers = async (): Promise<void> => {
-      await Promise.all(workers.map(async (w) => {
-        sampler.untrack(w.name);
-        await w.stop();
-      }));
+      await Promise.all(
+        workers.map(async (w) => {
+          sampler.untrack(w.name);
+          await w.stop();
+        }),
+      );
       workers.length = 0;
     };
-    const queue = new Queue(INTAKE_QUEUE, { connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) }, prefix: BENCH_PREFIX });
+    const queue = new Queue(INTAKE_QUEUE, {
+      connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) },
+      prefix: BENCH_PREFIX,
+    });
     return {
       redis,
       smtpPort,
@@ -118,10 +128,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       env,
       workerCount: () => workers.length,
       async startWorkers(count) {
-        const more = await Promise.all(Array.from({ length: count - workers.length }, async (_, i) => {
-          const name = `worker-${workers.length + i + 1}`;
-          return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
-        }));
+        const more = await Promise.all(
+          Array.from({ length: count - workers.length }, async (_, i) => {
+            const name = `worker-${workers.length + i + 1}`;
+            return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
+          }),
+        );
         for (const w of more) {
           workers.push(w);
           sampler.track(w.name, w.pid);
@@ -129,7 +141,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         // /readyz answers before the BullMQ worker has connected: wait until Redis lists them all.
         const deadline = Date.now() + 30_000;
         while ((await queue.getWorkersCount()) < workers.length) {
-          if (Date.now() > deadline) throw new Error(`only ${await queue.getWorkersCount()} of ${workers.length} workers registered with the queue`);
+          if (Date.now() > deadline)
+            throw new Error(`only ${await queue.getWorkersCount()} of ${workers.length} workers registered with the queue`);
           await new Promise((r) => setTimeout(r, 50));
         }
       },

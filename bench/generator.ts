@@ -2,10 +2,10 @@
 // message once, then runs the load it is asked for and answers with the result. Copy numbers
 // keep counting across runs, so every message it ever sends has its own Message-ID.
 import type { GeneratorAnswer, GeneratorRequest } from './generator-protocol.js';
-import { buildBenchMessage, type BenchMessage, type SizeName } from './messages.js';
 import { runLoad } from './load.js';
+import { type BenchMessage, buildBenchMessage, type SizeName } from './messages.js';
 
-const runId = process.env['BENCH_RUN_ID'] ?? String(Date.now());
+const runId = process.env.BENCH_RUN_ID ?? String(Date.now());
 const messages = new Map<SizeName, BenchMessage>();
 let seq = 0;
 

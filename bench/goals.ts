@@ -30,7 +30,8 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
     goals.push({
       name: `Accept rate per listener, ${size}, share of the sink's`,
       target: `≥ ${pct(target)}`,
-      measured: share === undefined ? 'not measured' : `${pct(share.share)} (${share.gateway.toFixed(1)} of ${share.sink.toFixed(1)} msg/s)`,
+      measured:
+        share === undefined ? 'not measured' : `${pct(share.share)} (${share.gateway.toFixed(1)} of ${share.sink.toFixed(1)} msg/s)`,
       met: share === undefined ? undefined : share.share >= target,
     });
   }
@@ -41,9 +42,10 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
     goals.push({
       name: `End-to-end p99, ${g.size} at ${g.ratePerSec} msg/s offered`,
       target: `≤ ${g.p99Ms / 1000} s`,
-      measured: run === undefined
-        ? 'not measured'
-        : `${(run.e2e.latencyMs.p99 / 1000).toFixed(2)} s (${run.e2e.letters}/${run.load.accepted} letters${judged ? '' : `, ${run.load.accepted} messages only: not judged`})`,
+      measured:
+        run === undefined
+          ? 'not measured'
+          : `${(run.e2e.latencyMs.p99 / 1000).toFixed(2)} s (${run.e2e.letters}/${run.load.accepted} letters${judged ? '' : `, ${run.load.accepted} messages only: not judged`})`,
       met: judged ? run.e2e.letters === run.load.accepted && run.e2e.latencyMs.p99 <= g.p99Ms : undefined,
     });
   }
@@ -52,9 +54,10 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
   goals.push({
     name: `Listener peak RSS, ${probe?.sessions ?? 32} clients sending 10 MB PDFs at once (fresh listener)`,
     target: `≤ ${LISTENER_RSS_GOAL_BYTES / MB} MB`,
-    measured: probe === undefined || rss === undefined
-      ? 'not measured'
-      : `${Math.round(rss / MB)} MB (idle ${Math.round(probe.idleRssBytes / MB)} MB; ${probe.load.accepted}/${probe.load.sent} accepted)`,
+    measured:
+      probe === undefined || rss === undefined
+        ? 'not measured'
+        : `${Math.round(rss / MB)} MB (idle ${Math.round(probe.idleRssBytes / MB)} MB; ${probe.load.accepted}/${probe.load.sent} accepted)`,
     met: rss === undefined ? undefined : rss <= LISTENER_RSS_GOAL_BYTES,
   });
   for (const size of ['10KB', '1MB', '10MB'] as const) {
@@ -76,9 +79,10 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
     goals.push({
       name: `Letters per worker CPU-second, 2 worker processes vs 1, ${size}`,
       target: `within ${pct(WORKER_EFFICIENCY_TOLERANCE)}`,
-      measured: factor === undefined || perCpu1 === undefined || perCpu2 === undefined
-        ? 'not measured'
-        : `${factor.toFixed(2)}× (${perCpu1.toFixed(0)} → ${perCpu2.toFixed(0)} letters/CPU-s)`,
+      measured:
+        factor === undefined || perCpu1 === undefined || perCpu2 === undefined
+          ? 'not measured'
+          : `${factor.toFixed(2)}× (${perCpu1.toFixed(0)} → ${perCpu2.toFixed(0)} letters/CPU-s)`,
       met: factor === undefined ? undefined : Math.abs(factor - 1) <= WORKER_EFFICIENCY_TOLERANCE,
     });
   }
@@ -94,7 +98,9 @@ function peakShare(cells: readonly AcceptCell[]): { share: number; gateway: numb
 
 /** Letters of a run ÷ CPU seconds of its worker processes (worker-1, worker-2, ...). */
 export function lettersPerWorkerCpuSecond(run: EndToEndRun): number | undefined {
-  const cpu = Object.entries(run.usage).filter(([name]) => name.startsWith('worker')).reduce((sum, [, u]) => sum + u.cpuSeconds, 0);
+  const cpu = Object.entries(run.usage)
+    .filter(([name]) => name.startsWith('worker'))
+    .reduce((sum, [, u]) => sum + u.cpuSeconds, 0);
   return cpu > 0 ? run.e2e.letters / cpu : undefined;
 }
 

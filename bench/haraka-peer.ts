@@ -4,8 +4,14 @@
 // gateway's own zone resolver, patched into node:dns before Haraka loads, so both answer from
 // the same records and nothing leaves loopback. Forked by the bench (HARAKA_HOME, HARAKA_PORT);
 // announces itself over IPC like the sink.
-import { promises as dnsPromises } from 'node:dns';
-import dns from 'node:dns';
+
+// The peer: Haraka in one process (no cluster), configured like a receiving MX that checks
+// what the gateway checks: its SPF plugin and its DKIM plugin (verify only), recipients of
+// intake.example only, and a queue that discards. DNS comes from fixtures/zone.json through the
+// gateway's own zone resolver, patched into node:dns before Haraka loads, so both answer from
+// the same records and nothing leaves loopback. Forked by the bench (HARAKA_HOME, HARAKA_PORT);
+// announces itself over IPC like the sink.
+import dns, { promises as dnsPromises } from 'node:dns';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
@@ -13,12 +19,12 @@ import { join } from 'node:path';
 import { loadZoneResolver } from '../src/auth/zone-resolver.js';
 import { REPO } from './processes.js';
 
-const home = process.env['HARAKA_HOME'] ?? '';
-const port = Number(process.env['HARAKA_PORT'] ?? 0);
+const home = process.env.HARAKA_HOME ?? '';
+const port = Number(process.env.HARAKA_PORT ?? 0);
 
 const CONFIG: Readonly<Record<string, string>> = {
   'smtp.ini': `[main]\nlisten=127.0.0.1:${port}\nnodes=0\npublic_ip=192.0.2.1\n`,
-  'log.ini': `[main]\nlevel=${process.env['HARAKA_LOG_LEVEL'] ?? 'warn'}\n`,
+  'log.ini': `[main]\nlevel=${process.env.HARAKA_LOG_LEVEL ?? 'warn'}\n`,
   // bench_public_ip first: Haraka's SPF plugin skips clients on private addresses (loopback)
   plugins: 'bench_public_ip\nspf\ndkim\nrcpt_to.in_host_list\nqueue/discard\n',
   host_list: 'intake.example\n',
@@ -43,15 +49,25 @@ function writeConfig(): void {
 /** node:dns (promises and callbacks) answering from the zone file; no PTR records. */
 function answerDnsFromZone(): void {
   const zone = loadZoneResolver(join(REPO, 'fixtures', 'zone.json'));
-  const byType = (rrtype: string) => (name: string): Promise<unknown> => zone(name, rrtype);
+  const byType =
+    (rrtype: string) =>
+    (name: string): Promise<unknown> =>
+      zone(name, rrtype);
   const noPtr = (): Promise<never> => Promise.reject(Object.assign(new Error('no PTR records in the bench zone'), { code: 'ENOTFOUND' }));
   const answers: Readonly<Record<string, (name: string) => Promise<unknown>>> = {
-    resolveTxt: byType('TXT'), resolve4: byType('A'), resolve6: byType('AAAA'), resolveMx: byType('MX'), reverse: noPtr,
+    resolveTxt: byType('TXT'),
+    resolve4: byType('A'),
+    resolve6: byType('AAAA'),
+    resolveMx: byType('MX'),
+    reverse: noPtr,
   };
   for (const [method, answer] of Object.entries(answers)) {
     Reflect.set(dnsPromises, method, answer);
     Reflect.set(dns, method, (name: string, callback: (err: unknown, value?: unknown) => void) => {
-      answer(name).then((value) => callback(null, value), (err: unknown) => callback(err));
+      answer(name).then(
+        (value) => callback(null, value),
+        (err: unknown) => callback(err),
+      );
     });
   }
   Reflect.set(dnsPromises, 'resolve', (name: string, rrtype: string = 'A') => zone(name, rrtype));
@@ -60,7 +76,10 @@ function answerDnsFromZone(): void {
 async function listening(): Promise<void> {
   for (let i = 0; i < 300; i++) {
     const up = await new Promise<boolean>((ok) => {
-      const socket = connect(port, '127.0.0.1', () => { socket.destroy(); ok(true); });
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        ok(true);
+      });
       socket.on('error', () => ok(false));
     });
     if (up) return;
@@ -71,8 +90,8 @@ async function listening(): Promise<void> {
 
 writeConfig();
 answerDnsFromZone();
-process.env['HARAKA'] = home;
-process.env['YES_REALLY_DO_DISCARD'] = '1';
+process.env.HARAKA = home;
+process.env.YES_REALLY_DO_DISCARD = '1';
 createRequire(join(home, 'package.json'))('Haraka/haraka.js');
 listening().then(
   () => process.send?.({ kind: 'listening', port }),

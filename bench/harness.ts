@@ -1,23 +1,22 @@
 // Runs a bench plan: starts every process, drives the sink and the gateway with the same
 // generator and the same messages, measures each phase, stops everything. Returns the results;
 // run.ts writes and prints them, the test suite checks their shape.
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { startGateway, type Gateway } from './gateway.js';
+import { freePort } from '../src/runtime/redis.js';
+import { type Gateway, startGateway } from './gateway.js';
+import { type GeneratorAnswer, type GeneratorRequest, isGeneratorAnswer, isSinkListening } from './generator-protocol.js';
+import { evaluateGoals } from './goals.js';
 import { endToEnd, waitUntilEnded } from './intake-times.js';
 import type { LoadResult, LoadSpec } from './load.js';
-import { isGeneratorAnswer, isSinkListening, type GeneratorAnswer, type GeneratorRequest } from './generator-protocol.js';
 import type { SizeName } from './messages.js';
-import type { BenchPlan } from './plan.js';
-import { forkBench, nextMessage, type IpcProcess } from './processes.js';
-import { Sampler } from './proc-stats.js';
-import { evaluateGoals } from './goals.js';
 import { measurePdfCost } from './pdf-cost.js';
-import { readProc } from './proc-stats.js';
-import { coresBusy, summary, type AcceptCell, type BenchResult, type EndToEndRun, type LoadSummary, type RssProbe } from './results.js';
 import { installHaraka } from './peer-install.js';
-import { freePort } from '../src/runtime/redis.js';
+import type { BenchPlan } from './plan.js';
+import { readProc, Sampler } from './proc-stats.js';
+import { forkBench, type IpcProcess, nextMessage } from './processes.js';
+import { type AcceptCell, type BenchResult, coresBusy, type EndToEndRun, type LoadSummary, type RssProbe, summary } from './results.js';
 
 export interface HarnessOptions {
   /** Progress lines. */
@@ -60,7 +59,10 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
       harakaPort = await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined));
     }
     const gateway = await startGateway({
-      logDir, dataDir, sampler, workerConcurrency: plan.workerConcurrency,
+      logDir,
+      dataDir,
+      sampler,
+      workerConcurrency: plan.workerConcurrency,
       ...(options.nodeArgsFor === undefined ? {} : { nodeArgsFor: options.nodeArgsFor }),
     });
     stops.unshift(() => gateway.stop());
@@ -79,8 +81,8 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         rssProbe = await probeListenerRss(plan.rssProbe, { gateway, sampler, load, log: options.log });
         if (plan.freshListenerPerSize) await gateway.restartListener();
       }
-      accept.push(...await acceptCells(plan, size, { gateway, sinkPort, harakaPort, sampler, load, log: options.log }));
-      runs.push(...await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log }));
+      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, harakaPort, sampler, load, log: options.log })));
+      runs.push(...(await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log })));
     }
     const pdfCost = await measurePdfCost(options.log);
 
@@ -93,7 +95,8 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown'}`,
         memoryGB: Math.round(totalmem() / 1e9),
         loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
-        generator: 'bench/generator.ts (own, one process, no PIPELINING; Postfix smtp-source not used: it sends one fixed message, which the gateway would de-duplicate by Message-ID)',
+        generator:
+          'bench/generator.ts (own, one process, no PIPELINING; Postfix smtp-source not used: it sends one fixed message, which the gateway would de-duplicate by Message-ID)',
         redis: gateway.redis.settings,
         workerConcurrency: plan.workerConcurrency,
         e2eWorkers: plan.e2eWorkers,
@@ -150,13 +153,21 @@ async function acceptCells(
       }
       const ratio = sinkLoad.acceptedPerSec > 0 ? gatewayLoad.acceptedPerSec / sinkLoad.acceptedPerSec : 0;
       cells.push({
-        size, sessions, mode, ratio,
+        size,
+        sessions,
+        mode,
+        ratio,
         sink: { load: summary(sinkLoad), usage: sinkUsage.processes, cores: coresBusy(sinkUsage) },
         gateway: { load: summary(gatewayLoad), usage: gatewayUsage.processes, cores: coresBusy(gatewayUsage) },
         ...(haraka === undefined ? {} : { haraka }),
       });
-      const peer = haraka === undefined ? '' : `, Haraka ${haraka.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ Haraka ${pctOf(gatewayLoad.acceptedPerSec, haraka.load.acceptedPerSec)})${problems(haraka.load)}`;
-      deps.log(`${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peer}`);
+      const peer =
+        haraka === undefined
+          ? ''
+          : `, Haraka ${haraka.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ Haraka ${pctOf(gatewayLoad.acceptedPerSec, haraka.load.acceptedPerSec)})${problems(haraka.load)}`;
+      deps.log(
+        `${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peer}`,
+      );
     }
   }
   return cells;
@@ -168,10 +179,19 @@ async function probeListenerRss(probe: NonNullable<BenchPlan['rssProbe']>, deps:
   await gateway.redis.flush();
   const idleRssBytes = readProc(gateway.listenerPid())?.rssBytes ?? 0;
   const window = deps.sampler.window();
-  const load = await deps.load({ port: gateway.smtpPort, size: '10MB', sessions: probe.sessions, mode: 'reuse', durationMs: 600_000, maxMessages: probe.messages });
-  const peakRssBytes = window.end().processes['listener']?.peakRssBytes ?? 0;
+  const load = await deps.load({
+    port: gateway.smtpPort,
+    size: '10MB',
+    sessions: probe.sessions,
+    mode: 'reuse',
+    durationMs: 600_000,
+    maxMessages: probe.messages,
+  });
+  const peakRssBytes = window.end().processes.listener?.peakRssBytes ?? 0;
   await gateway.redis.flush();
-  deps.log(`10MB memory probe, ${probe.sessions} sessions: fresh listener ${mib(idleRssBytes)} idle, ${mib(peakRssBytes)} peak, ${load.accepted}/${load.sent} accepted${problems(load)}`);
+  deps.log(
+    `10MB memory probe, ${probe.sessions} sessions: fresh listener ${mib(idleRssBytes)} idle, ${mib(peakRssBytes)} peak, ${load.accepted}/${load.sent} accepted${problems(load)}`,
+  );
   return { sessions: probe.sessions, load: summary(load), idleRssBytes, peakRssBytes };
 }
 
@@ -190,15 +210,34 @@ async function endToEndRuns(plan: BenchPlan, size: SizeName, deps: PhaseDeps): P
     await redis.flush();
     // Jobs wait in the paused queue until every worker is up, so all start together.
     await gateway.pauseQueue();
-    const preload = await deps.load({ port: gateway.smtpPort, size, sessions: 8, mode: 'reuse', durationMs: 600_000, maxMessages: messages });
+    const preload = await deps.load({
+      port: gateway.smtpPort,
+      size,
+      sessions: 8,
+      mode: 'reuse',
+      durationMs: 600_000,
+      maxMessages: messages,
+    });
     await gateway.startWorkers(workers);
     const window = sampler.window();
     await gateway.resumeQueue();
     const times = await settle(preload.intakeIds);
     const e2e = endToEnd(times, 'processing');
     const usage = window.end();
-    runs.push({ size, kind: 'drain', workers, sessions: 8, offeredPerSec: undefined, load: summary(preload), e2e, usage: usage.processes, cores: coresBusy(usage) });
-    deps.log(`${size} drain, ${workers} worker(s): ${e2e.letters}/${preload.accepted} letters, ${e2e.lettersPerSec.toFixed(1)}/s${notSubmitted(e2e.notSubmitted)}`);
+    runs.push({
+      size,
+      kind: 'drain',
+      workers,
+      sessions: 8,
+      offeredPerSec: undefined,
+      load: summary(preload),
+      e2e,
+      usage: usage.processes,
+      cores: coresBusy(usage),
+    });
+    deps.log(
+      `${size} drain, ${workers} worker(s): ${e2e.letters}/${preload.accepted} letters, ${e2e.lettersPerSec.toFixed(1)}/s${notSubmitted(e2e.notSubmitted)}`,
+    );
   }
 
   if (plan.fixedLoad !== undefined || plan.saturation !== undefined) {
@@ -211,9 +250,21 @@ async function endToEndRuns(plan: BenchPlan, size: SizeName, deps: PhaseDeps): P
     const loadResult = await deps.load(spec);
     const e2e = endToEnd(await settle(loadResult.intakeIds), 'queued');
     const usage = window.end();
-    runs.push({ size, kind, workers: plan.e2eWorkers, sessions: spec.sessions, offeredPerSec: spec.ratePerSec, load: summary(loadResult), e2e, usage: usage.processes, cores: coresBusy(usage) });
+    runs.push({
+      size,
+      kind,
+      workers: plan.e2eWorkers,
+      sessions: spec.sessions,
+      offeredPerSec: spec.ratePerSec,
+      load: summary(loadResult),
+      e2e,
+      usage: usage.processes,
+      cores: coresBusy(usage),
+    });
     const l = e2e.latencyMs;
-    deps.log(`${size} ${kind}${spec.ratePerSec === undefined ? '' : ` ${spec.ratePerSec}/s`}: ${e2e.letters}/${loadResult.accepted} letters, ${e2e.lettersPerSec.toFixed(1)}/s, p50 ${l.p50} p99 ${l.p99} max ${l.max} ms${notSubmitted(e2e.notSubmitted)}${problems(loadResult)}`);
+    deps.log(
+      `${size} ${kind}${spec.ratePerSec === undefined ? '' : ` ${spec.ratePerSec}/s`}: ${e2e.letters}/${loadResult.accepted} letters, ${e2e.lettersPerSec.toFixed(1)}/s, p50 ${l.p50} p99 ${l.p99} max ${l.max} ms${notSubmitted(e2e.notSubmitted)}${problems(loadResult)}`,
+    );
   };
   if (plan.fixedLoad !== undefined) {
     const rate = plan.fixedLoad.ratePerSec[size];
@@ -221,14 +272,23 @@ async function endToEndRuns(plan: BenchPlan, size: SizeName, deps: PhaseDeps): P
     // Bounded by count, not time: when the gateway falls behind the schedule, the run takes
     // longer and the achieved rate (reported beside the offered one) shows it.
     await e2eRun('fixed', {
-      port: gateway.smtpPort, size, sessions: plan.fixedLoad.sessions, mode: 'reuse', ratePerSec: rate,
-      durationMs: durationMs * 10, maxMessages: Math.max(1, Math.round((rate * durationMs) / 1000)),
+      port: gateway.smtpPort,
+      size,
+      sessions: plan.fixedLoad.sessions,
+      mode: 'reuse',
+      ratePerSec: rate,
+      durationMs: durationMs * 10,
+      maxMessages: Math.max(1, Math.round((rate * durationMs) / 1000)),
     });
   }
   if (plan.saturation !== undefined) {
     await e2eRun('saturation', {
-      port: gateway.smtpPort, size, sessions: plan.saturation.sessions, mode: 'reuse',
-      durationMs: 600_000, maxMessages: plan.saturation.messages[size],
+      port: gateway.smtpPort,
+      size,
+      sessions: plan.saturation.sessions,
+      mode: 'reuse',
+      durationMs: 600_000,
+      maxMessages: plan.saturation.messages[size],
     });
   }
   await gateway.stopWorkers();

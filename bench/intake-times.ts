@@ -24,7 +24,8 @@ export async function readIntakeTimes(redis: Redis, prefix: string, ids: readonl
   const out: IntakeTimes[] = [];
   for (let at = 0; at < ids.length; at += 500) {
     const pipeline = redis.pipeline();
-    for (const id of ids.slice(at, at + 500)) pipeline.hmget(keys.record(id), 'state', 'at.received', 'at.queued', 'at.processing', 'at.submitted');
+    for (const id of ids.slice(at, at + 500))
+      pipeline.hmget(keys.record(id), 'state', 'at.received', 'at.queued', 'at.processing', 'at.submitted');
     for (const [err, value] of (await pipeline.exec()) ?? []) {
       const [state, received, queued, processing, submitted] = err === null ? strings(value) : [];
       out.push({

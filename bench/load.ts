@@ -55,7 +55,9 @@ export async function runLoad(spec: LoadSpec, deps: LoadDeps): Promise<LoadResul
   let errors = 0;
   let firstError: string | undefined;
   let lastReplyAt = 0;
-  const count = (code: number | string): void => { replies[code] = (replies[code] ?? 0) + 1; };
+  const count = (code: number | string): void => {
+    replies[code] = (replies[code] ?? 0) + 1;
+  };
   const noteError = (err: unknown): void => {
     errors += 1;
     firstError ??= err instanceof Error ? err.message : String(err);
@@ -94,29 +96,33 @@ export async function runLoad(spec: LoadSpec, deps: LoadDeps): Promise<LoadResul
   if (spec.mode === 'reuse') {
     const clients = await Promise.all(Array.from({ length: spec.sessions }, open));
     t0 = now();
-    await Promise.all(clients.map(async (client) => {
-      try {
-        while ((await claim()) !== undefined) await sendOne(client);
-        await client.quit();
-      } catch (err) {
-        noteError(err);
-        client.destroy();
-      }
-    }));
-  } else {
-    await Promise.all(Array.from({ length: spec.sessions }, async () => {
-      while ((await claim()) !== undefined) {
-        let client: SmtpClient | undefined;
+    await Promise.all(
+      clients.map(async (client) => {
         try {
-          client = await open();
-          await sendOne(client);
+          while ((await claim()) !== undefined) await sendOne(client);
           await client.quit();
         } catch (err) {
           noteError(err);
-          client?.destroy();
+          client.destroy();
         }
-      }
-    }));
+      }),
+    );
+  } else {
+    await Promise.all(
+      Array.from({ length: spec.sessions }, async () => {
+        while ((await claim()) !== undefined) {
+          let client: SmtpClient | undefined;
+          try {
+            client = await open();
+            await sendOne(client);
+            await client.quit();
+          } catch (err) {
+            noteError(err);
+            client?.destroy();
+          }
+        }
+      }),
+    );
   }
 
   const elapsedMs = Math.max(1, (lastReplyAt || now()) - t0);

@@ -6,10 +6,11 @@
 // One signature serves every copy of a size: Message-ID is left out of the signed header list
 // (RFC 6376 §5.4 requires only From), so each copy gets its own Message-ID, and therefore its own
 // intake, while the verifier still does the full work (body hash, header hash, RSA verify).
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+
 import { join } from 'node:path';
-import { attachmentPart, message, multipartBody, textPart } from '../fixtures/mime.js';
+import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { loadKeys } from '../fixtures/keys.js';
+import { attachmentPart, message, multipartBody, textPart } from '../fixtures/mime.js';
 import { buildPdf } from '../fixtures/pdf.js';
 import { paddedPdf } from './padded-pdf.js';
 
@@ -66,10 +67,13 @@ export async function buildBenchMessage(size: SizeName, runId: string): Promise<
     'MIME-Version: 1.0',
     `Content-Type: multipart/mixed; boundary="${BOUNDARY}"`,
   ];
-  const raw = message(headers, multipartBody(BOUNDARY, [
-    textPart(text),
-    attachmentPart({ contentType: 'application/pdf', fileName: `letter-${size}.pdf`, data: pdf }),
-  ]));
+  const raw = message(
+    headers,
+    multipartBody(BOUNDARY, [
+      textPart(text),
+      attachmentPart({ contentType: 'application/pdf', fileName: `letter-${size}.pdf`, data: pdf }),
+    ]),
+  );
   const key = loadKeys(KEYS_DIR)['acme-rsa2048'];
   const { signatures, errors } = await dkimSign(raw, {
     canonicalization: 'relaxed/relaxed',

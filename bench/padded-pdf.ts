@@ -14,11 +14,10 @@ export function paddedPdf(totalBytes: number): Buffer {
   ].map((body) => Buffer.from(body, 'latin1'));
 
   const build = (padBytes: number): Buffer => {
-    const objects = [...fixed, Buffer.concat([
-      Buffer.from(`<< /Length ${padBytes} >>\nstream\n`, 'latin1'),
-      noise(padBytes),
-      Buffer.from('\nendstream', 'latin1'),
-    ])];
+    const objects = [
+      ...fixed,
+      Buffer.concat([Buffer.from(`<< /Length ${padBytes} >>\nstream\n`, 'latin1'), noise(padBytes), Buffer.from('\nendstream', 'latin1')]),
+    ];
     // PDF 32000-1 §7.5.2: a comment with bytes > 127 after the header marks the file binary.
     const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
     let length = chunks[0]?.length ?? 0;
@@ -30,9 +29,10 @@ export function paddedPdf(totalBytes: number): Buffer {
       length += framed.reduce((n, b) => n + b.length, 0);
     });
     // §7.5.4: each cross-reference entry is exactly 20 bytes.
-    const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`
-      + offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')
-      + `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+    const xref =
+      `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
+      offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('') +
+      `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
     chunks.push(Buffer.from(xref, 'latin1'));
     return Buffer.concat(chunks);
   };

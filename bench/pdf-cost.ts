@@ -27,7 +27,8 @@ async function pagesOfText(pages: number): Promise<Buffer> {
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let n = 1; n <= pages; n += 1) {
     const page = doc.addPage([595, 842]);
-    for (let line = 0; line < 40; line += 1) page.drawText(`Statement page ${n}, line ${line}: 42,00 EUR`, { x: 56, y: 800 - line * 18, size: 11, font });
+    for (let line = 0; line < 40; line += 1)
+      page.drawText(`Statement page ${n}, line ${line}: 42,00 EUR`, { x: 56, y: 800 - line * 18, size: 11, font });
   }
   return Buffer.from(await doc.save());
 }
@@ -43,7 +44,9 @@ export async function measurePdfCost(log: (line: string) => void): Promise<PdfCo
     for (let i = 0; i < RUNS; i += 1) await inspectPdf(pdf);
     const cpu = process.cpuUsage(cpuBefore);
     const cost: PdfCost = {
-      label, bytes: pdf.length, runs: RUNS,
+      label,
+      bytes: pdf.length,
+      runs: RUNS,
       cpuMs: (cpu.user + cpu.system) / 1000 / RUNS,
       wallMs: (performance.now() - wallBefore) / RUNS,
       verdict: facts.kind === 'opened' ? `opened, ${facts.pages} page(s)` : facts.kind,
@@ -59,7 +62,7 @@ export function pdfCostTable(costs: readonly PdfCost[] | undefined): string[] {
   return [
     '## PDF checks: cost per PDF',
     '',
-    'The inspector a checker thread runs (pdf.js open + pages + actions, pdf-lib walk), in the bench process, after one warm-up; 1 MB and 10 MB are the bench messages\' PDFs (one page and an incompressible stream). Not included: copying the PDF to its thread (a memcpy).',
+    "The inspector a checker thread runs (pdf.js open + pages + actions, pdf-lib walk), in the bench process, after one warm-up; 1 MB and 10 MB are the bench messages' PDFs (one page and an incompressible stream). Not included: copying the PDF to its thread (a memcpy).",
     '',
     '| PDF | bytes | runs | CPU ms per PDF | wall ms per PDF | result |',
     '|---|---|---|---|---|---|',

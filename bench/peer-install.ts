@@ -32,5 +32,7 @@ export async function installHaraka(log: (line: string) => void): Promise<string
 
 function versionOf(packageJson: string): string | undefined {
   const parsed: unknown = JSON.parse(packageJson);
-  return typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string' ? parsed.version : undefined;
+  return typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string'
+    ? parsed.version
+    : undefined;
 }

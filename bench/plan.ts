@@ -49,7 +49,11 @@ export const PLANS: Readonly<Record<BenchPlan['name'], BenchPlan>> = {
     workerConcurrency: 4,
     drain: { workers: [1, 2], messages: { '10KB': 1500, '1MB': 200, '10MB': 24 } },
     e2eWorkers: 2,
-    fixedLoad: { sessions: 8, ratePerSec: { '10KB': 50, '1MB': 20, '10MB': 2 }, durationMs: { '10KB': 10_000, '1MB': 10_000, '10MB': 15_000 } },
+    fixedLoad: {
+      sessions: 8,
+      ratePerSec: { '10KB': 50, '1MB': 20, '10MB': 2 },
+      durationMs: { '10KB': 10_000, '1MB': 10_000, '10MB': 15_000 },
+    },
     saturation: { sessions: 8, messages: { '10KB': 2000, '1MB': 200, '10MB': 24 } },
     freshListenerPerSize: true,
     rssProbe: { sessions: 32, messages: 64 },

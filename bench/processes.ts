@@ -1,7 +1,7 @@
 // Every process of a bench run, each a real OS process on loopback: a private redis-server, the
 // sandbox Sender API, the gateway's listener and workers (compiled JavaScript, `node dist/cli.js
 // <role>`), the sink and the load generator (TypeScript through tsx, with an IPC channel).
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -35,7 +35,12 @@ export async function startRedis(logDir: string, dataDir: string): Promise<Runni
   const port = await freePort();
   const settings = ['--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction'];
   const logFile = join(logDir, 'redis.log');
-  const child = spawnLogged('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dataDir, ...settings], logFile, process.env);
+  const child = spawnLogged(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--dir', dataDir, ...settings],
+    logFile,
+    process.env,
+  );
   const url = `redis://127.0.0.1:${port}`;
   await waitFor(() => canConnect(port), child, 'redis-server', logFile);
   const client = new Redis(url, { maxRetriesPerRequest: 3 });
@@ -65,12 +70,13 @@ export async function startRole(
   const logFile = join(logDir, `${name}.log`);
   const child = spawnLogged(process.execPath, [...nodeArgs, CLI, role], logFile, { ...baseEnv(), ...env });
   // /readyz answers as soon as the role's ops part is up, which is before the SMTP listener binds.
-  const opsReady = (): Promise<boolean> => isHttpOk(`http://127.0.0.1:${env['HTTP_PORT'] ?? ''}/readyz`);
-  const ready = role === 'sandbox-api'
-    ? () => canConnect(Number(env['SANDBOX_PORT']))
-    : role === 'smtp'
-      ? async () => (await opsReady()) && canConnect(Number(env['SMTP_PORT']))
-      : opsReady;
+  const opsReady = (): Promise<boolean> => isHttpOk(`http://127.0.0.1:${env.HTTP_PORT ?? ''}/readyz`);
+  const ready =
+    role === 'sandbox-api'
+      ? () => canConnect(Number(env.SANDBOX_PORT))
+      : role === 'smtp'
+        ? async () => (await opsReady()) && canConnect(Number(env.SMTP_PORT))
+        : opsReady;
   await waitFor(ready, child, name, logFile);
   return handle(name, child, logFile);
 }
@@ -93,32 +99,36 @@ export function forkBench(name: string, module: string, env: Record<string, stri
   const running = handle(name, child, logFile);
   return {
     ...running,
-    request: <T>(message: object, accept: (answer: unknown) => T | undefined) => new Promise<T>((ok, fail) => {
-      const onMessage = (answer: unknown): void => {
-        const value = accept(answer);
-        if (value === undefined) return;
-        cleanup();
-        ok(value);
-      };
-      const onExit = (): void => {
-        cleanup();
-        fail(new Error(`${name} exited: ${tail(logFile)}`));
-      };
-      const cleanup = (): void => {
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-      child.send(message);
-    }),
+    request: <T>(message: object, accept: (answer: unknown) => T | undefined) =>
+      new Promise<T>((ok, fail) => {
+        const onMessage = (answer: unknown): void => {
+          const value = accept(answer);
+          if (value === undefined) return;
+          cleanup();
+          ok(value);
+        };
+        const onExit = (): void => {
+          cleanup();
+          fail(new Error(`${name} exited: ${tail(logFile)}`));
+        };
+        const cleanup = (): void => {
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+        };
+        child.on('message', onMessage);
+        child.once('exit', onExit);
+        child.send(message);
+      }),
   };
 }
 
 /** Waits for the first IPC message `accept` recognises. */
 export function nextMessage<T>(proc: Running, accept: (message: unknown) => T | undefined, timeoutMs = START_TIMEOUT_MS): Promise<T> {
   return new Promise((ok, fail) => {
-    const timer = setTimeout(() => finish(() => fail(new Error(`${proc.name} did not answer in ${timeoutMs} ms: ${tail(proc.logFile)}`))), timeoutMs);
+    const timer = setTimeout(
+      () => finish(() => fail(new Error(`${proc.name} did not answer in ${timeoutMs} ms: ${tail(proc.logFile)}`))),
+      timeoutMs,
+    );
     const onMessage = (message: unknown): void => {
       const value = accept(message);
       if (value !== undefined) finish(() => ok(value));
@@ -201,7 +211,10 @@ async function waitFor(ready: () => Promise<boolean>, child: ChildProcess, name:
 function canConnect(port: number): Promise<boolean> {
   return new Promise((ok) => {
     const socket = connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => { socket.destroy(); ok(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      ok(true);
+    });
     socket.once('error', () => ok(false));
   });
 }

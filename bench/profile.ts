@@ -8,7 +8,10 @@ import type { SizeName } from './messages.js';
 import type { BenchPlan } from './plan.js';
 
 interface CpuProfile {
-  readonly nodes: readonly { readonly id: number; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number } }[];
+  readonly nodes: readonly {
+    readonly id: number;
+    readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  }[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
 }
@@ -29,10 +32,16 @@ export interface ProfileSummary {
 
 /** The fields this summary reads, as V8 writes them (--cpu-prof). */
 function isCpuProfile(value: unknown): value is CpuProfile {
-  return typeof value === 'object' && value !== null
-    && 'nodes' in value && Array.isArray(value.nodes)
-    && 'samples' in value && Array.isArray(value.samples)
-    && 'timeDeltas' in value && Array.isArray(value.timeDeltas);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'nodes' in value &&
+    Array.isArray(value.nodes) &&
+    'samples' in value &&
+    Array.isArray(value.samples) &&
+    'timeDeltas' in value &&
+    Array.isArray(value.timeDeltas)
+  );
 }
 
 /** Self time per function and per package (node_modules/<pkg>, node:internal, our dist/). */
@@ -58,10 +67,11 @@ export function summariseProfile(profile: CpuProfile, top = 12): ProfileSummary 
     pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + us);
   });
   const busy = total - idle;
-  const rank = (m: Map<string, number>): ProfileEntry[] => [...m.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([name, us]) => ({ name, selfMs: us / 1000, share: busy > 0 ? us / busy : 0 }));
+  const rank = (m: Map<string, number>): ProfileEntry[] =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, selfMs: us / 1000, share: busy > 0 ? us / busy : 0 }));
   return { totalMs: total / 1000, busyMs: busy / 1000, functions: rank(fns), packages: rank(pkgs) };
 }
 
@@ -125,9 +135,17 @@ export async function runProfiles(sizes: readonly SizeName[], outDir: string, lo
         if (summary.busyMs < 50) continue; // e.g. a worker of the accept phase that did nothing
         sections.push(`## ${size}: ${name} (${(summary.busyMs / 1000).toFixed(1)} s busy of ${(summary.totalMs / 1000).toFixed(1)} s)`, '');
         sections.push('| Package | Self ms | Share |', '|---|---:|---:|');
-        sections.push(...summary.packages.slice(0, 8).map((e) => `| ${e.name} | ${e.selfMs.toFixed(0)} | ${(e.share * 100).toFixed(1)}% |`), '');
+        sections.push(
+          ...summary.packages.slice(0, 8).map((e) => `| ${e.name} | ${e.selfMs.toFixed(0)} | ${(e.share * 100).toFixed(1)}% |`),
+          '',
+        );
         sections.push('| Function | Self ms | Share |', '|---|---:|---:|');
-        sections.push(...summary.functions.map((e) => `| \`${e.name.replace(/\|/g, '\\|')}\` | ${e.selfMs.toFixed(0)} | ${(e.share * 100).toFixed(1)}% |`), '');
+        sections.push(
+          ...summary.functions.map(
+            (e) => `| \`${e.name.replace(/\|/g, '\\|')}\` | ${e.selfMs.toFixed(0)} | ${(e.share * 100).toFixed(1)}% |`,
+          ),
+          '',
+        );
       }
     }
   }

@@ -33,9 +33,8 @@ async function measure(store: StoreKind, count: number, log: (line: string) => v
   mkdirSync(logDir);
   mkdirSync(dataDir);
   const s3 = store === 's3' ? await startS3Server() : undefined;
-  const extraEnv = s3 === undefined
-    ? { RAW_STORE_URL: pathToFileURL(join(temp, 'raw')).href }
-    : { RAW_STORE_URL: `s3://${TEST_BUCKET}/bench`, ...s3.env };
+  const extraEnv =
+    s3 === undefined ? { RAW_STORE_URL: pathToFileURL(join(temp, 'raw')).href } : { RAW_STORE_URL: `s3://${TEST_BUCKET}/bench`, ...s3.env };
   const sampler = new Sampler();
   const gateway = await startGateway({ logDir, dataDir, sampler, workerConcurrency: 1, extraEnv });
   const rows: Row[] = [];
@@ -91,11 +90,13 @@ async function main(): Promise<void> {
   const count = Number(values.count);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const rows: Row[] = [];
-  for (const store of stores) rows.push(...await measure(store, count, log));
+  for (const store of stores) rows.push(...(await measure(store, count, log)));
   const lines = [
     '| store | message | on the wire | accepted | Redis used_memory per message |',
     '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.store} | ${r.size} PDF | ${(r.wireBytes / 1024 / 1024).toFixed(1)} MiB | ${r.accepted} | ${kib(r.perMessageBytes)} |`),
+    ...rows.map(
+      (r) => `| ${r.store} | ${r.size} PDF | ${(r.wireBytes / 1024 / 1024).toFixed(1)} MiB | ${r.accepted} | ${kib(r.perMessageBytes)} |`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACCEPT_SHARE_GOAL, LISTENER_RSS_GOAL_BYTES, lettersPerWorkerCpuSecond, P99_GOALS, WORKER_EFFICIENCY_TOLERANCE } from './goals.js';
-import { SIZE_NAMES, sizeLabel, type SizeName } from './messages.js';
+import { SIZE_NAMES, type SizeName, sizeLabel } from './messages.js';
 import { pdfCostTable } from './pdf-cost.js';
 import { HARAKA_VERSION } from './peer-install.js';
 import type { AcceptCell, BenchResult, CoresBusy, EndToEndRun, Usage } from './results.js';
@@ -40,12 +40,17 @@ function acceptTable(cells: readonly AcceptCell[]): string[] {
   if (cells.length === 0) return [];
   const peers = cells.some((c) => c.haraka !== undefined);
   const rows = cells.map((c) => {
-    const listener = c.gateway.usage['listener'];
+    const listener = c.gateway.usage.listener;
     const goal = ACCEPT_SHARE_GOAL[c.size];
-    const refused = Object.entries(c.gateway.load.replies).filter(([code]) => code !== '250').map(([code, n]) => `${n}× ${code}`);
+    const refused = Object.entries(c.gateway.load.replies)
+      .filter(([code]) => code !== '250')
+      .map(([code, n]) => `${n}× ${code}`);
     // The goal is judged on reused connections; one message per connection is greeting-bound.
     const judged = c.mode === 'reuse' ? mark(c.ratio >= goal) : '(judged on reused)';
-    const haraka = c.haraka === undefined ? '| — | — | — ' : `| ${rate(c.haraka.load.acceptedPerSec)} | ${ratio(c.haraka.load.acceptedPerSec, c.sink.load.acceptedPerSec)} | ${ratio(c.gateway.load.acceptedPerSec, c.haraka.load.acceptedPerSec)} `;
+    const haraka =
+      c.haraka === undefined
+        ? '| — | — | — '
+        : `| ${rate(c.haraka.load.acceptedPerSec)} | ${ratio(c.haraka.load.acceptedPerSec, c.sink.load.acceptedPerSec)} | ${ratio(c.gateway.load.acceptedPerSec, c.haraka.load.acceptedPerSec)} `;
     return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} ${peers ? haraka : ''}| ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''} | ${ms(perMessage(listener?.cpuSeconds, c.gateway.load.accepted))} | ${mb(listener?.peakRssBytes)} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
   });
   return [
@@ -55,8 +60,13 @@ function acceptTable(cells: readonly AcceptCell[]): string[] {
     `|---|---:|---|---:|---:|---:|---${peers ? '|---:|---:|---:' : ''}|---|---:|---:|---:|---:|`,
     ...rows,
     '',
-    ...(peers ? ['Haraka: version ' + HARAKA_VERSION + ', one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink\'s and the gateway\'s: compare reused connections.', ''] : []),
-    'One message per connection is capped near sessions ÷ 0.1 s by smtp-server\'s 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench\'s own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.',
+    ...(peers
+      ? [
+          `Haraka: version ${HARAKA_VERSION}, one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink's and the gateway's: compare reused connections.`,
+          '',
+        ]
+      : []),
+    "One message per connection is capped near sessions ÷ 0.1 s by smtp-server's 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench's own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.",
     '',
   ];
 }
@@ -118,8 +128,14 @@ function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
     const worker = drain1 === undefined ? undefined : sumUsage([drain1.usage]);
     const letters = drain1?.e2e.letters ?? 0;
     const sizeRuns = r.runs.filter((x) => x.size === size);
-    const workerPeak = peak(sizeRuns.map((x) => x.usage), (name) => name.startsWith('worker'));
-    const listenerPeak = peak([...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)], (n) => n === 'listener');
+    const workerPeak = peak(
+      sizeRuns.map((x) => x.usage),
+      (name) => name.startsWith('worker'),
+    );
+    const listenerPeak = peak(
+      [...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)],
+      (n) => n === 'listener',
+    );
     return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |${peers ? ` ${ms(perMessage(hk.get('haraka')?.cpuSeconds, harakaAccepted))} | ${mb(hk.get('haraka')?.peakRssBytes)} |` : ''}`;
   });
   return [
@@ -138,25 +154,36 @@ function notes(r: BenchResult): string[] {
   const out: string[] = [];
   const faster = r.accept.filter((c) => c.sink.load.acceptedPerSec > c.gateway.load.acceptedPerSec).length;
   if (r.accept.length > 0) {
-    out.push(`- Generator not the bottleneck: it drove the sink faster than the gateway in ${faster} of ${r.accept.length} cells, from one process.`);
+    out.push(
+      `- Generator not the bottleneck: it drove the sink faster than the gateway in ${faster} of ${r.accept.length} cells, from one process.`,
+    );
   }
   const windows = [...r.accept.flatMap((c) => [c.sink.cores, c.gateway.cores]), ...r.runs.map((x) => x.cores)];
   const others = windows.length === 0 ? 0 : windows.reduce((sum, c) => sum + Math.max(0, c.machine - c.ours), 0) / windows.length;
   if (others > 0.25) {
-    out.push(`- Other users' processes kept ${others.toFixed(2)} cores busy on average during the measurements (machine minus bench): absolute rates are depressed by that much CPU; the gateway ÷ sink ratios, measured back to back, less so.`);
+    out.push(
+      `- Other users' processes kept ${others.toFixed(2)} cores busy on average during the measurements (machine minus bench): absolute rates are depressed by that much CPU; the gateway ÷ sink ratios, measured back to back, less so.`,
+    );
   }
   const missing = r.runs.reduce((n, x) => n + x.e2e.queuedMissing, 0);
   const ended = r.runs.reduce((n, x) => n + x.e2e.letters, 0);
   if (missing > 0) {
-    out.push(`- ${missing} of ${ended} intake records have no \`at.queued\`: a worker took the job between the listener's queue.add and its received → queued transition, which was then refused. Their latency is timed from \`at.received\`.`);
+    out.push(
+      `- ${missing} of ${ended} intake records have no \`at.queued\`: a worker took the job between the listener's queue.add and its received → queued transition, which was then refused. Their latency is timed from \`at.received\`.`,
+    );
   }
   for (const x of r.runs) {
     const refused = Object.entries(x.load.replies).filter(([code]) => code !== '250');
-    if (refused.length > 0) out.push(`- ${x.size} ${describeLoad(x)}: the listener refused ${refused.map(([code, n]) => `${n}× ${code}`).join(', ')} of ${x.load.sent} (${x.load.firstError ?? 'see the JSON'}).`);
+    if (refused.length > 0)
+      out.push(
+        `- ${x.size} ${describeLoad(x)}: the listener refused ${refused.map(([code, n]) => `${n}× ${code}`).join(', ')} of ${x.load.sent} (${x.load.firstError ?? 'see the JSON'}).`,
+      );
   }
   const unsettled = r.runs.filter((x) => x.e2e.letters < x.load.accepted);
   for (const x of unsettled) {
-    out.push(`- ${x.size} ${x.kind}: ${x.load.accepted - x.e2e.letters} accepted messages did not become letters (${JSON.stringify(x.e2e.notSubmitted)}).`);
+    out.push(
+      `- ${x.size} ${x.kind}: ${x.load.accepted - x.e2e.letters} accepted messages did not become letters (${JSON.stringify(x.e2e.notSubmitted)}).`,
+    );
   }
   return out.length === 0 ? [] : ['## Notes', '', ...out, ''];
 }
@@ -192,7 +219,11 @@ function sumUsage(usages: readonly Usage[]): Map<string, { cpuSeconds: number; p
 }
 
 function peak(usages: readonly Usage[], match: (name: string) => boolean): number | undefined {
-  const values = usages.flatMap((u) => Object.entries(u).filter(([n]) => match(n)).map(([, v]) => v.peakRssBytes));
+  const values = usages.flatMap((u) =>
+    Object.entries(u)
+      .filter(([n]) => match(n))
+      .map(([, v]) => v.peakRssBytes),
+  );
   return values.length === 0 ? undefined : Math.max(...values);
 }
 

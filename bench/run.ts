@@ -9,8 +9,8 @@ import { runBenchmark } from './harness.js';
 import { isSizeName, SIZE_NAMES } from './messages.js';
 import { measurePdfCost, pdfCostTable } from './pdf-cost.js';
 import { PLANS } from './plan.js';
-import { runProfiles } from './profile.js';
 import { REPO } from './processes.js';
+import { runProfiles } from './profile.js';
 import { renderReport, writeReport } from './report.js';
 
 const RESULTS_DIR = join(REPO, 'bench', 'results');

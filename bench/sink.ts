@@ -20,7 +20,7 @@ const server = new SMTPServer({
 });
 server.on('error', () => {}); // a client resetting its connection is not the sink's concern
 
-server.listen(Number(process.env['SINK_PORT'] ?? 0), '127.0.0.1', () => {
+server.listen(Number(process.env.SINK_PORT ?? 0), '127.0.0.1', () => {
   const address = server.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   process.send?.({ kind: 'listening', port });

@@ -12,7 +12,10 @@ export interface Reply {
 export class SmtpReplyError extends Error {
   override readonly name = 'SmtpReplyError';
 
-  constructor(command: string, readonly reply: Reply) {
+  constructor(
+    command: string,
+    readonly reply: Reply,
+  ) {
     super(`${command}: ${reply.code} ${reply.text}`);
   }
 }

@@ -66,7 +66,11 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     // Configuration problems are the operator's to fix: say what, without a stack trace.
     // What an operator must fix is said plainly, without a stack trace.
-    const config = err instanceof ConfigError || err instanceof SenderDirectoryError || err instanceof ZoneFileError || err instanceof SenderApiConfigError;
+    const config =
+      err instanceof ConfigError ||
+      err instanceof SenderDirectoryError ||
+      err instanceof ZoneFileError ||
+      err instanceof SenderApiConfigError;
     const unavailable = err instanceof StartupError;
     const text = config || unavailable ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
     process.stderr.write(`letter-intake: ${text}\n`);

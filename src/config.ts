@@ -11,20 +11,31 @@ const DAY_MS = 24 * 3600 * 1000;
 
 const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 const optionalText = z.string().trim().min(1).optional();
-const flag = z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1');
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
 const addressList = z
   .string()
   .default('')
-  .transform((v) => v.split(',').map((a) => a.trim().toLowerCase()).filter((a) => a.length > 0))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((a) => a.trim().toLowerCase())
+      .filter((a) => a.length > 0),
+  )
   .pipe(z.array(z.email({ message: 'each entry must be an e-mail address' })));
 
 const schema = z.object({
   /** Redis for the queue and the spool; unset → `start` runs a private redis-server. */
-  REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional(),
   /** How long a role waits for Redis at start before it gives up with a message. */
   REDIS_START_TIMEOUT_MS: int(100, 15_000),
   /** Key prefix for every key the gateway writes (BullMQ prefix too). Hash-tagged for Redis Cluster. */
-  REDIS_PREFIX: z.string().regex(/^[^\s:]+$/, 'no spaces or colons').default('{letter-intake}'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[^\s:]+$/, 'no spaces or colons')
+    .default('{letter-intake}'),
   /** Listener bind address, port and the name announced in the greeting. */
   SMTP_HOST: z.string().default('0.0.0.0'),
   SMTP_PORT: int(0, 2525),
@@ -45,7 +56,7 @@ const schema = z.object({
   /** The sender directory (JSON). */
   SENDERS_FILE: optionalText,
   /** Base address of the Sender API; unset → `start` serves the sandbox in-process. */
-  SENDER_API_URL: z.url({ protocol: /^https?$/, message: "must be an https:// (or loopback http://) URL" }).optional(),
+  SENDER_API_URL: z.url({ protocol: /^https?$/, message: 'must be an https:// (or loopback http://) URL' }).optional(),
   /** Time-out for one Sender API request. */
   API_TIMEOUT_MS: int(100, 30_000),
   /** Static DNS answers instead of live DNS (tests, offline runs). */
@@ -107,14 +118,17 @@ const schema = z.object({
    * AWS_ENDPOINT_URL_S3, AWS_REQUEST_CHECKSUM_CALCULATION, ...): the one place besides this file
    * that looks at the environment, on purpose, so that S3 is configured as everywhere else.
    */
-  RAW_STORE_URL: z.string().optional().superRefine((value, ctx) => {
-    if (value === undefined) return;
-    try {
-      parseRawStoreUrl(value);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
-    }
-  }),
+  RAW_STORE_URL: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      try {
+        parseRawStoreUrl(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      }
+    }),
   /** Address buckets in the path (http://host/bucket/key), as many S3-compatible stores need. */
   RAW_STORE_S3_PATH_STYLE: flag,
   /** A blob no record points at is deleted once it is this old (longer than any acceptance). */
@@ -235,9 +249,8 @@ export function loadConfig(env: Env): Config {
       closeTimeoutMs: e.SMTP_CLOSE_TIMEOUT_MS,
       useProxy: e.SMTP_USE_PROXY,
       memoryBudgetBytes: e.SMTP_MEMORY_BUDGET_BYTES,
-      tls: e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined
-        ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE }
-        : undefined,
+      tls:
+        e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE } : undefined,
     },
     inboundAddresses: e.INBOUND_ADDRESSES,
     sendersFile: e.SENDERS_FILE,

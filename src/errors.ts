@@ -87,12 +87,15 @@ export class IntakeError extends Error {
   override readonly name = 'IntakeError';
   readonly smtp: SmtpReply;
 
-  constructor(readonly code: IntakeErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: IntakeErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.smtp = ERROR_CATALOG[code].smtp;
   }
 }
-
 
 /** Why an intake was rejected: stable codes shown in the record and metrics. */
 export const REJECTION_REASONS = {

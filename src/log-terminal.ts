@@ -27,5 +27,9 @@ export async function terminalDestination(options: TerminalOptions): Promise<Des
   const output = options.output ?? process.stdout;
   // Formatted in the write itself (not pino-pretty's asynchronous transform stream), so the
   // last lines before an exit (a shutdown, a start-up failure) are not lost.
-  return { write: (line: string) => { output.write(prettify(line)); } };
+  return {
+    write: (line: string) => {
+      output.write(prettify(line));
+    },
+  };
 }

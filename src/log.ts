@@ -1,5 +1,5 @@
 // pino with redaction: client secrets, session ids and message content never reach a log line.
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 
 export type { Logger } from 'pino';
 

@@ -3,7 +3,7 @@
 // relaxed-body-hash.ts), and key records come from a cache shared by all messages
 // (parsed-key-cache.ts) instead of being parsed and imported again for every message.
 // "simple" body hashing stays mailauth's SimpleHash: it already works on whole chunks.
-import { dkimBody, type BodyHasher } from 'mailauth/lib/dkim/body/index.js';
+import { type BodyHasher, dkimBody } from 'mailauth/lib/dkim/body/index.js';
 import { DkimVerifier, type DkimVerifierOptions, type KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
 import { writeToStream } from 'mailauth/lib/tools.js';
 import { bareLineFeedsToCrlf } from './line-breaks.js';

@@ -3,12 +3,13 @@
 // headers, composed as mailauth composes them. What authenticate.ts turns off (trustReceived,
 // ARC, DMARC, BIMI, strict mode, sealing) is left out here rather than re-implemented. The
 // equivalence test compares this with mailauth's own authenticate() result, field by field.
+
+import { isIP } from 'node:net';
+import libmime from 'libmime';
 import type { KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
 import { parseReceived } from 'mailauth/lib/parse-received.js';
 import { spf } from 'mailauth/lib/spf/index.js';
 import { formatAuthservId } from 'mailauth/lib/tools.js';
-import libmime from 'libmime';
-import { isIP } from 'node:net';
 import { verifyDkim } from './fast-dkim-verifier.js';
 import type { DnsResolver } from './resolver.js';
 
@@ -25,7 +26,11 @@ export interface MailauthOptions {
 const FOLD_AT = 160; // mailauth folds each resinfo at 160 characters
 
 /** Same result shape as mailauth's authenticate() with trustReceived, ARC, DMARC and BIMI off. */
-export async function authenticateFast(input: Buffer | NodeJS.ReadableStream, opts: MailauthOptions, keyCache?: KeyCache): Promise<unknown> {
+export async function authenticateFast(
+  input: Buffer | NodeJS.ReadableStream,
+  opts: MailauthOptions,
+  keyCache?: KeyCache,
+): Promise<unknown> {
   const authservId = formatAuthservId(opts.mta, false);
   const dkim = await verifyDkim(input, { resolver: opts.resolver, sender: opts.sender, strict: false }, keyCache);
   const receivedChain = dkim.headers?.parsed.filter((h) => h.key === 'received').map((h) => parseReceived(h.line));

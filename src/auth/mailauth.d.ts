@@ -37,17 +37,19 @@ declare module 'mailauth/lib/tools.js' {
   /** RFC 8601 authserv-id: a token as is, else quoted; throws when empty or too long. */
   export function formatAuthservId(mta: string, strict: boolean): string;
   /** The key record of `name`, parsed and imported (publicKey as PEM). */
-  export function getPublicKey(type: string, name: string, minBitLength: number | undefined, resolver: (name: string, rrtype: string) => Promise<unknown>, options: { readonly strict?: boolean; readonly hashAlgo?: string }): Promise<{ readonly publicKey: string; readonly [field: string]: unknown }>;
+  export function getPublicKey(
+    type: string,
+    name: string,
+    minBitLength: number | undefined,
+    resolver: (name: string, rrtype: string) => Promise<unknown>,
+    options: { readonly strict?: boolean; readonly hashAlgo?: string },
+  ): Promise<{ readonly publicKey: string; readonly [field: string]: unknown }>;
   export function toALabel(name: string): string;
   /**
    * The entry of `domainList` aligned with `fromDomain`, or false. Relaxed (default): same
    * organizational domain by the Public Suffix List (tldts); strict: identical domains.
    */
-  export function getAlignment(
-    fromDomain: string,
-    domainList: readonly string[],
-    strict?: boolean,
-  ): { readonly domain: string } | false;
+  export function getAlignment(fromDomain: string, domainList: readonly string[], strict?: boolean): { readonly domain: string } | false;
 }
 
 declare module 'mailauth/lib/dkim/sign.js' {
@@ -114,7 +116,12 @@ declare module 'mailauth/lib/dkim/dkim-verifier.js' {
   /** mailauth's per-message key lookup cache (tools.createKeyCache); get() takes getPublicKey's arguments. */
   export interface KeyCache {
     readonly resolver: (name: string, rrtype: string) => Promise<unknown>;
-    get(type: string, name: string, minBitLength: number | undefined, options: { readonly strict?: boolean; readonly hashAlgo?: string }): Promise<unknown>;
+    get(
+      type: string,
+      name: string,
+      minBitLength: number | undefined,
+      options: { readonly strict?: boolean; readonly hashAlgo?: string },
+    ): Promise<unknown>;
   }
   export interface DkimVerifierOptions {
     readonly resolver: (name: string, rrtype: string) => Promise<unknown>;
@@ -141,7 +148,10 @@ declare module 'mailauth/lib/dkim/dkim-verifier.js' {
 }
 
 declare module 'mailauth/lib/dkim/verify.js' {
-  export function dkimVerify(input: Buffer | string | NodeJS.ReadableStream, options: { readonly resolver: (name: string, rrtype: string) => Promise<unknown>; readonly sender?: string }): Promise<{ readonly results: unknown[] }>;
+  export function dkimVerify(
+    input: Buffer | string | NodeJS.ReadableStream,
+    options: { readonly resolver: (name: string, rrtype: string) => Promise<unknown>; readonly sender?: string },
+  ): Promise<{ readonly results: unknown[] }>;
 }
 
 declare module 'mailauth/lib/spf/index.js' {

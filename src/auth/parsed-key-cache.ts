@@ -64,6 +64,6 @@ function parse(parsed: Promise<Readonly<Record<string, unknown>> & { readonly pu
 function forOneMessage({ record, key }: Entry): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(record)) copy[field] = Array.isArray(value) ? Array.from<unknown>(value) : value;
-  copy['publicKey'] = key;
+  copy.publicKey = key;
   return copy;
 }

@@ -12,7 +12,7 @@
 // `temporary` (451 4.7.0): the sender's MTA retries. A definite failure wins over a temporary
 // one, since retrying cannot change it. The From check comes first: without one From domain
 // there is nothing to align with, so alignment and DKIM are then `skipped`.
-import { isAligned, type AlignmentMode } from './alignment.js';
+import { type AlignmentMode, isAligned } from './alignment.js';
 import type { AuthSummary, DkimSignatureSummary, SpfSummary } from './summary.js';
 
 export interface AuthPolicy {
@@ -66,7 +66,9 @@ export function judgeAuthentication(auth: AuthSummary, policy: AuthPolicy = DEFA
   return { outcome: 'pass', checks };
 }
 
-type Author = { readonly ok: true; readonly address: string; readonly domain: string } | { readonly ok: false; readonly check: CheckResult };
+type Author =
+  | { readonly ok: true; readonly address: string; readonly domain: string }
+  | { readonly ok: false; readonly check: CheckResult };
 
 /** The single From address and its domain, or the failed `from` check. */
 function singleAuthor(auth: AuthSummary): Author {
@@ -96,10 +98,7 @@ function checkSpf(spf: SpfSummary): CheckResult {
 function checkSpfAlignment(spf: SpfSummary, fromDomain: string, mode: AlignmentMode): CheckResult {
   if (spf.domain === '') return result('fail', `no SPF domain to align with ${fromDomain}`);
   const aligned = isAligned(spf.domain, fromDomain, mode);
-  return result(
-    aligned ? 'pass' : 'fail',
-    `SPF domain ${spf.domain} is ${aligned ? '' : 'not '}aligned with ${fromDomain} (${mode})`,
-  );
+  return result(aligned ? 'pass' : 'fail', `SPF domain ${spf.domain} is ${aligned ? '' : 'not '}aligned with ${fromDomain} (${mode})`);
 }
 
 function checkDkim(signatures: readonly DkimSignatureSummary[], fromDomain: string, mode: AlignmentMode): CheckResult {
@@ -114,7 +113,8 @@ function checkDkim(signatures: readonly DkimSignatureSummary[], fromDomain: stri
     const why = pending.comment === undefined ? '' : ` (${pending.comment})`;
     return result('temporary', `DKIM key for d=${pending.signingDomain} s=${pending.selector} could not be fetched${why}`);
   }
-  const found = signatures.length === 0 ? 'none, the message is not signed' : signatures.map((s) => describe(s, fromDomain, mode)).join('; ');
+  const found =
+    signatures.length === 0 ? 'none, the message is not signed' : signatures.map((s) => describe(s, fromDomain, mode)).join('; ');
   return result('fail', `no passing DKIM signature aligned with ${fromDomain} (found: ${found})`);
 }
 
@@ -128,7 +128,13 @@ function describe(signature: DkimSignatureSummary, fromDomain: string, mode: Ali
 
 function domainOf(address: string): string {
   const at = address.lastIndexOf('@');
-  return at < 0 ? '' : address.slice(at + 1).trim().toLowerCase().replace(/\.+$/, '');
+  return at < 0
+    ? ''
+    : address
+        .slice(at + 1)
+        .trim()
+        .toLowerCase()
+        .replace(/\.+$/, '');
 }
 
 function sentences(checks: readonly CheckResult[]): string {

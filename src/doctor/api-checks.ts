@@ -3,7 +3,7 @@
 import { isLoopbackHost } from '../sender-api/base-url.js';
 import { SenderApiError } from '../sender-api/errors.js';
 import type { Sender } from '../senders/directory.js';
-import { fail, ok, warn, type CheckResult } from './result.js';
+import { type CheckResult, fail, ok, warn } from './result.js';
 
 const AREA = 'Sender API';
 
@@ -32,15 +32,24 @@ export function judgeLogin(sender: Sender, outcome: LoginOutcome): CheckResult {
   if (!(err instanceof SenderApiError)) return fail(AREA, name, String(err instanceof Error ? err.message : err));
   switch (err.errorCode) {
     case 'InvalidCredentials':
-      return fail(AREA, name, 'InvalidCredentials: the API refuses this client id and secret; fix them in SENDERS_FILE (or its secret variable)');
+      return fail(
+        AREA,
+        name,
+        'InvalidCredentials: the API refuses this client id and secret; fix them in SENDERS_FILE (or its secret variable)',
+      );
     case 'IpAddressUnauthorized':
-      return fail(AREA, name, "IpAddressUnauthorized: this gateway's address is not on the sender's API allow-list; ask for it to be added");
+      return fail(
+        AREA,
+        name,
+        "IpAddressUnauthorized: this gateway's address is not on the sender's API allow-list; ask for it to be added",
+      );
     case 'InsufficientAuthorization':
       return fail(AREA, name, 'InsufficientAuthorization: the client may not create letters; ask for the permission');
     default:
       break;
   }
-  if (err.statusCode === undefined) return fail(AREA, name, `the API did not answer (${err.message}); check SENDER_API_URL and the network`);
+  if (err.statusCode === undefined)
+    return fail(AREA, name, `the API did not answer (${err.message}); check SENDER_API_URL and the network`);
   return fail(AREA, name, `${err.message}${err.traceId === undefined ? '' : ` (traceId ${err.traceId})`}`);
 }
 

@@ -1,8 +1,8 @@
 // DNS as senders' mail depends on it: the inbound domain's MX reaches this listener, each sender
 // domain publishes SPF, and the DKIM keys its recent mail was signed with are still there. An
 // operator sees which sender will be refused before its mail arrives.
-import { mxExchanges, normalizeHost, txtStrings, type Lookup } from './dns-lookup.js';
-import { fail, ok, warn, type CheckResult } from './result.js';
+import { type Lookup, mxExchanges, normalizeHost, txtStrings } from './dns-lookup.js';
+import { type CheckResult, fail, ok, warn } from './result.js';
 
 const AREA = 'DNS';
 
@@ -14,7 +14,11 @@ export function judgeMx(domain: string, hostname: string, answer: Lookup): Check
   if (answer.kind === 'none') return fail(AREA, name, `no MX record: senders cannot reach the gateway; publish MX ${domain} → ${hostname}`);
   const exchanges = mxExchanges(answer.records);
   if (exchanges.includes(normalizeHost(hostname))) return ok(AREA, name, `→ ${exchanges.join(', ')}`);
-  return fail(AREA, name, `→ ${exchanges.join(', ')}, not SMTP_HOSTNAME ${hostname}: mail goes elsewhere; point the MX at ${hostname} (or fix SMTP_HOSTNAME)`);
+  return fail(
+    AREA,
+    name,
+    `→ ${exchanges.join(', ')}, not SMTP_HOSTNAME ${hostname}: mail goes elsewhere; point the MX at ${hostname} (or fix SMTP_HOSTNAME)`,
+  );
 }
 
 /** The SPF record of a domain (RFC 7208 §4.5: exactly one `v=spf1` record). */
@@ -24,7 +28,8 @@ export function judgeSpf(domain: string, addresses: readonly string[], answer: L
   if (answer.kind === 'error') return warn(AREA, name, `${failure(answer)}; mail from ${who} is answered 451 meanwhile`);
   const spf = answer.kind === 'none' ? [] : txtStrings(answer.records).filter((t) => /^v=spf1(\s|$)/i.test(t));
   if (spf.length === 0) return fail(AREA, name, `no SPF record: mail from ${who} will be refused (550 5.7.1); the sender must publish one`);
-  if (spf.length > 1) return fail(AREA, name, `${spf.length} SPF records (permerror): mail from ${who} will be refused; the sender must keep one`);
+  if (spf.length > 1)
+    return fail(AREA, name, `${spf.length} SPF records (permerror): mail from ${who} will be refused; the sender must keep one`);
   return ok(AREA, name, spf[0] ?? '');
 }
 
@@ -33,7 +38,12 @@ export function judgeDkimKey(domain: string, selector: string, answer: Lookup): 
   const name = `DKIM key ${selector}._domainkey.${domain}`;
   if (answer.kind === 'error') return warn(AREA, name, failure(answer));
   const key = answer.kind === 'none' ? undefined : txtStrings(answer.records).find((t) => /(^|;)\s*p=/.test(t));
-  if (key === undefined) return fail(AREA, name, `gone: mail signed with s=${selector} will be refused (550 5.7.1); the sender must publish the key or sign with another selector`);
+  if (key === undefined)
+    return fail(
+      AREA,
+      name,
+      `gone: mail signed with s=${selector} will be refused (550 5.7.1); the sender must publish the key or sign with another selector`,
+    );
   if (/(^|;)\s*p=\s*(;|$)/.test(key)) return fail(AREA, name, `revoked (empty p=): mail signed with s=${selector} will be refused`);
   return ok(AREA, name, 'published');
 }

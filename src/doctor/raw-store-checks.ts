@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { fail, ok, type CheckResult } from './result.js';
+import { type CheckResult, fail, ok } from './result.js';
 
 const AREA = 'Raw store';
 
@@ -53,7 +53,7 @@ export async function checkRawStore(probe: RawStoreProbe, retentionDays: number)
   } catch (err) {
     return [fail(AREA, 'writable and readable', `${probe.location}: ${err instanceof Error ? err.message : String(err)}`)];
   }
-  const same = read !== undefined && read.equals(bytes);
+  const same = read?.equals(bytes);
   return [
     same
       ? ok(AREA, 'writable and readable', probe.location)

@@ -1,7 +1,8 @@
 // Redis as durable acceptance needs it (README "Redis durability"): the 250 promises the
 // message is stored, so writes must reach the disk before Redis answers and never be evicted.
-import { fail, ok, warn, type CheckResult } from './result.js';
+
 import type { RedisFacts } from './redis-facts.js';
+import { type CheckResult, fail, ok, warn } from './result.js';
 
 const AREA = 'Redis';
 const MiB = 1024 * 1024;
@@ -11,20 +12,40 @@ const HEADROOM_WARN = 0.25;
 /** The durability checks every role also runs at start (as warnings). */
 export function judgeRedisDurability(facts: RedisFacts): CheckResult[] {
   const results: CheckResult[] = [];
-  results.push(facts.aofEnabled
-    ? ok(AREA, 'appendonly', 'yes')
-    : fail(AREA, 'appendonly', 'no: accepted mail lives in memory only and a Redis crash loses it; set appendonly yes'));
+  results.push(
+    facts.aofEnabled
+      ? ok(AREA, 'appendonly', 'yes')
+      : fail(AREA, 'appendonly', 'no: accepted mail lives in memory only and a Redis crash loses it; set appendonly yes'),
+  );
   if (facts.appendfsync === 'always') results.push(ok(AREA, 'appendfsync', 'always'));
   else if (facts.appendfsync === 'everysec') {
-    results.push(warn(AREA, 'appendfsync', 'everysec: a Redis crash can lose up to a second of mail already answered 250; set appendfsync always (or use replicas and WAIT)'));
+    results.push(
+      warn(
+        AREA,
+        'appendfsync',
+        'everysec: a Redis crash can lose up to a second of mail already answered 250; set appendfsync always (or use replicas and WAIT)',
+      ),
+    );
   } else if (facts.appendfsync === undefined) {
     results.push(warn(AREA, 'appendfsync', 'unknown (CONFIG GET refused): make sure it is always'));
   } else {
-    results.push(fail(AREA, 'appendfsync', `${facts.appendfsync}: writes reach the disk when the OS decides, so a crash loses accepted mail; set appendfsync always`));
+    results.push(
+      fail(
+        AREA,
+        'appendfsync',
+        `${facts.appendfsync}: writes reach the disk when the OS decides, so a crash loses accepted mail; set appendfsync always`,
+      ),
+    );
   }
-  results.push(facts.maxmemoryPolicy === 'noeviction'
-    ? ok(AREA, 'maxmemory-policy', 'noeviction')
-    : fail(AREA, 'maxmemory-policy', `${facts.maxmemoryPolicy}: Redis may evict stored messages and records silently; set maxmemory-policy noeviction`));
+  results.push(
+    facts.maxmemoryPolicy === 'noeviction'
+      ? ok(AREA, 'maxmemory-policy', 'noeviction')
+      : fail(
+          AREA,
+          'maxmemory-policy',
+          `${facts.maxmemoryPolicy}: Redis may evict stored messages and records silently; set maxmemory-policy noeviction`,
+        ),
+  );
   return results;
 }
 
@@ -35,7 +56,12 @@ export function judgeRedisHeadroom(facts: RedisFacts): CheckResult {
   if (limit <= 0) return warn(AREA, 'memory headroom', `used ${mib(facts.usedMemory)} with no known limit; set maxmemory`);
   const free = 1 - facts.usedMemory / limit;
   const detail = `used ${mib(facts.usedMemory)} of ${mib(limit)} on ${what}, ${Math.round(free * 100)}% free`;
-  if (free <= 0.05) return fail(AREA, 'memory headroom', `${detail}: new mail will be refused (451) when it is full; raise maxmemory or shorten RETENTION_DAYS`);
+  if (free <= 0.05)
+    return fail(
+      AREA,
+      'memory headroom',
+      `${detail}: new mail will be refused (451) when it is full; raise maxmemory or shorten RETENTION_DAYS`,
+    );
   if (free < HEADROOM_WARN) return warn(AREA, 'memory headroom', `${detail}: raise maxmemory or shorten RETENTION_DAYS`);
   return ok(AREA, 'memory headroom', detail);
 }

@@ -13,11 +13,11 @@ import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from
 import { judgeDirectory, parseRawDirectory } from './directory-checks.js';
 import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks.js';
 import { lookup } from './dns-lookup.js';
+import { checkRawStore, type RawStoreProbe, redisRawStoreProbe } from './raw-store-checks.js';
 import { recentDkimSelectors } from './recent-selectors.js';
-import { checkRawStore, redisRawStoreProbe, type RawStoreProbe } from './raw-store-checks.js';
-import { readRedisFacts } from './redis-facts.js';
 import { judgeRedis } from './redis-checks.js';
-import { fail, warn, type CheckResult } from './result.js';
+import { readRedisFacts } from './redis-facts.js';
+import { type CheckResult, fail, warn } from './result.js';
 import { judgeTls, type TlsMaterial } from './tls-checks.js';
 
 export interface DoctorDeps {
@@ -40,7 +40,9 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
   try {
     if (redis !== undefined) {
       const where = redactUrl(config.redisUrl ?? '');
-      results.push(...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.retentionMs / 86_400_000)));
+      results.push(
+        ...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.retentionMs / 86_400_000)),
+      );
     }
     const { raw, directory } = readDirectory(config.sendersFile, deps.env, results);
     const domains = senderDomains(directory);
@@ -57,10 +59,21 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
 
 async function connectRedis(url: string | undefined, results: CheckResult[]): Promise<Redis | undefined> {
   if (url === undefined) {
-    results.push(warn('Redis', 'reachable', 'REDIS_URL is unset: `start` embeds a durable private redis-server; the smtp, worker and ops roles need REDIS_URL'));
+    results.push(
+      warn(
+        'Redis',
+        'reachable',
+        'REDIS_URL is unset: `start` embeds a durable private redis-server; the smtp, worker and ops roles need REDIS_URL',
+      ),
+    );
     return undefined;
   }
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => {}); // reported below as the check's result
   try {
     await withTimeout(redis.connect(), CONNECT_TIMEOUT_MS, 'connecting to Redis');
@@ -68,12 +81,22 @@ async function connectRedis(url: string | undefined, results: CheckResult[]): Pr
     return redis;
   } catch (err) {
     redis.disconnect();
-    results.push(fail('Redis', 'reachable', `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}; check REDIS_URL and that Redis runs`));
+    results.push(
+      fail(
+        'Redis',
+        'reachable',
+        `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}; check REDIS_URL and that Redis runs`,
+      ),
+    );
     return undefined;
   }
 }
 
-function readDirectory(file: string | undefined, env: Env, results: CheckResult[]): { raw: ReturnType<typeof parseRawDirectory>; directory: SenderDirectory | undefined } {
+function readDirectory(
+  file: string | undefined,
+  env: Env,
+  results: CheckResult[],
+): { raw: ReturnType<typeof parseRawDirectory>; directory: SenderDirectory | undefined } {
   if (file === undefined) {
     results.push(warn('Sender directory', 'SENDERS_FILE', 'unset: `start` uses the demo sender; the worker needs SENDERS_FILE'));
     return { raw: undefined, directory: undefined };
@@ -82,7 +105,9 @@ function readDirectory(file: string | undefined, env: Env, results: CheckResult[
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    results.push(fail('Sender directory', 'SENDERS_FILE', `${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`));
+    results.push(
+      fail('Sender directory', 'SENDERS_FILE', `${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`),
+    );
     return { raw: undefined, directory: undefined };
   }
   const raw = parseRawDirectory(json);
@@ -109,26 +134,39 @@ async function checkApi(deps: DoctorDeps, directory: SenderDirectory | undefined
   const transport = judgeApiTransport(url);
   if (transport.status === 'fail' || directory === undefined) return [transport];
   const client = createSenderApiClient({
-    baseUrl: url, clock: deps.clock, timeoutMs: Math.min(deps.config.apiTimeoutMs, CONNECT_TIMEOUT_MS), logger: deps.logger,
+    baseUrl: url,
+    clock: deps.clock,
+    timeoutMs: Math.min(deps.config.apiTimeoutMs, CONNECT_TIMEOUT_MS),
+    logger: deps.logger,
   });
-  const logins = await Promise.all(directory.senders.map(async (sender): Promise<readonly [Sender, LoginOutcome]> => {
-    try {
-      await client.as(sender).login();
-      return [sender, { ok: true }];
-    } catch (error) {
-      return [sender, { ok: false, error }];
-    }
-  }));
-  const reachable = judgeReachable(logins.map(([, outcome]) => outcome), new URL(url).origin);
+  const logins = await Promise.all(
+    directory.senders.map(async (sender): Promise<readonly [Sender, LoginOutcome]> => {
+      try {
+        await client.as(sender).login();
+        return [sender, { ok: true }];
+      } catch (error) {
+        return [sender, { ok: false, error }];
+      }
+    }),
+  );
+  const reachable = judgeReachable(
+    logins.map(([, outcome]) => outcome),
+    new URL(url).origin,
+  );
   if (reachable.status === 'fail') return [transport, reachable];
   return [transport, reachable, ...logins.map(([sender, outcome]) => judgeLogin(sender, outcome))];
 }
 
-async function checkDns(deps: DoctorDeps, domains: ReadonlyMap<string, readonly string[]>, redis: Redis | undefined): Promise<{ results: CheckResult[]; domainsWithoutSpf: Set<string> }> {
+async function checkDns(
+  deps: DoctorDeps,
+  domains: ReadonlyMap<string, readonly string[]>,
+  redis: Redis | undefined,
+): Promise<{ results: CheckResult[]; domainsWithoutSpf: Set<string> }> {
   const { config, resolver } = deps;
   const results: CheckResult[] = [];
   const inbound = [...new Set(config.inboundAddresses.map((a) => a.slice(a.lastIndexOf('@') + 1)))];
-  if (inbound.length === 0) results.push(warn('DNS', 'MX', 'INBOUND_ADDRESSES is unset: no processing domain to check (`start` uses the demo address)'));
+  if (inbound.length === 0)
+    results.push(warn('DNS', 'MX', 'INBOUND_ADDRESSES is unset: no processing domain to check (`start` uses the demo address)'));
   for (const domain of inbound) results.push(judgeMx(domain, config.smtp.hostname, await lookup(resolver, domain, 'MX')));
   const domainsWithoutSpf = new Set<string>();
   const selectors = redis === undefined ? new Map<string, Set<string>>() : await recentDkimSelectors(redis, config);

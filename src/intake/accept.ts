@@ -2,10 +2,10 @@
 // the caller may answer 250. Idempotent: the same message again finds the first intake.
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
-import { intakeJobOptions, type IntakeJobData } from './queue.js';
-import { requeueJob } from './requeue.js';
+import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
+import { requeueJob } from './requeue.js';
 import type { IntakeStore } from './store.js';
 
 export interface AcceptDeps {

@@ -44,18 +44,26 @@ export function redisBlobIndex(redis: Redis, prefix: string): BlobIndex {
       const pipeline = redis.pipeline();
       for (const { intakeId } of claimed) pipeline.hget(records.record(intakeId), RAW_KEY_FIELD);
       const answers = (await pipeline.exec()) ?? [];
-      return new Set(claimed.filter(({ key }, i) => {
-        const [err, pointsAt] = answers[i] ?? [new Error('no answer'), null];
-        if (err !== null) throw err;
-        return pointsAt === key;
-      }).map(({ key }) => key));
+      return new Set(
+        claimed
+          .filter(({ key }, i) => {
+            const [err, pointsAt] = answers[i] ?? [new Error('no answer'), null];
+            if (err !== null) throw err;
+            return pointsAt === key;
+          })
+          .map(({ key }) => key),
+      );
     },
     async due(now, limit) {
       return redis.zrangebyscore(keys.due, '-inf', now, 'LIMIT', 0, limit);
     },
     async forget(blobKeys) {
       if (blobKeys.length === 0) return;
-      await redis.multi().hdel(keys.blobs, ...blobKeys).zrem(keys.due, ...blobKeys).exec();
+      await redis
+        .multi()
+        .hdel(keys.blobs, ...blobKeys)
+        .zrem(keys.due, ...blobKeys)
+        .exec();
     },
   };
 }

@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 
 export function intakeIdFor(identity: { from: string; messageId: string; contentSha256: string }): string {
-  const key = identity.messageId === ''
-    ? `content\n${identity.contentSha256}`
-    : `mid\n${identity.from.toLowerCase()}\n${identity.messageId}\n${identity.contentSha256}`;
+  const key =
+    identity.messageId === ''
+      ? `content\n${identity.contentSha256}`
+      : `mid\n${identity.from.toLowerCase()}\n${identity.messageId}\n${identity.contentSha256}`;
   // A letter prefix keeps BullMQ from reading the id as a number; no ':' by construction.
   return `in${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 }

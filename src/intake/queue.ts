@@ -1,5 +1,5 @@
 // The BullMQ queue "intake": job data is keys and small facts, never the message.
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
 
 export const INTAKE_QUEUE = 'intake';
 

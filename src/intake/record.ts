@@ -14,7 +14,7 @@
 // Stored as one Redis hash: scalar fields as strings, structured fields as JSON, and the
 // timeline as one `at.<state>` field per state so a transition is a single HSET.
 import { z } from 'zod';
-import { noticesFromHash, type Notices } from './notice-fields.js';
+import { type Notices, noticesFromHash } from './notice-fields.js';
 
 export const INTAKE_STATES = ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] as const;
 export type IntakeState = (typeof INTAKE_STATES)[number];
@@ -25,14 +25,17 @@ export function isIntakeState(value: string): value is IntakeState {
 }
 
 const json = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not JSON' });
-      return z.NEVER;
-    }
-  }).pipe(schema);
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 
 const pdfSchema = z.object({
   fileName: z.string(),
@@ -99,7 +102,19 @@ export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts' | '
 
 /** Fields a worker or operator may set alongside a transition. */
 export type IntakeUpdate = Partial<
-  Pick<IntakeRecord, 'senderId' | 'letterId' | 'reasonCode' | 'reason' | 'errorCode' | 'traceId' | 'pdfs' | 'ignoredAttachments' | 'attempts' | 'draftRequestedAt'>
+  Pick<
+    IntakeRecord,
+    | 'senderId'
+    | 'letterId'
+    | 'reasonCode'
+    | 'reason'
+    | 'errorCode'
+    | 'traceId'
+    | 'pdfs'
+    | 'ignoredAttachments'
+    | 'attempts'
+    | 'draftRequestedAt'
+  >
 >;
 
 const timelineField = (state: IntakeState): string => `at.${state}`;

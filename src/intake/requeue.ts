@@ -2,7 +2,7 @@
 // BullMQ returns an existing job for its id unchanged, so a finished job is removed first. The
 // exactly-once checkpoint (letter id, draft marker) lives on the intake record and carries over.
 import type { Queue } from 'bullmq';
-import { intakeJobOptions, type IntakeJobData } from './queue.js';
+import { type IntakeJobData, intakeJobOptions } from './queue.js';
 
 const PENDING = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 

@@ -10,7 +10,7 @@
 //   <prefix>:ended:<state>:<reason>  sorted set of intake ids by time ended (last two days)
 //   <prefix>:ended                   set of "<state>:<reason>" pairs seen
 import type { Redis } from 'ioredis';
-import { isIntakeState, type IntakeState, type IntakeUpdate, type NewIntake } from './record.js';
+import { type IntakeState, type IntakeUpdate, isIntakeState, type NewIntake } from './record.js';
 
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -97,12 +97,13 @@ export class IntakeSearch {
     }
     const answers = pairs.length === 0 ? [] : ((await pipeline.exec()) ?? []);
     const count = (i: number): number => Number(answers[i]?.[1] ?? 0);
-    return pairs.flatMap((pair, i): EndedCount[] => {
-      const at = pair.indexOf(':');
-      const state = pair.slice(0, at);
-      if (!isIntakeState(state)) return [];
-      return [{ state, reason: pair.slice(at + 1), lastHour: count(2 * i), lastDay: count(2 * i + 1) }];
-    }).filter((c) => c.lastDay > 0);
+    return pairs
+      .flatMap((pair, i): EndedCount[] => {
+        const at = pair.indexOf(':');
+        const state = pair.slice(0, at);
+        if (!isIntakeState(state)) return [];
+        return [{ state, reason: pair.slice(at + 1), lastHour: count(2 * i), lastDay: count(2 * i + 1) }];
+      })
+      .filter((c) => c.lastDay > 0);
   }
-
 }

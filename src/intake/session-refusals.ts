@@ -25,7 +25,11 @@ export interface SessionRefusal {
 export class SessionRefusals {
   private readonly key: string;
 
-  constructor(private readonly redis: Redis, prefix: string, private readonly retentionMs: number) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly retentionMs: number,
+  ) {
     this.key = `${prefix}:refused`;
   }
 

@@ -11,7 +11,8 @@ import { luaScript } from './lua-script.js';
 // expects another try, and a lost blob is healed), else the existing state (the new copy is then
 // an orphan for the sweep). A `received` record expires unless queueing confirms it; so do its
 // index entries.
-export const CREATE = luaScript(`
+export const CREATE = luaScript(
+  `
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[3])
 local existing = redis.call('HGET', KEYS[1], 'state')
 if existing == 'failed' then
@@ -27,7 +28,9 @@ redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], 'rawKey
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[4], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
-return 'created'`, 4);
+return 'created'`,
+  4,
+);
 
 // KEYS: record, raw (intakes from before the raw store), state-index prefix, raw-due.
 // ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
@@ -35,7 +38,8 @@ return 'created'`, 4);
 // Returns 'ok', 'notowner' when an expected owner no longer holds the record, or the current state
 // when the transition is not allowed from it ('' if no record). Every transition but a claim
 // (new owner set) clears the owner: a worker whose lock lapsed can write nothing afterwards.
-export const TRANSITION = luaScript(`
+export const TRANSITION = luaScript(
+  `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return '' end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[6] then return 'notowner' end
@@ -58,12 +62,15 @@ if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redi
 -- an ended intake's blob is due for deletion when its retention is over (raw-store housekeeping)
 local rawKey = redis.call('HGET', KEYS[1], 'rawKey')
 if rawKey and tonumber(ARGV[4]) >= 0 then redis.call('ZADD', KEYS[4], string.format('%d', ARGV[2] + ARGV[4]), rawKey) end
-return 'ok'`, 4);
+return 'ok'`,
+  4,
+);
 
 // KEYS: record. ARGV: owner, write-once field ('' = none), field, value, ...
 // Sets the fields only while the record is `processing` under this owner: 'ok', 'notowner', or
 // 'conflict' when the write-once field already holds another value (a second letter id).
-export const CHECKPOINT = luaScript(`
+export const CHECKPOINT = luaScript(
+  `
 if redis.call('HGET', KEYS[1], 'state') ~= 'processing' or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'notowner' end
 if ARGV[2] ~= '' then
   local current = redis.call('HGET', KEYS[1], ARGV[2])
@@ -72,12 +79,15 @@ if ARGV[2] ~= '' then
   end
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-return 'ok'`, 1);
+return 'ok'`,
+  1,
+);
 
 // KEYS: record. ARGV: entry (JSON), its letter id ('' = unknown), its requestedAt ('' = none).
 // Appends to the record's stray drafts whoever holds it: a fact, not a checkpoint. Skips the
 // letter the record names (it is not stray) and an entry already listed. Returns 1 if appended.
-export const APPEND_STRAY_DRAFT = luaScript(`
+export const APPEND_STRAY_DRAFT = luaScript(
+  `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'letterId') == ARGV[2] then return 0 end
 local list = {}
@@ -89,4 +99,6 @@ for _, entry in ipairs(list) do
 end
 table.insert(list, cjson.decode(ARGV[1]))
 redis.call('HSET', KEYS[1], 'strayDrafts', cjson.encode(list))
-return 1`, 1);
+return 1`,
+  1,
+);

@@ -2,25 +2,25 @@
 // its blob. Every state change is one Lua script, so a record's state, its timeline, the state
 // indexes and the blob index never disagree.
 import type { Redis } from 'ioredis';
-import { intakeKeys, type IntakeKeys } from './keys.js';
-import { APPEND_STRAY_DRAFT, CHECKPOINT, CREATE, TRANSITION } from './store-scripts.js';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { blobIndexKeys, type BlobIndexKeys } from './blob-index.js';
+import { type BlobIndexKeys, blobIndexKeys } from './blob-index.js';
+import { type IntakeKeys, intakeKeys } from './keys.js';
 import { loadRawMessage, type RawMessage } from './raw-message.js';
 import type { StoredBody } from './raw-spool.js';
-import { IntakeSearch } from './search-index.js';
 import {
   FINAL_STATES,
-  INTAKE_STATES,
   fromHash,
-  isIntakeState,
-  toHashFields,
+  INTAKE_STATES,
   type IntakeRecord,
   type IntakeState,
   type IntakeUpdate,
+  isIntakeState,
   type NewIntake,
   type StrayDraft,
+  toHashFields,
 } from './record.js';
+import { IntakeSearch } from './search-index.js';
+import { APPEND_STRAY_DRAFT, CHECKPOINT, CREATE, TRANSITION } from './store-scripts.js';
 
 /** A record left `received` (queueing failed; the client was told 451) disappears after this. */
 const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
@@ -74,15 +74,31 @@ export class IntakeStore {
   async create(intake: NewIntake, message: { headers: string; body: StoredBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
     // Sent together with the record (same connection, one round trip); a re-delivery re-adds the same ids.
-    const [result] = await Promise.all([CREATE(
-      this.redis,
-      this.keys.record(intake.intakeId), this.keys.stateIndex('received'), this.keys.stateIndex('failed'), this.blobKeys.blobs,
-      String(now), intake.intakeId, String(UNFINISHED_TTL_MS), message.body.blobKey, message.headers, ...fields,
-    ), this.search.created(intake, now)]);
+    const [result] = await Promise.all([
+      CREATE(
+        this.redis,
+        this.keys.record(intake.intakeId),
+        this.keys.stateIndex('received'),
+        this.keys.stateIndex('failed'),
+        this.blobKeys.blobs,
+        String(now),
+        intake.intakeId,
+        String(UNFINISHED_TTL_MS),
+        message.body.blobKey,
+        message.headers,
+        ...fields,
+      ),
+      this.search.created(intake, now),
+    ]);
     if (result === 'created') return { created: true };
     if (Array.isArray(result) && result[0] === 'requeued') {
       const letterId: unknown = result[1];
-      return { created: false, state: 'received', requeued: true, letterId: typeof letterId === 'string' && letterId !== '' ? letterId : undefined };
+      return {
+        created: false,
+        state: 'received',
+        requeued: true,
+        letterId: typeof letterId === 'string' && letterId !== '' ? letterId : undefined,
+      };
     }
     return { created: false, state: asState(result) ?? 'received', requeued: false };
   }
@@ -106,9 +122,18 @@ export class IntakeStore {
     const fields = Object.entries(toHashFields(update)).flat();
     const result = await TRANSITION(
       this.redis,
-      this.keys.record(intakeId), this.keys.raw(intakeId), this.keys.stateIndexPrefix, this.blobKeys.due,
-      to, String(now), String(ttlRecordMs), String(ttlRawMs), from.join(','),
-      guard.expectedOwner ?? '', guard.claim ?? '', ...fields,
+      this.keys.record(intakeId),
+      this.keys.raw(intakeId),
+      this.keys.stateIndexPrefix,
+      this.blobKeys.due,
+      to,
+      String(now),
+      String(ttlRecordMs),
+      String(ttlRawMs),
+      from.join(','),
+      guard.expectedOwner ?? '',
+      guard.claim ?? '',
+      ...fields,
     );
     if (result === 'ok') {
       // Not awaited: the index follows on the same connection (so later reads see it) without
@@ -124,7 +149,12 @@ export class IntakeStore {
    * Sets checkpoint fields while `owner` holds the `processing` record. `writeOnce` names a field
    * that, once set, may not change (the letter id: one intake, one letter).
    */
-  async checkpoint(intakeId: string, owner: string, update: IntakeUpdate, writeOnce: keyof IntakeUpdate | '' = ''): Promise<CheckpointResult> {
+  async checkpoint(
+    intakeId: string,
+    owner: string,
+    update: IntakeUpdate,
+    writeOnce: keyof IntakeUpdate | '' = '',
+  ): Promise<CheckpointResult> {
     const fields = Object.entries(toHashFields(update)).flat();
     const result = await CHECKPOINT(this.redis, this.keys.record(intakeId), owner, writeOnce, ...fields);
     if (result === 'ok' && update.letterId !== undefined) void this.search.letter(intakeId, update.letterId).catch(() => undefined);
@@ -140,8 +170,11 @@ export class IntakeStore {
   /** Notes a draft that will never be submitted (see StrayDraft); true when it was new. */
   async addStrayDraft(intakeId: string, stray: StrayDraft): Promise<boolean> {
     const added = await APPEND_STRAY_DRAFT(
-      this.redis, this.keys.record(intakeId),
-      JSON.stringify(stray), stray.letterId ?? '', stray.requestedAt === undefined ? '' : String(stray.requestedAt),
+      this.redis,
+      this.keys.record(intakeId),
+      JSON.stringify(stray),
+      stray.letterId ?? '',
+      stray.requestedAt === undefined ? '' : String(stray.requestedAt),
     );
     return added === 1;
   }

@@ -74,5 +74,9 @@ function deliveryStatus(input: ComposeInput, action: string, status: string, dia
 
 /** DSN fields are US-ASCII lines (RFC 3464 §2.1.1). */
 function oneAsciiLine(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/[^\x20-\x7e]/g, '?').trim().slice(0, 900);
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .trim()
+    .slice(0, 900);
 }

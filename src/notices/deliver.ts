@@ -8,18 +8,18 @@
 // is not there. One that finds `committed` cannot ask the relay whether it took the message
 // (RFC 1047), and sends nothing: the notice is recorded `unconfirmed` (at most once), since a
 // duplicate notice is worse than the small chance that a relay which read the "." dropped it.
-import { UnrecoverableError, type Job } from 'bullmq';
-import type { Logger } from '../log.js';
+import { type Job, UnrecoverableError } from 'bullmq';
 import type { NoticeEntry, NoticeState } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { composeNotice, type ComposedNotice } from './compose.js';
+import { type ComposedNotice, composeNotice } from './compose.js';
 import { ABSENT, type FromState, type NoticeLedger } from './ledger.js';
 import { readOriginalHeaders } from './original-headers.js';
 import { noticeFor } from './policy.js';
 import type { NoticeJobData } from './queue.js';
-import { RelayError, type NoticeRelay } from './relay.js';
+import { type NoticeRelay, RelayError } from './relay.js';
 
 export interface DeliverDeps {
   readonly store: Pick<IntakeStore, 'get' | 'raw'>;
@@ -57,7 +57,8 @@ export function createNoticeProcessor(deps: DeliverDeps) {
     if (current !== undefined && !['queued', 'sending', 'committed'].includes(current.state)) return current.state;
     if (current?.state === 'committed') {
       await move(['committed'], {
-        ...current, state: 'unconfirmed',
+        ...current,
+        state: 'unconfirmed',
         reason: 'the relay may have it: the last attempt stopped after handing it over, so it is not sent again',
       });
       return 'unconfirmed';
@@ -71,8 +72,13 @@ export function createNoticeProcessor(deps: DeliverDeps) {
       return 'suppressed';
     }
     const notice = await composeNotice({
-      record, kind, to: decision.to, from: deps.from, reportingMta: deps.hostname,
-      originalHeaders: originalHeaders ?? '', now: deps.clock(),
+      record,
+      kind,
+      to: decision.to,
+      from: deps.from,
+      reportingMta: deps.hostname,
+      originalHeaders: originalHeaders ?? '',
+      now: deps.clock(),
     });
     const shown = { messageId: notice.messageId, to: decision.to, subject: notice.subject, text: notice.text };
     if (deps.relay === undefined) {

@@ -1,5 +1,5 @@
 // What a notice says, in words and in RFC 3464 terms, for each outcome: pure text from the record.
-import { MESSAGE_RULES, REJECTION_REASONS, type MessageRule, type RejectionReason } from '../errors.js';
+import { MESSAGE_RULES, type MessageRule, REJECTION_REASONS, type RejectionReason } from '../errors.js';
 import type { NoticeKind } from '../intake/notice-fields.js';
 import type { IntakeRecord } from '../intake/record.js';
 
@@ -37,13 +37,15 @@ function advice(code: string): string {
 const OPERATOR_CODES = new Set(['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized']);
 
 export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
-  const about = `Your message "${record.subject}" ${record.messageId === '' ? '' : `(${record.messageId}) `}` +
+  const about =
+    `Your message "${record.subject}" ${record.messageId === '' ? '' : `(${record.messageId}) `}` +
     `was received by the letter gateway on ${new Date(record.receivedAt).toUTCString()} as intake ${record.intakeId}.`;
   if (kind === 'submitted') {
     const letter = record.letterId ?? '(unknown)';
     return {
       subject: `Letter created: ${record.subject}`,
-      text: `${about}\n\nThe letter has been created: letter id ${letter}, status PendingApproval.\n` +
+      text:
+        `${about}\n\nThe letter has been created: letter id ${letter}, status PendingApproval.\n` +
         `Nothing more to do; quote the intake id or the letter id if you ask us about it.\n`,
       action: 'delivered',
       status: '2.0.0',
@@ -56,7 +58,8 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
     const sentence = (record.reason ?? '').replace(new RegExp(`^${code}: `), '');
     return {
       subject: `Letter not created: ${record.subject}`,
-      text: `${about}\n\nIt could not become a letter.\n\nReason: ${code}: ${sentence}\n\n` +
+      text:
+        `${about}\n\nIt could not become a letter.\n\nReason: ${code}: ${sentence}\n\n` +
         `What to do: ${advice(code)}\n` +
         `Quote the intake id ${record.intakeId} if you ask us about it.\n`,
       action: 'failed',
@@ -69,7 +72,8 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
   const operator = OPERATOR_CODES.has(code);
   return {
     subject: `Letter not created: ${record.subject}`,
-    text: `${about}\n\nThe letter could not be created${operator ? '' : ` after ${record.attempts} attempt(s)`}.\n\n` +
+    text:
+      `${about}\n\nThe letter could not be created${operator ? '' : ` after ${record.attempts} attempt(s)`}.\n\n` +
       `Reason: ${code}: ${sentence}\n\n` +
       `What to do: ${operator ? 'our operators have been alerted; ' : ''}send the same message again later: ` +
       `a message whose intake failed is tried again when it arrives again. ` +

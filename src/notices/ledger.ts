@@ -2,15 +2,15 @@
 // script that compares the kind's current state with the states it may come from, so two
 // workers holding the same notice job (a lapsed lock) cannot both pass a checkpoint.
 import type { Redis } from 'ioredis';
-import { intakeKeys, type IntakeKeys } from '../intake/keys.js';
+import { type IntakeKeys, intakeKeys } from '../intake/keys.js';
 import { luaScript } from '../intake/lua-script.js';
 import {
   isNoticeState,
-  noticeEntryField,
-  noticeStateField,
   type NoticeEntry,
   type NoticeKind,
   type NoticeState,
+  noticeEntryField,
+  noticeStateField,
 } from '../intake/notice-fields.js';
 
 /** Stands for "no entry yet" among the states a move may come from. */
@@ -19,7 +19,8 @@ export type FromState = NoticeState | typeof ABSENT;
 
 // KEYS: record. ARGV: state field, entry field, new state, entry JSON, allowed from-states (comma list).
 // Returns 'ok', 'gone' (no record: it expired or never was), or the current state ('absent' if none).
-const MOVE = luaScript(`
+const MOVE = luaScript(
+  `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
 local state = redis.call('HGET', KEYS[1], ARGV[1]) or 'absent'
 for from in string.gmatch(ARGV[5], '[^,]+') do
@@ -28,22 +29,32 @@ for from in string.gmatch(ARGV[5], '[^,]+') do
     return 'ok'
   end
 end
-return state`, 1);
+return state`,
+  1,
+);
 
 export type MoveResult = { readonly ok: true } | { readonly ok: false; readonly state: FromState | 'gone' };
 
 export class NoticeLedger {
   private readonly keys: IntakeKeys;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
     this.keys = intakeKeys(prefix);
   }
 
   /** Writes `entry` for the kind if its current state is one of `from`. */
   async move(intakeId: string, kind: NoticeKind, from: readonly FromState[], entry: NoticeEntry): Promise<MoveResult> {
     const result = await MOVE(
-      this.redis, this.keys.record(intakeId),
-      noticeStateField(kind), noticeEntryField(kind), entry.state, JSON.stringify(entry), from.join(','),
+      this.redis,
+      this.keys.record(intakeId),
+      noticeStateField(kind),
+      noticeEntryField(kind),
+      entry.state,
+      JSON.stringify(entry),
+      from.join(','),
     );
     if (result === 'ok') return { ok: true };
     return { ok: false, state: asFromState(result) };

@@ -3,13 +3,13 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { createNoticeProcessor } from './deliver.js';
 import { NoticeLedger } from './ledger.js';
-import { createNoticeQueue, NOTICE_QUEUE, noticesFor, type NoticeJobData, type NoticeOutcomes } from './queue.js';
+import { createNoticeQueue, NOTICE_QUEUE, type NoticeJobData, type NoticeOutcomes, noticesFor } from './queue.js';
 import { createRelay } from './relay.js';
 
 export interface NoticePartDeps {
@@ -38,12 +38,18 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
   const queue = createNoticeQueue(connection, config.redisPrefix);
   queue.on('error', (err) => logger.warn({ err, event: 'notices.queue_error' }, 'notice queue error'));
   const smtpUrl = config.notices.smtpUrl;
-  const relay = smtpUrl === undefined
-    ? undefined
-    : createRelay({ url: smtpUrl, heloName: config.smtp.hostname, timeoutMs: config.notices.timeoutMs });
+  const relay =
+    smtpUrl === undefined ? undefined : createRelay({ url: smtpUrl, heloName: config.smtp.hostname, timeoutMs: config.notices.timeoutMs });
   const processor = createNoticeProcessor({
-    store: deps.store, ledger, directory: deps.directory, relay, from: config.notices.from,
-    hostname: config.smtp.hostname, clock: deps.clock, logger, observer: deps.observer,
+    store: deps.store,
+    ledger,
+    directory: deps.directory,
+    relay,
+    from: config.notices.from,
+    hostname: config.smtp.hostname,
+    clock: deps.clock,
+    logger,
+    observer: deps.observer,
   });
   const worker = new Worker<NoticeJobData, string>(NOTICE_QUEUE, processor, {
     connection,
@@ -57,8 +63,13 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
   const relayName = smtpUrl === undefined ? 'none (notices are recorded, not sent)' : new URL(smtpUrl).host;
   return {
     notices: noticesFor({
-      queue, ledger, directory: deps.directory, attempts: config.notices.attempts,
-      clock: deps.clock, logger, observer: deps.observer,
+      queue,
+      ledger,
+      directory: deps.directory,
+      attempts: config.notices.attempts,
+      clock: deps.clock,
+      logger,
+      observer: deps.observer,
     }),
     async ready() {
       await Promise.all([worker.waitUntilReady(), queue.waitUntilReady()]);

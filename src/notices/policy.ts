@@ -12,9 +12,7 @@ export interface NoticePrefs {
   readonly notify: readonly NoticeKind[];
 }
 
-export type NoticeDecision =
-  | { readonly due: true; readonly to: string }
-  | { readonly due: false; readonly reason: string };
+export type NoticeDecision = { readonly due: true; readonly to: string } | { readonly due: false; readonly reason: string };
 
 /** Bad news is always told; good news only to senders who asked for it. */
 export function wantsNotice(kind: NoticeKind, prefs: NoticePrefs | undefined): boolean {

@@ -47,8 +47,13 @@ export function createRelay(options: RelayOptions): NoticeRelay {
   return {
     async send(to, raw, commit) {
       const connection = new SMTPConnection({
-        host: url.hostname, port, secure, name: options.heloName,
-        connectionTimeout: options.timeoutMs, greetingTimeout: options.timeoutMs, socketTimeout: options.timeoutMs,
+        host: url.hostname,
+        port,
+        secure,
+        name: options.heloName,
+        connectionTimeout: options.timeoutMs,
+        greetingTimeout: options.timeoutMs,
+        socketTimeout: options.timeoutMs,
       });
       let committed = false;
       // 'error' may come more than once (and after the end): always listened to, first one counts.
@@ -65,7 +70,8 @@ export function createRelay(options: RelayOptions): NoticeRelay {
         });
         const info = await Promise.race([
           new Promise<string>((done, reject) =>
-            connection.send({ from: '', to: [to] }, message, (err, result) => (err ? reject(err) : done(result.response ?? '')))),
+            connection.send({ from: '', to: [to] }, message, (err, result) => (err ? reject(err) : done(result.response ?? ''))),
+          ),
           failed,
         ]);
         connection.quit();
@@ -88,7 +94,10 @@ function gated(raw: Buffer, beforeEnd: () => Promise<void>): Readable {
         this.push(raw);
         return;
       }
-      beforeEnd().then(() => this.push(null), (err: unknown) => this.destroy(err instanceof Error ? err : new Error(String(err))));
+      beforeEnd().then(
+        () => this.push(null),
+        (err: unknown) => this.destroy(err instanceof Error ? err : new Error(String(err))),
+      );
     },
   });
 }

@@ -2,7 +2,11 @@
 // comes from a message (subjects, addresses, reasons) is attacker-controlled: escape it all.
 
 const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
 };
 
 export function escapeHtml(value: string | number | undefined): string {

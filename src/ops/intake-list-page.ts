@@ -22,7 +22,9 @@ const cell = (value: number | undefined): string => `<td class="num">${value ===
 
 function countsTables(counts: IntakeCounts): string {
   const states = counts.byState.map((c) => `<tr><th>${escapeHtml(c.state)}</th>${cell(c.lastHour)}${cell(c.lastDay)}${cell(c.now)}</tr>`);
-  const reasons = counts.byReason.map((c) => `<tr><td>${escapeHtml(c.state)}</td><td>${escapeHtml(c.reason)}</td>${cell(c.lastHour)}${cell(c.lastDay)}</tr>`);
+  const reasons = counts.byReason.map(
+    (c) => `<tr><td>${escapeHtml(c.state)}</td><td>${escapeHtml(c.reason)}</td>${cell(c.lastHour)}${cell(c.lastDay)}</tr>`,
+  );
   return `<div class="counts">
 <table class="by-state">
 <thead><tr><th>state</th><th>last hour</th><th>last day</th><th>now</th></tr></thead>
@@ -65,7 +67,8 @@ function pager(view: ListView): string {
 }
 
 export function renderIntakeList(view: ListView): string {
-  const rows = view.records.map((r) => `<tr>
+  const rows = view.records.map(
+    (r) => `<tr>
 <td><a href="${escapeHtml(intakeHref(r.intakeId))}">${escapeHtml(r.intakeId)}</a></td>
 <td>${escapeHtml(r.state)}</td>
 <td>${escapeHtml(isoTime(r.timeline[r.state]))}</td>
@@ -73,11 +76,13 @@ export function renderIntakeList(view: ListView): string {
 <td>${escapeHtml(r.subject)}</td>
 <td>${escapeHtml(outcomeOf(r))}</td>
 <td>${view.canReplay && r.state === 'failed' ? replayForm(r.intakeId) : ''}</td>
-</tr>`);
+</tr>`,
+  );
   const empty = view.q === undefined ? 'No intakes in these states.' : `No intake matches ${view.q}.`;
-  const table = view.records.length === 0
-    ? `<p>${escapeHtml(empty)}</p>`
-    : `<table class="intakes">
+  const table =
+    view.records.length === 0
+      ? `<p>${escapeHtml(empty)}</p>`
+      : `<table class="intakes">
 <thead><tr><th>intake</th><th>state</th><th>since</th><th>from</th><th>subject</th><th>letter id / reason</th><th></th></tr></thead>
 <tbody>
 ${rows.join('\n')}

@@ -1,9 +1,10 @@
 // Server-rendered admin pages for intakes: one intake with its timeline, the letter in the
 // Sender API's terms and the notices sent to the sender, and the answer to a replay (the list is
 // intake-list-page.ts). Pure functions from records to HTML; every value is escaped.
-import type { ReplayResult } from '../intake/replay.js';
+
 import { NOTICE_KINDS } from '../intake/notice-fields.js';
 import { INTAKE_STATES, type IntakeRecord, type PdfRecord } from '../intake/record.js';
+import type { ReplayResult } from '../intake/replay.js';
 import { escapeHtml, isoTime, page } from './html.js';
 
 export const INTAKES_PATH = '/admin/intakes';
@@ -39,11 +40,24 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
   ['size (bytes)', (r) => r.sizeBytes],
   ['client', (r) => `${r.clientIp} (HELO ${r.helo})`],
   ['sender id', (r) => r.senderId],
-  ['authentication', (r) => Object.entries(r.auth).map(([k, v]) => `${k}: ${v}`).join('; ')],
-  ['PDFs', (r) => r.pdfs?.map((p) => `${p.fileName} (${[`${p.bytes} bytes`, ...pdfDetails(p), `sha256 ${p.sha256}`].join(', ')})`).join('; ')],
+  [
+    'authentication',
+    (r) =>
+      Object.entries(r.auth)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; '),
+  ],
+  [
+    'PDFs',
+    (r) => r.pdfs?.map((p) => `${p.fileName} (${[`${p.bytes} bytes`, ...pdfDetails(p), `sha256 ${p.sha256}`].join(', ')})`).join('; '),
+  ],
   ['ignored attachments', (r) => r.ignoredAttachments?.join(', ')],
   // Drafts the Sender API holds that will never be submitted (a worker lost the intake meanwhile).
-  ['stray drafts', (r) => r.strayDrafts?.map((d) => d.letterId ?? `unknown id (draft requested ${new Date(d.requestedAt ?? d.at).toISOString()})`).join('; ')],
+  [
+    'stray drafts',
+    (r) =>
+      r.strayDrafts?.map((d) => d.letterId ?? `unknown id (draft requested ${new Date(d.requestedAt ?? d.at).toISOString()})`).join('; '),
+  ],
   ['held by', (r) => (r.state === 'processing' ? r.owner : undefined)],
 ];
 
@@ -51,7 +65,8 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
 function letterSection(record: IntakeRecord): string {
   if (record.letterId === undefined) return '<h2>Letter</h2>\n<p>No letter was created for this intake.</p>';
   // A letter id without `submitted` is a draft the exactly-once checkpoint keeps for the next attempt.
-  const status = record.state === 'submitted' ? 'PendingApproval (when submitted; approval may have moved it on)' : 'Draft (not submitted yet)';
+  const status =
+    record.state === 'submitted' ? 'PendingApproval (when submitted; approval may have moved it on)' : 'Draft (not submitted yet)';
   return `<h2>Letter</h2>
 <table class="letter">
 <tbody>
@@ -70,8 +85,13 @@ function noticesSection(record: IntakeRecord): string {
   });
   if (notices.length === 0) return '';
   const blocks = notices.map(({ kind, entry }) => {
-    const facts = [`${kind} notice: ${entry.state}`, isoTime(entry.at), entry.reason, entry.to === undefined ? undefined : `to ${entry.to}`, entry.messageId]
-      .filter((f): f is string => f !== undefined && f !== '');
+    const facts = [
+      `${kind} notice: ${entry.state}`,
+      isoTime(entry.at),
+      entry.reason,
+      entry.to === undefined ? undefined : `to ${entry.to}`,
+      entry.messageId,
+    ].filter((f): f is string => f !== undefined && f !== '');
     const text = entry.text === undefined ? '' : `\n<pre>${escapeHtml(`Subject: ${entry.subject ?? ''}\n\n${entry.text}`)}</pre>`;
     return `<p>${facts.map(escapeHtml).join(' · ')}</p>${text}`;
   });
@@ -79,15 +99,13 @@ function noticesSection(record: IntakeRecord): string {
 }
 
 export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean): string {
-  const fields = FIELDS
-    .map(([label, value]) => [label, value(record)] as const)
+  const fields = FIELDS.map(([label, value]) => [label, value(record)] as const)
     .filter(([, value]) => value !== undefined && value !== '')
     .map(([label, value]) => `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`);
-  const timeline = INTAKE_STATES
-    .flatMap((state) => {
-      const at = record.timeline[state];
-      return at === undefined ? [] : [{ state, at }];
-    })
+  const timeline = INTAKE_STATES.flatMap((state) => {
+    const at = record.timeline[state];
+    return at === undefined ? [] : [{ state, at }];
+  })
     .sort((a, b) => a.at - b.at)
     .map(({ state, at }) => `<tr><td>${escapeHtml(state)}</td><td>${escapeHtml(isoTime(at))}</td></tr>`);
   const body = `<table class="record">
@@ -110,8 +128,11 @@ ${canReplay && record.state === 'failed' ? replayForm(record.intakeId) : ''}`;
 
 export function renderReplayResult(intakeId: string, result: ReplayResult): string {
   const text = result.ok ? 'Queued again.' : result.reason;
-  return page(`Replay of ${intakeId}`, `<p>${escapeHtml(text)}</p>
-<p><a href="${escapeHtml(intakeHref(intakeId))}">back to the intake</a></p>`);
+  return page(
+    `Replay of ${intakeId}`,
+    `<p>${escapeHtml(text)}</p>
+<p><a href="${escapeHtml(intakeHref(intakeId))}">back to the intake</a></p>`,
+  );
 }
 
 export function renderNotFound(intakeId: string): string {

@@ -1,6 +1,6 @@
 // The intake list's query string, checked: which states (default: the ones an operator acts
 // on), a search term, the page and how many records per page.
-import { isIntakeState, type IntakeState } from '../intake/record.js';
+import { type IntakeState, isIntakeState } from '../intake/record.js';
 
 export const DEFAULT_LIST_STATES: readonly IntakeState[] = ['failed', 'rejected'];
 export const DEFAULT_LIST_LIMIT = 50;
@@ -10,16 +10,16 @@ export const MAX_LIST_DEPTH = 10_000;
 
 export type ListQuery =
   | {
-    readonly ok: true;
-    readonly states: readonly IntakeState[];
-    /** States as the operator asked for them (none: the default). */
-    readonly explicitStates: boolean;
-    readonly limit: number;
-    /** 1-based. */
-    readonly page: number;
-    /** A Message-ID, From address, intake id or letter id; undefined when not searching. */
-    readonly q: string | undefined;
-  }
+      readonly ok: true;
+      readonly states: readonly IntakeState[];
+      /** States as the operator asked for them (none: the default). */
+      readonly explicitStates: boolean;
+      readonly limit: number;
+      /** 1-based. */
+      readonly page: number;
+      /** A Message-ID, From address, intake id or letter id; undefined when not searching. */
+      readonly q: string | undefined;
+    }
   | { readonly ok: false; readonly error: string };
 
 type Query = Readonly<Record<string, string | string[] | undefined>>;
@@ -27,7 +27,11 @@ const first = (query: Query, name: string): string | undefined => [query[name] ?
 
 /** `state` may repeat or be comma-separated: `?state=failed,rejected` or `?state=failed&state=queued`. */
 export function parseListQuery(query: Query): ListQuery {
-  const raw = [query['state'] ?? []].flat().flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const raw = [query.state ?? []]
+    .flat()
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   const states: IntakeState[] = [];
   for (const value of raw) {
     if (!isIntakeState(value)) return { ok: false, error: `unknown state "${value}"` };

@@ -4,9 +4,9 @@
 // dashboards work). Alert on `letter_intake_operator_alerts_total`: it only moves when an
 // operator must act (credentials, authorization, IP allow-list).
 import type { Queue } from 'bullmq';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { IntakeObserver } from '../intake/observer.js';
-import { createApiHealth, type ApiHealth } from './api-health.js';
+import { type ApiHealth, createApiHealth } from './api-health.js';
 import { withTimeout } from './bounded.js';
 
 const PREFIX = 'letter_intake_';
@@ -47,51 +47,75 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   collectDefaultMetrics({ register: registry });
 
   const connections = new Counter({
-    name: `${PREFIX}smtp_connections_total`, help: 'SMTP connections accepted by the listener', registers,
+    name: `${PREFIX}smtp_connections_total`,
+    help: 'SMTP connections accepted by the listener',
+    registers,
   });
   const replies = new Counter({
-    name: `${PREFIX}smtp_replies_total`, help: 'SMTP replies sent, by reply code and the command answered',
-    labelNames: ['code', 'command'] as const, registers,
+    name: `${PREFIX}smtp_replies_total`,
+    help: 'SMTP replies sent, by reply code and the command answered',
+    labelNames: ['code', 'command'] as const,
+    registers,
   });
   const ended = new Counter({
-    name: `${PREFIX}intakes_ended_total`, help: 'Intakes that reached a final state, by state and reason code',
-    labelNames: ['state', 'reason'] as const, registers,
+    name: `${PREFIX}intakes_ended_total`,
+    help: 'Intakes that reached a final state, by state and reason code',
+    labelNames: ['state', 'reason'] as const,
+    registers,
   });
   const endToEnd = new Histogram({
-    name: `${PREFIX}end_to_end_seconds`, help: 'Seconds from the SMTP 250 to the letter submitted (submitted intakes only)',
-    buckets: END_TO_END_BUCKETS, registers,
+    name: `${PREFIX}end_to_end_seconds`,
+    help: 'Seconds from the SMTP 250 to the letter submitted (submitted intakes only)',
+    buckets: END_TO_END_BUCKETS,
+    registers,
   });
   const stages = new Histogram({
-    name: `${PREFIX}stage_duration_seconds`, help: 'Seconds spent in one stage of an intake',
-    labelNames: ['stage'] as const, buckets: STAGE_BUCKETS, registers,
+    name: `${PREFIX}stage_duration_seconds`,
+    help: 'Seconds spent in one stage of an intake',
+    labelNames: ['stage'] as const,
+    buckets: STAGE_BUCKETS,
+    registers,
   });
   const apiCalls = new Counter({
-    name: `${PREFIX}api_calls_total`, help: 'Sender API calls, by endpoint, HTTP status ("none": no answer) and errorCode',
-    labelNames: ['endpoint', 'status', 'errorCode'] as const, registers,
+    name: `${PREFIX}api_calls_total`,
+    help: 'Sender API calls, by endpoint, HTTP status ("none": no answer) and errorCode',
+    labelNames: ['endpoint', 'status', 'errorCode'] as const,
+    registers,
   });
   const apiDuration = new Histogram({
-    name: `${PREFIX}api_duration_seconds`, help: 'Seconds one Sender API call took, by endpoint',
-    labelNames: ['endpoint'] as const, buckets: API_BUCKETS, registers,
+    name: `${PREFIX}api_duration_seconds`,
+    help: 'Seconds one Sender API call took, by endpoint',
+    labelNames: ['endpoint'] as const,
+    buckets: API_BUCKETS,
+    registers,
   });
   const sessionRefusals = new Counter({
-    name: `${PREFIX}session_refusals_total`, help: 'Messages refused in the SMTP session by their own rules, by reason code',
-    labelNames: ['reason'] as const, registers,
+    name: `${PREFIX}session_refusals_total`,
+    help: 'Messages refused in the SMTP session by their own rules, by reason code',
+    labelNames: ['reason'] as const,
+    registers,
   });
   const alerts = new Counter({
-    name: `${PREFIX}operator_alerts_total`, help: 'Intakes failed in a way only an operator can fix, by API errorCode (alert on any increase)',
-    labelNames: ['errorCode'] as const, registers,
+    name: `${PREFIX}operator_alerts_total`,
+    help: 'Intakes failed in a way only an operator can fix, by API errorCode (alert on any increase)',
+    labelNames: ['errorCode'] as const,
+    registers,
   });
   for (const errorCode of ALERT_CODES) alerts.inc({ errorCode }, 0);
   const notices = new Counter({
-    name: `${PREFIX}notices_total`, help: 'Notices to senders entering a state, by kind (rejected, failed, submitted) and state',
-    labelNames: ['kind', 'state'] as const, registers,
+    name: `${PREFIX}notices_total`,
+    help: 'Notices to senders entering a state, by kind (rejected, failed, submitted) and state',
+    labelNames: ['kind', 'state'] as const,
+    registers,
   });
 
   const queue = options.queue;
   if (queue !== undefined) {
     new Gauge({
-      name: `${PREFIX}queue_jobs`, help: 'Jobs in the intake queue by BullMQ state (absent when Redis did not answer)',
-      labelNames: ['state'] as const, registers,
+      name: `${PREFIX}queue_jobs`,
+      help: 'Jobs in the intake queue by BullMQ state (absent when Redis did not answer)',
+      labelNames: ['state'] as const,
+      registers,
       async collect() {
         this.reset();
         try {

@@ -6,7 +6,8 @@ import { escapeHtml, isoTime, page } from './html.js';
 export const REFUSED_PATH = '/admin/intakes/refused';
 
 export function renderRefusalList(refusals: readonly SessionRefusal[]): string {
-  const rows = refusals.map((r) => `<tr>
+  const rows = refusals.map(
+    (r) => `<tr>
 <td>${escapeHtml(isoTime(r.at))}</td>
 <td>${escapeHtml(r.reasonCode)}</td>
 <td>${escapeHtml(r.from)}</td>
@@ -14,10 +15,12 @@ export function renderRefusalList(refusals: readonly SessionRefusal[]): string {
 <td>${escapeHtml(r.subject)}</td>
 <td>${escapeHtml(`${r.clientIp} (HELO ${r.helo})`)}</td>
 <td>${escapeHtml(r.reply)}</td>
-</tr>`);
-  const table = refusals.length === 0
-    ? '<p>No message was refused in the session.</p>'
-    : `<table>
+</tr>`,
+  );
+  const table =
+    refusals.length === 0
+      ? '<p>No message was refused in the session.</p>'
+      : `<table>
 <thead><tr><th>at</th><th>reason</th><th>from</th><th>message id</th><th>subject</th><th>client</th><th>reply</th></tr></thead>
 <tbody>
 ${rows.join('\n')}

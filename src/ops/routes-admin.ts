@@ -1,15 +1,16 @@
 // The admin area, one encapsulated plugin behind HTTP basic auth: the BullMQ dashboard at
 // /admin/queues and the intake pages under /admin/intakes. The server registers it only when a
 // dashboard password is configured.
-import basicAuth from '@fastify/basic-auth';
+
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
+import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
-import type { IntakeStore } from '../intake/store.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
+import type { IntakeStore } from '../intake/store.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
 import { intakeRoutes } from './routes-intakes.js';
 

@@ -10,10 +10,10 @@ import type { IntakeRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
-import { summarizeCounts, type IntakeCounts } from './intake-counts.js';
+import { type IntakeCounts, summarizeCounts } from './intake-counts.js';
 import { renderIntakeList } from './intake-list-page.js';
-import { parseListQuery, type ListQuery } from './intake-query.js';
 import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
+import { type ListQuery, parseListQuery } from './intake-query.js';
 import { REFUSED_PATH, renderRefusalList } from './refusals-page.js';
 
 export interface IntakeRouteDeps {
@@ -53,7 +53,7 @@ async function countsOf(store: IntakeStore, now: number): Promise<IntakeCounts> 
 type Query = Record<string, string | string[] | undefined>;
 
 function wantsHtml(request: FastifyRequest<{ Querystring: Query }>): boolean {
-  const format = request.query['format'];
+  const format = request.query.format;
   if (format === 'json') return false;
   if (format === 'html') return true;
   return (request.headers.accept ?? '').includes('text/html');
@@ -96,7 +96,7 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
     const refusals = deps.refusals;
     if (refusals !== undefined) {
       app.get<{ Querystring: Query }>(REFUSED_PATH, async (request, reply) => {
-        const query = parseListQuery({ limit: request.query['limit'] });
+        const query = parseListQuery({ limit: request.query.limit });
         if (!query.ok) return reply.code(400).send({ error: query.error });
         const list = await refusals.list(query.limit, deps.clock());
         if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list));

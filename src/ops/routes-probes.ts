@@ -4,8 +4,8 @@ import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { ApiHealth } from './api-health.js';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { ApiHealth } from './api-health.js';
 import { CHECK_TIMEOUT_MS, checkQueue, checkRedis } from './dependency-checks.js';
 import { checkRawStore } from './raw-store-check.js';
 import { judgeReadiness } from './readiness.js';
@@ -27,9 +27,18 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
     let wasReady: boolean | undefined;
     app.get('/readyz', async (request, reply) => {
       const [redis, queue, rawStore] = await Promise.all([
-        checkRedis(deps.redis), checkQueue(deps.queue), checkRawStore(deps.rawStore, CHECK_TIMEOUT_MS),
+        checkRedis(deps.redis),
+        checkQueue(deps.queue),
+        checkRawStore(deps.rawStore, CHECK_TIMEOUT_MS),
       ]);
-      const verdict = judgeReadiness({ redis, queue, rawStore, api: deps.apiHealth?.snapshot(), started: deps.started(), now: deps.clock() });
+      const verdict = judgeReadiness({
+        redis,
+        queue,
+        rawStore,
+        api: deps.apiHealth?.snapshot(),
+        started: deps.started(),
+        now: deps.clock(),
+      });
       // One line when readiness changes, not one per probe.
       if (verdict.ready !== wasReady) {
         if (verdict.ready) request.log.info({ event: 'ops.ready' }, 'ready');

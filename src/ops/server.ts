@@ -2,15 +2,15 @@
 // pages, replay) only when a dashboard password is configured. Request lines are logged at
 // debug level: probes and scrapes arrive every few seconds.
 import type { Queue } from 'bullmq';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { IntakeJobData } from '../intake/queue.js';
-import type { RawStore } from '../raw-store/raw-store.js';
 import type { ReplayResult } from '../intake/replay.js';
-import type { IntakeStore } from '../intake/store.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
+import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { ApiHealth } from './api-health.js';
 import { probeRoutes } from './routes-probes.js';
 
@@ -51,15 +51,17 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ops-http' });
   const app = Fastify({ loggerInstance, logController: new DebugRequestLog() });
 
-  await app.register(probeRoutes({
-    registry: deps.registry,
-    redis: deps.redis,
-    queue: deps.queue,
-    rawStore: deps.rawStore,
-    apiHealth: deps.apiHealth,
-    started: deps.started ?? (() => true),
-    clock: deps.clock ?? Date.now,
-  }));
+  await app.register(
+    probeRoutes({
+      registry: deps.registry,
+      redis: deps.redis,
+      queue: deps.queue,
+      rawStore: deps.rawStore,
+      apiHealth: deps.apiHealth,
+      started: deps.started ?? (() => true),
+      clock: deps.clock ?? Date.now,
+    }),
+  );
 
   const password = deps.dashboard.password;
   if (password === undefined) {
@@ -70,14 +72,16 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   } else {
     // Loaded only when served: the dashboard's code is a sizeable share of a process's memory.
     const { adminRoutes } = await import('./routes-admin.js');
-    await app.register(adminRoutes({
-      login: { user: deps.dashboard.user, password },
-      queue: deps.queue,
-      store: deps.store,
-      replay: deps.replay,
-      refusals: deps.refusals,
-      clock: deps.clock ?? Date.now,
-    }));
+    await app.register(
+      adminRoutes({
+        login: { user: deps.dashboard.user, password },
+        queue: deps.queue,
+        store: deps.store,
+        replay: deps.replay,
+        refusals: deps.refusals,
+        clock: deps.clock ?? Date.now,
+      }),
+    );
   }
 
   await app.listen({ host: deps.host, port: deps.port });
@@ -111,7 +115,10 @@ class DebugRequestLog extends LogController {
       super.defaultErrorLog(error, request, reply);
       return;
     }
-    request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, reason: error.message }, 'ops request refused');
+    request.log.info(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, reason: error.message },
+      'ops request refused',
+    );
   }
 
   override routeNotFound(request: FastifyRequest): void {

@@ -121,9 +121,12 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
       const onExit = (code: number): void => finish(new PdfCheckerError(`the checker thread exited (code ${code}) without an answer`));
       const timer = setTimeout(() => limitHit('time'), options.timeoutMs);
       const watch = setInterval(() => {
-        worker.getHeapStatistics().then((s) => {
-          if (s.external_memory > options.memoryMb * MiB) limitHit('memory');
-        }, () => undefined);
+        worker.getHeapStatistics().then(
+          (s) => {
+            if (s.external_memory > options.memoryMb * MiB) limitHit('memory');
+          },
+          () => undefined,
+        );
       }, MEMORY_POLL_MS);
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
       // A copy of its own (a Buffer may be a view into a shared pool), moved, not cloned, to the thread.

@@ -2,9 +2,9 @@
 // bounds its time and memory); never throws for a bad file: a file pdf.js cannot open is
 // `damaged` or `password`. pdf.js opens, decrypts, counts pages and finds JavaScript, attachments
 // and forms; the structural walk (structure-walk.ts) adds /Launch actions.
-import { getDocument, PasswordException, VerbosityLevel, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, PasswordException, type PDFDocumentProxy, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { OpenedPdf, PdfFacts } from './facts.js';
-import { walkStructure, type StructureFindings } from './structure-walk.js';
+import { type StructureFindings, walkStructure } from './structure-walk.js';
 
 // pdf.js's AnnotationType.FILEATTACHMENT.
 const FILE_ATTACHMENT_ANNOTATION = 17;
@@ -61,7 +61,8 @@ async function inspectOpened(doc: PDFDocumentProxy, bytes: Uint8Array): Promise<
     const annotations: unknown[] = await page.getAnnotations();
     for (const annotation of annotations) {
       if (typeof annotation !== 'object' || annotation === null) continue;
-      if (Reflect.get(annotation, 'annotationType') === FILE_ATTACHMENT_ANNOTATION) embeddedFiles.push(`page ${n}, a file attachment annotation`);
+      if (Reflect.get(annotation, 'annotationType') === FILE_ATTACHMENT_ANNOTATION)
+        embeddedFiles.push(`page ${n}, a file attachment annotation`);
       const actions: unknown = Reflect.get(annotation, 'actions');
       if (typeof actions === 'object' && actions !== null && Object.keys(actions).length > 0) javascript.push(`page ${n}, an annotation`);
     }
@@ -108,6 +109,7 @@ function text(value: unknown): string | undefined {
 }
 
 function clean(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
   return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
 }
 

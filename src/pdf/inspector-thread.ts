@@ -8,8 +8,11 @@ if (port === null) throw new Error('inspector-thread.ts runs only as a worker th
 
 // A smallest one-page PDF: reading it once loads pdf.js's own worker code and warms both parsers,
 // so that the pool's clock (started after "ready") measures the sender's PDF only.
-const WARM_UP = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n'
-  + '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n', 'latin1');
+const WARM_UP = Buffer.from(
+  '%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n' +
+    '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n',
+  'latin1',
+);
 await inspectPdf(WARM_UP);
 port.postMessage({ ready: true });
 port.on('message', (message: unknown) => {

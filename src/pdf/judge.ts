@@ -11,19 +11,23 @@ export interface PdfPolicy {
 
 export type PdfRejection = Extract<RejectionReason, 'PdfDamaged' | 'PdfPasswordProtected' | 'PdfActiveContent'>;
 
-export type PdfVerdict =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reasonCode: PdfRejection; readonly reason: string };
+export type PdfVerdict = { readonly ok: true } | { readonly ok: false; readonly reasonCode: PdfRejection; readonly reason: string };
 
 /** `name` is how the sender knows the file, e.g. `"statement.pdf"`. */
 export function judgePdf(facts: PdfFacts, policy: PdfPolicy, name: string): PdfVerdict {
   switch (facts.kind) {
     case 'password':
-      return reject('PdfPasswordProtected', `The PDF ${name} needs a password to open; send it without a user password (permission restrictions are fine).`);
+      return reject(
+        'PdfPasswordProtected',
+        `The PDF ${name} needs a password to open; send it without a user password (permission restrictions are fine).`,
+      );
     case 'damaged':
       return reject('PdfDamaged', `The PDF ${name} cannot be read as a PDF (${facts.detail}); a viewer could not show it either.`);
     case 'too-complex':
-      return reject('PdfDamaged', `The PDF ${name} is too complex to check: reading it went past the gateway's ${facts.limit === 'time' ? 'time' : 'memory'} limit.`);
+      return reject(
+        'PdfDamaged',
+        `The PDF ${name} is too complex to check: reading it went past the gateway's ${facts.limit === 'time' ? 'time' : 'memory'} limit.`,
+      );
     case 'opened': {
       const found = [
         ...facts.javascript.map((p) => `JavaScript (${p})`),

@@ -2,7 +2,7 @@
 // outlines, the form fields, the pages and their annotations, read with pdf-lib's object model
 // (pdf.js reports JavaScript and attachments, but a /Launch action only as an opaque link).
 // Bounded: each object is visited once and the walk stops after MAX_VISITS objects.
-import { PDFArray, PDFDict, PDFDocument, PDFName, ParseSpeeds, type PDFObject } from 'pdf-lib';
+import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName, type PDFObject } from 'pdf-lib';
 
 const MAX_VISITS = 200_000;
 

@@ -12,8 +12,12 @@ export interface RuleContext {
 }
 
 export type MessageVerdict =
-  | { readonly ok: true; /** Indexes into `facts.parts` of the letter's PDFs, in order. */ readonly pdfParts: readonly number[] }
-  | { readonly ok: false; readonly reasonCode: Exclude<MessageRule, 'UnparseableMessage'>; /** Names the part or address. */ readonly detail: string };
+  | { readonly ok: true /** Indexes into `facts.parts` of the letter's PDFs, in order. */; readonly pdfParts: readonly number[] }
+  | {
+      readonly ok: false;
+      readonly reasonCode: Exclude<MessageRule, 'UnparseableMessage'> /** Names the part or address. */;
+      readonly detail: string;
+    };
 
 /** A part that claims to be a PDF: typed application/pdf, or octet-stream named *.pdf. */
 export function claimsToBePdf(part: Pick<PartFacts, 'contentType' | 'fileName'>): boolean {
@@ -42,6 +46,7 @@ export function judgeMessage(facts: MessageFacts, ctx: RuleContext): MessageVerd
  * (NUL, ESC, C1) count as white space: end users see the title, and a raw subject may carry them.
  */
 export function titleFrom(subject: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters count as white space in a title
   return subject.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
 }
 

@@ -3,11 +3,11 @@
 // fsyncs the file, renames it to `<key>` and fsyncs the directory, so a committed blob
 // survives a power cut and a crash leaves at most an incomplete file the sweep removes.
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { bounded } from './bounded.js';
 import { INCOMPLETE_PREFIX, isBlobKey, newBlobKey } from './blob-key.js';
+import { bounded } from './bounded.js';
 import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
 
 export interface FileStoreOptions {
@@ -78,12 +78,14 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
     pending = [];
     pendingBytes = 0;
     inFlight += batch.length;
-    chain = chain.then(async () => {
-      const fh = await file();
-      await fh.write(batch);
-    }).finally(() => {
-      inFlight -= batch.length;
-    });
+    chain = chain
+      .then(async () => {
+        const fh = await file();
+        await fh.write(batch);
+      })
+      .finally(() => {
+        inFlight -= batch.length;
+      });
     return bounded(chain, timeoutMs, `write ${key}`);
   };
 

@@ -1,10 +1,11 @@
 // Runs the orphan sweep and retention deletes every interval, one round at a time, until
 // stopped. A failed round is logged and tried again next interval (the store or Redis may be
 // away for a while; nothing is lost by waiting).
-import type { Logger } from '../log.js';
-import { deleteExpiredBlobs, sweepOrphans, type OrphanSweepDeps } from './sweep.js';
+
 import type { BlobIndex } from '../intake/blob-index.js';
+import type { Logger } from '../log.js';
 import type { RawStore } from './raw-store.js';
+import { deleteExpiredBlobs, type OrphanSweepDeps, sweepOrphans } from './sweep.js';
 
 export interface HousekeepingDeps {
   readonly store: RawStore;
@@ -28,7 +29,13 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
   let stopped = false;
   const round = async (): Promise<{ orphans: number; expired: number }> => {
     const expired = await deleteExpiredBlobs({ store, due: index.due, forget: index.forget, clock });
-    const swept = await sweepOrphans({ store, referenced: index.referenced, forget: index.forget, clock, orphanAfterMs: deps.orphanAfterMs });
+    const swept = await sweepOrphans({
+      store,
+      referenced: index.referenced,
+      forget: index.forget,
+      clock,
+      orphanAfterMs: deps.orphanAfterMs,
+    });
     if (expired > 0 || swept.deleted > 0) {
       logger.info({ event: 'raw_store.housekeeping', expired, orphans: swept.deleted, store: store.location }, 'raw store housekeeping');
     }

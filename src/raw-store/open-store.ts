@@ -1,10 +1,11 @@
 // RAW_STORE_URL → a RawStore, and the start-up check that fails fast naming the variable.
+
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { StartupError } from '../errors.js';
 import { fileRawStore } from './file-store.js';
 import { describeLocation, type RawStoreLocation } from './location.js';
 import type { RawStore } from './raw-store.js';
 import { s3RawStore } from './s3-store.js';
-import type { S3ClientConfig } from '@aws-sdk/client-s3';
 
 export interface RawStoreSettings {
   readonly location: RawStoreLocation;
@@ -37,11 +38,16 @@ export async function checkRawStoreAtStart(store: RawStore, location: RawStoreLo
 }
 
 /** The configured store, checked: what a role that accepts or processes mail starts with. */
-export async function openCheckedRawStore(
-  config: { readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean }; readonly enqueueTimeoutMs: number },
-): Promise<RawStore> {
+export async function openCheckedRawStore(config: {
+  readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
+  readonly enqueueTimeoutMs: number;
+}): Promise<RawStore> {
   // One bound for every store operation: the listener's whole store-and-queue step has this bound too.
-  const store = openRawStore({ location: config.rawStore.location, timeoutMs: config.enqueueTimeoutMs, s3PathStyle: config.rawStore.s3PathStyle });
+  const store = openRawStore({
+    location: config.rawStore.location,
+    timeoutMs: config.enqueueTimeoutMs,
+    s3PathStyle: config.rawStore.s3PathStyle,
+  });
   try {
     await checkRawStoreAtStart(store, config.rawStore.location);
   } catch (err) {

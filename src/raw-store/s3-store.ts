@@ -16,8 +16,8 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { bounded, storeError } from './bounded.js';
 import { isBlobKey, newBlobKey } from './blob-key.js';
+import { bounded, storeError } from './bounded.js';
 import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
 
 export interface S3StoreOptions {
@@ -153,7 +153,11 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
     },
     async abort() {
       body.destroy();
-      await bounded(upload.abort().catch(() => undefined), timeoutMs, `abort ${key}`);
+      await bounded(
+        upload.abort().catch(() => undefined),
+        timeoutMs,
+        `abort ${key}`,
+      );
     },
     get buffered() {
       // The stream's buffer and the part being assembled or sent (at most one part: queueSize 1).

@@ -1,8 +1,8 @@
 // What every role starts from: the validated config, the logger, the clock, and the checks
 // that name the variable a role needs but did not get.
-import { ConfigError, loadConfig, type Config, type Env } from '../config.js';
-import { terminalDestination } from '../log-terminal.js';
+import { type Config, ConfigError, type Env, loadConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
+import { terminalDestination } from '../log-terminal.js';
 import { loadSenderDirectory, type SenderDirectory } from '../senders/directory.js';
 
 export interface RoleContext {

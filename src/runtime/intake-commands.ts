@@ -1,4 +1,5 @@
 // `letter-intake status ID` and `letter-intake replay ID`: an operator's view of one intake.
+
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
 import { required, roleContext } from './context.js';
@@ -35,7 +36,10 @@ const COMMAND_TIMEOUT_MS = 10_000;
 
 async function withStore(
   args: readonly string[],
-  run: (deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: ReturnType<typeof producerConnection> }, id: string) => Promise<number>,
+  run: (
+    deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: ReturnType<typeof producerConnection> },
+    id: string,
+  ) => Promise<number>,
 ): Promise<number> {
   const [id] = args;
   if (id === undefined) {
@@ -43,7 +47,11 @@ async function withStore(
     return 64;
   }
   const ctx = roleContext(process.env, 'letter-intake');
-  const redisUrl = required(ctx.config.redisUrl ?? embeddedRedisUrl(ctx.config.dataDir), 'REDIS_URL', 'to read intakes (or a running `npm start`)');
+  const redisUrl = required(
+    ctx.config.redisUrl ?? embeddedRedisUrl(ctx.config.dataDir),
+    'REDIS_URL',
+    'to read intakes (or a running `npm start`)',
+  );
   const redis = producerConnection(redisUrl, COMMAND_TIMEOUT_MS);
   try {
     await waitForRedis(redis, redisUrl, 5000);

@@ -21,7 +21,7 @@ export function closeOnSignals(parts: readonly Closable[], logger: Logger, bound
       process.exit(1);
     }, boundMs);
     timer.unref();
-    closeInOrder(parts, logger).then(() => {
+    void closeInOrder(parts, logger).then(() => {
       logger.info({ event: 'shutdown.done' }, 'stopped');
       process.exit(0);
     });

@@ -10,8 +10,8 @@ import type { RawStore } from '../raw-store/raw-store.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
-import { warnAboutRedisDurability } from './redis-durability.js';
 import { logConnectionErrors, workerConnection } from './redis.js';
+import { warnAboutRedisDurability } from './redis-durability.js';
 
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;
@@ -23,7 +23,10 @@ export interface OpsPart extends Closable {
 export async function startOpsPart(
   ctx: RoleContext,
   redisUrl: string,
-  options: { readonly admin: boolean; /** The role's raw store, checked by /readyz (none for `ops`). */ readonly rawStore?: RawStore | undefined },
+  options: {
+    readonly admin: boolean /** The role's raw store, checked by /readyz (none for `ops`). */;
+    readonly rawStore?: RawStore | undefined;
+  },
 ): Promise<OpsPart> {
   const { config } = ctx;
   const log = ctx.logger.child({ role: 'ops' });

@@ -2,9 +2,9 @@
 // intake store over a role's Redis connection.
 import type { DnsResolver } from '../auth/resolver.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 
 export interface PartContext {
@@ -24,8 +24,13 @@ export function storeFor(
   ctx: Pick<PartContext, 'config'> & { readonly rawStore?: RawStore | undefined },
   redis: ConstructorParameters<typeof IntakeStore>[0],
 ): IntakeStore {
-  return new IntakeStore(redis, ctx.config.redisPrefix, {
-    rawMs: ctx.config.retentionMs,
-    recordMs: ctx.config.recordRetentionMs,
-  }, ctx.rawStore);
+  return new IntakeStore(
+    redis,
+    ctx.config.redisPrefix,
+    {
+      rawMs: ctx.config.retentionMs,
+      recordMs: ctx.config.recordRetentionMs,
+    },
+    ctx.rawStore,
+  );
 }

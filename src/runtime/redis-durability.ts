@@ -2,8 +2,8 @@
 // role still starts (the operator may know better), but never silently on a Redis that can
 // lose mail already answered 250.
 import type { Redis } from 'ioredis';
-import { readRedisFacts } from '../doctor/redis-facts.js';
 import { judgeRedisDurability } from '../doctor/redis-checks.js';
+import { readRedisFacts } from '../doctor/redis-facts.js';
 import type { Logger } from '../log.js';
 import { withTimeout } from '../ops/bounded.js';
 

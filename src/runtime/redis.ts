@@ -1,6 +1,6 @@
 // Redis connections for each role, and the embedded redis-server `start` runs when REDIS_URL
 // is unset. Durable acceptance needs appendonly + appendfsync always + noeviction.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -13,7 +13,13 @@ import type { Logger } from '../log.js';
  * Redis that is connected but stalled answers no command later than `commandTimeoutMs`.
  */
 export function producerConnection(url: string, commandTimeoutMs: number): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy, connectTimeout: 5000, commandTimeout: commandTimeoutMs });
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy,
+    connectTimeout: 5000,
+    commandTimeout: commandTimeoutMs,
+  });
 }
 
 /** Workers and queue readers wait for Redis to come back (BullMQ requires this setting). */
@@ -80,15 +86,35 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   const dir = resolve(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const child = spawn('redis-server', [
-    '--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
-    '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction',
-  ], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: 'ignore' },
+  );
   await new Promise<void>((ok, fail) => {
     child.once('spawn', ok);
-    child.once('error', (err) => fail(new StartupError(
-      `REDIS_URL is unset and redis-server could not be started (${err.message}); install Redis (apt-get install redis-server) or set REDIS_URL`,
-    )));
+    child.once('error', (err) =>
+      fail(
+        new StartupError(
+          `REDIS_URL is unset and redis-server could not be started (${err.message}); install Redis (apt-get install redis-server) or set REDIS_URL`,
+        ),
+      ),
+    );
   });
   const url = `redis://127.0.0.1:${port}`;
   // `status` and `replay` find the embedded Redis through this file.

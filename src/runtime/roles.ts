@@ -1,9 +1,9 @@
 // `letter-intake smtp | worker | ops`: one role per process, for scaling out. Each serves its
 // own /healthz, /readyz and /metrics on HTTP_PORT; `ops` adds the dashboard and intake pages.
 import type { Config } from '../config.js';
-import { required, roleContext, senderDirectoryOf, type RoleContext } from './context.js';
-import { closeOnSignals, type Closable } from './lifecycle.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
+import { type RoleContext, required, roleContext, senderDirectoryOf } from './context.js';
+import { type Closable, closeOnSignals } from './lifecycle.js';
 import { startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
 

@@ -13,10 +13,10 @@ export async function sendCommand(args: readonly string[], options: Record<strin
   }
   const config = loadConfig(process.env);
   const raw = await readFile(file);
-  const from = options['from'] ?? headerAddress(raw, 'return-path') ?? headerAddress(raw, 'from') ?? '';
-  const to = options['to'] ?? config.inboundAddresses[0] ?? 'letters@intake.example';
-  const host = options['host'] ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
-  const port = Number(options['port'] ?? config.smtp.port);
+  const from = options.from ?? headerAddress(raw, 'return-path') ?? headerAddress(raw, 'from') ?? '';
+  const to = options.to ?? config.inboundAddresses[0] ?? 'letters@intake.example';
+  const host = options.host ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
+  const port = Number(options.port ?? config.smtp.port);
   const reply = await sendRaw({ host, port, from, to, raw });
   process.stdout.write(`${reply.text}\n`);
   return reply.accepted ? 0 : 1;
@@ -44,5 +44,5 @@ async function sendRaw(message: { host: string; port: number; from: string; to: 
 function headerAddress(raw: Buffer, field: string): string | undefined {
   const head = raw.subarray(0, 64 * 1024).toString('latin1');
   const line = new RegExp(`^${field}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(head)?.[1];
-  return line === undefined ? undefined : /<([^<>\s]+@[^<>\s]+)>/.exec(line)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(line)?.[1];
+  return line === undefined ? undefined : (/<([^<>\s]+@[^<>\s]+)>/.exec(line)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(line)?.[1]);
 }

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { acceptIntake } from '../intake/accept.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
-import { SessionRefusals, type SessionRefusal } from '../intake/session-refusals.js';
+import { type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { loadRegisteredAddresses } from '../senders/directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
@@ -16,16 +16,16 @@ import { startMimeWalk } from '../smtp/mime-walk.js';
 import { startListener } from '../smtp/server.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
-import { storeFor, type PartContext } from './part-context.js';
+import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
 
 export function resolverFor(config: Config): DnsResolver {
-  const resolver = config.dns.zoneFile === undefined
-    ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
-    : loadZoneResolver(config.dns.zoneFile);
+  const resolver =
+    config.dns.zoneFile === undefined
+      ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
+      : loadZoneResolver(config.dns.zoneFile);
   return cacheDkimKeyLookups(resolver);
 }
-
 
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
@@ -42,7 +42,12 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
-    { ...config.smtp, inboundAddresses: config.inboundAddresses, maxMessageBytes: config.maxMessageBytes, authTimeoutMs: config.authTimeoutMs },
+    {
+      ...config.smtp,
+      inboundAddresses: config.inboundAddresses,
+      maxMessageBytes: config.maxMessageBytes,
+      authTimeoutMs: config.authTimeoutMs,
+    },
     {
       authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
       spool: rawStoreSpool(ctx.rawStore),

@@ -3,15 +3,15 @@
 // unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
 import { fileURLToPath } from 'node:url';
 import type { Env } from '../config.js';
+import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { startSandbox } from '../sandbox/index.js';
 import { roleContext, senderDirectoryOf } from './context.js';
-import { closeOnSignals, type Closable } from './lifecycle.js';
-import { openCheckedRawStore } from '../raw-store/open-store.js';
+import { type Closable, closeOnSignals } from './lifecycle.js';
 import { startOpsPart } from './ops-part.js';
-import { startSmtpPart } from './smtp-part.js';
-import { startWorkerPart } from './worker-part.js';
 import { startEmbeddedRedis } from './redis.js';
 import { shutdownBoundMs } from './roles.js';
+import { startSmtpPart } from './smtp-part.js';
+import { startWorkerPart } from './worker-part.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const DEMO_PROCESSING_ADDRESS = 'letters@intake.example';
@@ -25,7 +25,7 @@ const orDefault = (value: string | undefined, fallback: string): string => (valu
  * listen on loopback only, unless HTTP_HOST / SANDBOX_HOST say otherwise.
  */
 export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
-  const demo = (env['SENDERS_FILE'] ?? '') === '' && (env['INBOUND_ADDRESSES'] ?? '') === '';
+  const demo = (env.SENDERS_FILE ?? '') === '' && (env.INBOUND_ADDRESSES ?? '') === '';
   if (!demo) return { env, demo };
   return {
     demo,
@@ -33,10 +33,10 @@ export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
       ...env,
       SENDERS_FILE: `${FIXTURES}senders.json`,
       INBOUND_ADDRESSES: DEMO_PROCESSING_ADDRESS,
-      DNS_ZONE_FILE: env['DNS_ZONE_FILE'] ?? `${FIXTURES}zone.json`,
-      DASHBOARD_PASSWORD: env['DASHBOARD_PASSWORD'] ?? 'demo',
-      HTTP_HOST: orDefault(env['HTTP_HOST'], LOOPBACK),
-      SANDBOX_HOST: orDefault(env['SANDBOX_HOST'], LOOPBACK),
+      DNS_ZONE_FILE: env.DNS_ZONE_FILE ?? `${FIXTURES}zone.json`,
+      DASHBOARD_PASSWORD: env.DASHBOARD_PASSWORD ?? 'demo',
+      HTTP_HOST: orDefault(env.HTTP_HOST, LOOPBACK),
+      SANDBOX_HOST: orDefault(env.SANDBOX_HOST, LOOPBACK),
     },
   };
 }
@@ -50,9 +50,17 @@ export async function startCommand(): Promise<'running'> {
 
   const redis = config.redisUrl === undefined ? await startEmbeddedRedis(config.dataDir) : undefined;
   const redisUrl = config.redisUrl ?? redis?.url ?? '';
-  const sandbox = config.senderApiUrl === undefined
-    ? await startSandbox({ directory, clock: ctx.clock, logger: logger.child({ role: 'sandbox' }), host: config.sandbox.host, port: config.sandbox.port, strictContract: config.sandbox.strictContract })
-    : undefined;
+  const sandbox =
+    config.senderApiUrl === undefined
+      ? await startSandbox({
+          directory,
+          clock: ctx.clock,
+          logger: logger.child({ role: 'sandbox' }),
+          host: config.sandbox.host,
+          port: config.sandbox.port,
+          strictContract: config.sandbox.strictContract,
+        })
+      : undefined;
   const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 
   const rawStore = await openCheckedRawStore(config);
@@ -66,7 +74,17 @@ export async function startCommand(): Promise<'running'> {
   if (redis !== undefined) parts.push({ name: 'redis', close: () => redis.stop() });
   closeOnSignals(parts, logger, shutdownBoundMs(config));
 
-  logger.info({ event: 'start.ready', smtpPort: smtp.port, ops: ops.url, senderApi: apiUrl, redis: redis === undefined ? 'external' : 'embedded', rawStore: rawStore.location }, 'letter-intake is running');
+  logger.info(
+    {
+      event: 'start.ready',
+      smtpPort: smtp.port,
+      ops: ops.url,
+      senderApi: apiUrl,
+      redis: redis === undefined ? 'external' : 'embedded',
+      rawStore: rawStore.location,
+    },
+    'letter-intake is running',
+  );
   if (demo) process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl));
   return 'running';
 }

@@ -1,28 +1,24 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
 // client, the sweep for intakes whose job no longer runs, and the raw store's housekeeping
 // (orphans, retention), over the role's own connections.
-import { Worker, type Job } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 import { redisBlobIndex } from '../intake/blob-index.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
-import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { startNoticePart } from '../notices/notice-part.js';
+import { checkPdfs } from '../pdf/check-pdfs.js';
+import { createPdfChecker } from '../pdf/checker-pool.js';
+import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
 import { startReconciler } from '../worker/reconciler.js';
-import { createPdfChecker } from '../pdf/checker-pool.js';
-import { checkPdfs } from '../pdf/check-pdfs.js';
 import type { Closable } from './lifecycle.js';
-import { storeFor, type PartContext } from './part-context.js';
+import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
 
-export async function startWorkerPart(
-  ctx: PartContext,
-  directory: SenderDirectory,
-  senderApiUrl: string,
-): Promise<Closable> {
+export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
   const logger = ctx.logger.child({ role: 'worker' });
   const connection = workerConnection(ctx.redisUrl);
@@ -38,7 +34,13 @@ export async function startWorkerPart(
   let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
   const store = storeFor(ctx, connection);
   const notices = startNoticePart({
-    config, connection, store, directory, clock: ctx.clock, logger: logger.child({ part: 'notices' }), observer: ctx.observer,
+    config,
+    connection,
+    store,
+    directory,
+    clock: ctx.clock,
+    logger: logger.child({ part: 'notices' }),
+    observer: ctx.observer,
   });
   const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
   const processor = createProcessor({
@@ -79,8 +81,12 @@ export async function startWorkerPart(
     config.worker.sweepIntervalMs,
   );
   const housekeeping = startHousekeeping({
-    store: ctx.rawStore, index: redisBlobIndex(connection, config.redisPrefix), clock: ctx.clock,
-    logger: logger.child({ part: 'raw-store' }), orphanAfterMs: config.rawStore.orphanAfterMs, intervalMs: config.rawStore.sweepIntervalMs,
+    store: ctx.rawStore,
+    index: redisBlobIndex(connection, config.redisPrefix),
+    clock: ctx.clock,
+    logger: logger.child({ part: 'raw-store' }),
+    orphanAfterMs: config.rawStore.orphanAfterMs,
+    intervalMs: config.rawStore.sweepIntervalMs,
   });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {
@@ -90,10 +96,8 @@ export async function startWorkerPart(
       // call in flight ends and the job goes back to the queue for another worker. (BullMQ's
       // close(true) after close() only returns the pending graceful close: it forces nothing.)
       const graceful = running.close();
-      const within = (ms: number) => Promise.race([
-        graceful.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
-      ]);
+      const within = (ms: number) =>
+        Promise.race([graceful.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
       if (!(await within(config.worker.closeTimeoutMs))) {
         running.cancelAllJobs('shutting down');
         await within(config.worker.closeTimeoutMs);

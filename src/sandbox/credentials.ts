@@ -22,7 +22,10 @@ export function readCredentials(req: LoginRequest): Credentials {
   const hasBody = req.transferEncoding !== undefined || (req.contentLength !== undefined && req.contentLength !== '0');
   if (byHeaders) {
     if (hasBody) {
-      throw new SandboxApiError('InvalidData', 'send the credentials either in the X-Api-Client-Id/X-Api-Client-Secret headers with no body, or in a JSON body, not both');
+      throw new SandboxApiError(
+        'InvalidData',
+        'send the credentials either in the X-Api-Client-Id/X-Api-Client-Secret headers with no body, or in a JSON body, not both',
+      );
     }
     return required(req.clientIdHeader, req.clientSecretHeader);
   }

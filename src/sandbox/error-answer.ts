@@ -1,6 +1,6 @@
 // Any error a request ends with → the envelope the sandbox answers (pure). Faults in the
 // sandbox itself become `500 UnexpectedError` with no detail: never a stack trace.
-import { envelope, SandboxApiError, type ErrorEnvelope } from './error-codes.js';
+import { type ErrorEnvelope, envelope, SandboxApiError } from './error-codes.js';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 

@@ -29,7 +29,10 @@ export class SandboxApiError extends Error {
   override readonly name = 'SandboxApiError';
   readonly statusCode: number;
 
-  constructor(readonly errorCode: ApiErrorCode, message: string) {
+  constructor(
+    readonly errorCode: ApiErrorCode,
+    message: string,
+  ) {
     super(message);
     this.statusCode = API_ERROR_STATUS[errorCode];
   }

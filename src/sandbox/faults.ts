@@ -1,7 +1,7 @@
 // Fault injection for tests: the next N /api/v1 calls (optionally only those whose path starts
 // with a prefix) answer an error envelope instead of being served. Faults queue in order.
 import { defaultErrorCode } from './error-codes.js';
-import { faultSchema, parseOrThrow, type FaultSpec } from './schemas.js';
+import { type FaultSpec, faultSchema, parseOrThrow } from './schemas.js';
 
 export interface FaultAnswer {
   readonly statusCode: number;

@@ -2,7 +2,7 @@
 // SHA-256, not its bytes: nothing in the contract reads a document back.
 import { createHash, randomUUID } from 'node:crypto';
 import { SandboxApiError } from './error-codes.js';
-import { nextStatus, planParts, whyNotEditable, type LetterAction, type LetterStatus, type UploadPart } from './letter-rules.js';
+import { type LetterAction, type LetterStatus, nextStatus, planParts, type UploadPart, whyNotEditable } from './letter-rules.js';
 import type { LetterBody, ListQuery } from './schemas.js';
 
 export interface DocumentMeta {
@@ -102,7 +102,10 @@ export class LetterStore {
     const letter = this.get(senderId, id);
     const refusal = whyNotEditable(id, letter.status);
     if (refusal !== undefined) throw new SandboxApiError('InvalidData', refusal);
-    const steps = planParts(letter.parts.map((p) => p.id), body.parts);
+    const steps = planParts(
+      letter.parts.map((p) => p.id),
+      body.parts,
+    );
     if (!steps.ok) throw new SandboxApiError('InvalidData', `invalid letter: ${steps.message}`);
     const byId = new Map(letter.parts.map((p) => [p.id, p] as const));
     return {
@@ -110,7 +113,7 @@ export class LetterStore {
       title: body.title,
       description: body.description,
       genderTargeting: body.genderTargeting,
-      parts: steps.value.map((step) => ('upload' in step ? uploaded(step.upload) : byId.get(step.keep) ?? missing(step.keep))),
+      parts: steps.value.map((step) => ('upload' in step ? uploaded(step.upload) : (byId.get(step.keep) ?? missing(step.keep)))),
       updatedMs: this.clock(),
     };
   }

@@ -20,7 +20,10 @@ export function operatorRoutes(store: SandboxStore): FastifyPluginAsync {
     scope.post<{ Params: { id: string; action: string } }>('/letters/:id/:action', async (request) => {
       const move = Object.hasOwn(moves, request.params.action) ? moves[request.params.action] : undefined;
       if (move === undefined) {
-        throw new SandboxApiError('EntityNotFound', `no operator action ${request.params.action}; use approve, reject, start-sending or mark-sent`);
+        throw new SandboxApiError(
+          'EntityNotFound',
+          `no operator action ${request.params.action}; use approve, reject, start-sending or mark-sent`,
+        );
       }
       const letter = move(request.params.id);
       request.log.info({ letterId: letter.id, status: letter.status }, 'sandbox operator move');

@@ -28,7 +28,10 @@ const partSchema = z
     const upload = [p.fileName, p.mimeType, p.base64Data];
     if (p.id !== undefined) {
       if (upload.some((v) => v !== undefined)) {
-        ctx.addIssue({ code: 'custom', message: 'give either id alone (keep a document) or fileName, mimeType and base64Data (upload one), not both' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'give either id alone (keep a document) or fileName, mimeType and base64Data (upload one), not both',
+        });
         return z.NEVER;
       }
       return { id: p.id };
@@ -62,7 +65,10 @@ export const faultSchema = z.strictObject({
   status: z.number().int().min(400).max(599),
   count: z.number().int().min(1).max(10_000).default(1),
   retryAfterSeconds: z.number().int().min(0).optional(),
-  errorCode: z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a word like ServiceUnavailable').optional(),
+  errorCode: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a word like ServiceUnavailable')
+    .optional(),
   paths: z.string().startsWith('/', 'must be a path prefix starting with /').optional(),
 });
 export type FaultSpec = z.input<typeof faultSchema>;

@@ -1,11 +1,11 @@
 // The sandbox Sender API as a fastify app: JSON in and out, the error envelope on every error
 // path, fault injection in front of /api/v1, letters behind X-Session, operator routes under /sandbox.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { envelope } from './error-codes.js';
 import { BODY_LIMIT_BYTES, errorAnswer } from './error-answer.js';
+import { envelope } from './error-codes.js';
 import { authRoutes } from './routes-auth.js';
 import { letterRoutes } from './routes-letters.js';
 import { operatorRoutes } from './routes-operator.js';
@@ -44,7 +44,7 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -4,9 +4,9 @@ import type { SenderDirectory } from '../senders/directory.js';
 import { FaultQueue } from './faults.js';
 import { HoldQueue } from './holds.js';
 import { LetterStore } from './letter-store.js';
-import { SessionStore, type SessionCounts } from './sessions.js';
-import { operatorView, type OperatorLetterView } from './views.js';
 import type { FaultSpec } from './schemas.js';
+import { type SessionCounts, SessionStore } from './sessions.js';
+import { type OperatorLetterView, operatorView } from './views.js';
 
 export class SandboxStore {
   readonly sessions: SessionStore;
@@ -14,7 +14,10 @@ export class SandboxStore {
   readonly faults = new FaultQueue();
   readonly holds = new HoldQueue();
 
-  constructor(readonly directory: SenderDirectory, clock: () => number) {
+  constructor(
+    readonly directory: SenderDirectory,
+    clock: () => number,
+  ) {
     this.sessions = new SessionStore(clock);
     this.letters = new LetterStore(clock);
   }

@@ -2,14 +2,15 @@
 // per-sender handle whose session is cached for the life of the client.
 import type { Logger } from '../log.js';
 import { checkBaseUrl } from './base-url.js';
+import { httpFetch } from './http-fetch.js';
+import { type SenderCredentials, SenderSession } from './sender-session.js';
 import { DEFAULT_REFRESH_MARGIN_MS } from './session-policy.js';
-import { SenderSession, type SenderCredentials } from './sender-session.js';
 import type { ApiCallEvent } from './transport.js';
 
 export interface SenderApiClientDeps {
   /** SENDER_API_URL: https://…, or http:// to a loopback host only. */
   readonly baseUrl: string;
-  /** Defaults to the global fetch. */
+  /** Defaults to httpFetch (node:http; the global fetch costs far more CPU on large bodies). */
   readonly fetch?: typeof fetch;
   /** Milliseconds since the epoch; session expiry is judged on it. */
   readonly clock: () => number;
@@ -30,7 +31,7 @@ export interface SenderApiClient {
 export function createSenderApiClient(deps: SenderApiClientDeps): SenderApiClient {
   const sessionDeps = {
     baseUrl: checkBaseUrl(deps.baseUrl),
-    fetch: deps.fetch ?? globalThis.fetch,
+    fetch: deps.fetch ?? httpFetch,
     clock: deps.clock,
     timeoutMs: deps.timeoutMs,
     logger: deps.logger.child({ component: 'sender-api' }),

@@ -6,10 +6,17 @@ import type { Logger } from '../log.js';
 import { untilAborted } from './abort.js';
 import { SenderApiError } from './errors.js';
 import { sessionAction } from './session-policy.js';
-import { callApi, type ApiRequest, type TransportDeps } from './transport.js';
+import { type ApiRequest, callApi, type TransportDeps } from './transport.js';
 import {
-  letterPageSchema, letterSummarySchema, letterViewSchema, sessionSchema,
-  type ApiSession, type LetterInput, type LetterPage, type LetterSummary, type LetterView,
+  type ApiSession,
+  type LetterInput,
+  type LetterPage,
+  type LetterSummary,
+  type LetterView,
+  letterPageSchema,
+  letterSummarySchema,
+  letterViewSchema,
+  sessionSchema,
 } from './wire.js';
 
 export interface SenderCredentials {
@@ -38,7 +45,10 @@ export class SenderSession {
   #pending: Promise<ApiSession> | undefined;
   readonly #log: Logger;
 
-  constructor(private readonly deps: SessionDeps, private readonly credentials: SenderCredentials) {
+  constructor(
+    private readonly deps: SessionDeps,
+    private readonly credentials: SenderCredentials,
+  ) {
     this.#log = deps.logger.child({ senderId: credentials.senderId });
   }
 
@@ -123,12 +133,16 @@ export class SenderSession {
 
   async #login(): Promise<ApiSession> {
     // Headers only, no body at all: the contract refuses headers together with a body.
-    const session = await callApi(this.deps, {
-      method: 'POST',
-      path: '/api/v1/auth/login/api',
-      endpoint: 'POST /api/v1/auth/login/api',
-      headers: { 'x-api-client-id': this.credentials.apiClientId, 'x-api-client-secret': this.credentials.apiClientSecret },
-    }, sessionSchema);
+    const session = await callApi(
+      this.deps,
+      {
+        method: 'POST',
+        path: '/api/v1/auth/login/api',
+        endpoint: 'POST /api/v1/auth/login/api',
+        headers: { 'x-api-client-id': this.credentials.apiClientId, 'x-api-client-secret': this.credentials.apiClientSecret },
+      },
+      sessionSchema,
+    );
     this.#log.debug({ validUntilUtc: session.validUntilUtc }, 'sender api login');
     return toSession(session);
   }
@@ -137,12 +151,16 @@ export class SenderSession {
     const current = this.#session;
     if (current === undefined) return this.#login();
     try {
-      const next = await callApi(this.deps, {
-        method: 'POST',
-        path: '/api/v1/auth/refresh',
-        endpoint: 'POST /api/v1/auth/refresh',
-        headers: { 'x-session': current.sessionId },
-      }, sessionSchema);
+      const next = await callApi(
+        this.deps,
+        {
+          method: 'POST',
+          path: '/api/v1/auth/refresh',
+          endpoint: 'POST /api/v1/auth/refresh',
+          headers: { 'x-session': current.sessionId },
+        },
+        sessionSchema,
+      );
       this.#log.debug({ validUntilUtc: next.validUntilUtc }, 'sender api session refreshed');
       return toSession(next);
     } catch (err) {

@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
-import { classifyApiFailure, type ApiFailure } from './classify.js';
+import { type ApiFailure, classifyApiFailure } from './classify.js';
 import { SenderApiError } from './errors.js';
 import { errorEnvelopeSchema } from './wire.js';
 
@@ -109,7 +109,15 @@ function fail(
     { cause },
   );
   deps.logger.warn(
-    { endpoint: error.endpoint, statusCode: failure.status, errorCode: error.errorCode, traceId: error.traceId, kind, retryAfterMs, reason },
+    {
+      endpoint: error.endpoint,
+      statusCode: failure.status,
+      errorCode: error.errorCode,
+      traceId: error.traceId,
+      kind,
+      retryAfterMs,
+      reason,
+    },
     'sender api call failed',
   );
   report(failure.status, failure.errorCode);

@@ -62,9 +62,7 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
   const senders = parsed.data.senders.map((s, index): Sender => {
     const secret = s.apiClientSecret ?? env[s.apiClientSecretEnv ?? ''];
     if (secret === undefined || secret === '') {
-      throw new SenderDirectoryError(
-        `${source}: senders.${index}.apiClientSecretEnv names ${s.apiClientSecretEnv}, which is not set`,
-      );
+      throw new SenderDirectoryError(`${source}: senders.${index}.apiClientSecretEnv names ${s.apiClientSecretEnv}, which is not set`);
     }
     return {
       senderId: s.senderId,
@@ -77,9 +75,21 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
       allowPdfForms: s.allowPdfForms,
     };
   });
-  assertUnique(senders.flatMap((s) => s.addresses), 'address', source);
-  assertUnique(senders.map((s) => s.apiClientId), 'apiClientId', source);
-  assertUnique(senders.map((s) => s.senderId), 'senderId', source);
+  assertUnique(
+    senders.flatMap((s) => s.addresses),
+    'address',
+    source,
+  );
+  assertUnique(
+    senders.map((s) => s.apiClientId),
+    'apiClientId',
+    source,
+  );
+  assertUnique(
+    senders.map((s) => s.senderId),
+    'senderId',
+    source,
+  );
 
   const byAddress = new Map(senders.flatMap((s) => s.addresses.map((a) => [a, s] as const)));
   const byClientId = new Map(senders.map((s) => [s.apiClientId, s] as const));

@@ -11,9 +11,7 @@ export function createAuthenticator(resolver: DnsResolver): Authenticate {
   return async (message, ctx) => {
     const summary = await authenticateMessage(message, ctx, resolver, { keyCache });
     const verdict = judgeAuthentication(summary);
-    const checks = Object.fromEntries(
-      Object.entries(verdict.checks).map(([name, check]) => [name, `${check.outcome}: ${check.detail}`]),
-    );
+    const checks = Object.fromEntries(Object.entries(verdict.checks).map(([name, check]) => [name, `${check.outcome}: ${check.detail}`]));
     const [from, ...others] = summary.fromAddresses;
     return {
       outcome: verdict.outcome,

@@ -17,7 +17,10 @@ export class MemoryBudget {
    * @param limitBytes what all messages in flight may hold together
    * @param admitBytes room a new transaction needs to be admitted (a message holds at least a batch)
    */
-  constructor(readonly limitBytes: number, private readonly admitBytes: number) {}
+  constructor(
+    readonly limitBytes: number,
+    private readonly admitBytes: number,
+  ) {}
 
   get usedBytes(): number {
     return this.used;

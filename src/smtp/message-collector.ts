@@ -30,7 +30,11 @@ export class MessageCollector extends Transform {
   /** Bytes since the last LF. */
   private lineBytes = 0;
 
-  constructor(private readonly maxBytes: number, private readonly spool: RawSpool, private readonly memory: Reservation) {
+  constructor(
+    private readonly maxBytes: number,
+    private readonly spool: RawSpool,
+    private readonly memory: Reservation,
+  ) {
     super();
   }
 
@@ -46,12 +50,21 @@ export class MessageCollector extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length;
     this.lineTooLong ||= this.overLongLine(chunk);
-    if (this.overCap || this.lineTooLong || this.spoolError !== undefined || this.memoryExceeded) return done();
+    if (this.overCap || this.lineTooLong || this.spoolError !== undefined || this.memoryExceeded) {
+      done();
+      return;
+    }
     this.memoryExceeded = !this.memory.resize(this.heldWith(chunk));
-    if (this.memoryExceeded) return done();
+    if (this.memoryExceeded) {
+      done();
+      return;
+    }
     this.keepHead(chunk);
     const written = this.spool.write(chunk);
-    if (written === undefined) return done(null, chunk);
+    if (written === undefined) {
+      done(null, chunk);
+      return;
+    }
     written.then(
       () => done(null, chunk),
       (err: unknown) => {
@@ -89,7 +102,7 @@ export class MessageCollector extends Transform {
     if (this.lineBytes + first > MAX_LINE_BYTES) return true;
     const last = chunk.lastIndexOf(LF);
     // a line wholly inside the chunk can only be over the cap when the chunk is that long
-    for (let at = first; last - at > MAX_LINE_BYTES;) {
+    for (let at = first; last - at > MAX_LINE_BYTES; ) {
       const next = chunk.indexOf(LF, at + 1);
       if (next - at - 1 > MAX_LINE_BYTES) return true;
       at = next;

@@ -5,9 +5,10 @@
 // counted rather than decoded where that gives the same answer: base64-counter.ts).
 // What counts as an attachment, its type and name follow mailparser's reading exactly, so
 // the listener and the worker judge the same facts.
+
+import type { Transform } from 'node:stream';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
-import type { Transform } from 'node:stream';
 import { declaredType, FIRST_BYTES, type PartFacts } from '../policy/message-facts.js';
 import { Base64Counter, type BodyFacts } from './base64-counter.js';
 
@@ -65,7 +66,10 @@ async function walk(splitter: Splitter): Promise<WalkResult> {
 class PartCounter {
   private readonly body: Base64Counter | DecodedCounter;
 
-  constructor(node: MimeNode, private readonly part: Pick<PartFacts, 'contentType' | 'fileName'>) {
+  constructor(
+    node: MimeNode,
+    private readonly part: Pick<PartFacts, 'contentType' | 'fileName'>,
+  ) {
     // the decoder mailparser would use (libbase64, libqp, or none), or, for base64, its count
     this.body = node.encoding === 'base64' ? new Base64Counter(() => node.getDecoder()) : new DecodedCounter(node.getDecoder());
   }
@@ -109,20 +113,26 @@ class DecodedCounter {
 }
 
 /** mailparser's attachment for this node, or undefined when it reads the node otherwise. */
-function attachmentOf(node: MimeNode): Pick<PartFacts, 'contentType' | 'fileName'> | undefined {
+export function attachmentOf(node: MimeNode): Pick<PartFacts, 'contentType' | 'fileName'> | undefined {
   if (node.multipart !== false) return undefined;
   if (node.contentType === 'message/rfc822' && node.messageNode === true) return undefined; // its parts follow
   const contentType = node.contentType === false ? (node.root ? 'text/plain' : '') : node.contentType;
   const given = node.disposition === false ? undefined : node.disposition;
-  const disposition = given === undefined
-    ? (TEXT_TYPES.includes(contentType) ? 'inline' : 'attachment')
-    : (['attachment', 'inline'].includes(given) ? given : 'attachment');
+  const disposition =
+    given === undefined
+      ? TEXT_TYPES.includes(contentType)
+        ? 'inline'
+        : 'attachment'
+      : ['attachment', 'inline'].includes(given)
+        ? given
+        : 'attachment';
   if (TEXT_TYPES.includes(contentType) && disposition === 'inline') return undefined;
   const fileName = node.filename === false || node.filename === '' ? undefined : node.filename;
   // mailparser guesses the type of an octet-stream from its name
-  const guessed = contentType === 'application/octet-stream' && fileName !== undefined
-    ? libmime.detectMimeType(fileName) || 'application/octet-stream'
-    : contentType;
+  const guessed =
+    contentType === 'application/octet-stream' && fileName !== undefined
+      ? libmime.detectMimeType(fileName) || 'application/octet-stream'
+      : contentType;
   return { contentType: declaredType(guessed), fileName };
 }
 

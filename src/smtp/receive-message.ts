@@ -2,20 +2,20 @@
 // The DATA stream is consumed exactly once, always to its end, whatever fails on the way, so
 // smtp-server can always answer (an unanswered DATA makes the client re-send: a duplicate).
 import type { Readable } from 'node:stream';
-import type { AuthContext } from '../auth/authenticate.js';
 import { finished } from 'node:stream/promises';
+import type { AuthContext } from '../auth/authenticate.js';
 import { IntakeError } from '../errors.js';
-import { withTimeout } from '../ops/bounded.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
+import type { SessionRefusal } from '../intake/session-refusals.js';
+import { withTimeout } from '../ops/bounded.js';
+import type { RuleContext } from '../policy/message-rules.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
 import type { MemoryBudget, Reservation } from './memory-budget.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
-import type { RuleContext } from '../policy/message-rules.js';
-import type { SessionRefusal } from '../intake/session-refusals.js';
 import type { MimeWalk } from './mime-walk.js';
 import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
@@ -134,9 +134,15 @@ async function accept(
   if (broken !== undefined) {
     const refusal = refusalFor(broken, deps.rules);
     await deps.refused({
-      at: deps.clock(), reasonCode: broken, reply: `${refusal.smtp.code} ${refusal.smtp.enhanced} ${refusal.message}`,
-      from: auth.from, messageId: fields.messageId, subject: fields.subject,
-      envelopeFrom: envelope.mailFrom, clientIp: envelope.clientIp, helo: envelope.helo,
+      at: deps.clock(),
+      reasonCode: broken,
+      reply: `${refusal.smtp.code} ${refusal.smtp.enhanced} ${refusal.message}`,
+      from: auth.from,
+      messageId: fields.messageId,
+      subject: fields.subject,
+      envelopeFrom: envelope.mailFrom,
+      clientIp: envelope.clientIp,
+      helo: envelope.helo,
     });
     throw refusal;
   }

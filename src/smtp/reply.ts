@@ -8,9 +8,7 @@ export interface SmtpServerError extends Error {
 
 /** The error smtp-server turns into a reply; anything unexpected becomes 451 4.3.0 (try later). */
 export function replyFor(err: unknown): SmtpServerError {
-  const known = err instanceof IntakeError
-    ? err
-    : new IntakeError('Unexpected', 'local error, try again later', { cause: err });
+  const known = err instanceof IntakeError ? err : new IntakeError('Unexpected', 'local error, try again later', { cause: err });
   return Object.assign(new Error(`${known.smtp.enhanced} ${known.message}`), { responseCode: known.smtp.code });
 }
 

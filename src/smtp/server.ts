@@ -4,12 +4,12 @@ import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
-import type { Logger } from '../log.js';
 import type { IntakeObserver } from '../intake/observer.js';
-import { acceptedReply, replyFor } from './reply.js';
-import { receiveMessage, type ReceiveDeps } from './receive-message.js';
+import type { Logger } from '../log.js';
 import { MemoryBudget } from './memory-budget.js';
+import { type ReceiveDeps, receiveMessage } from './receive-message.js';
 import { isProcessingAddress } from './recipient-policy.js';
+import { acceptedReply, replyFor } from './reply.js';
 
 export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
@@ -42,9 +42,7 @@ class MxServer extends SMTPServer {
     connection._validateMailParams = (parsed) => {
       const error = validate(parsed);
       // RFC 1870 §6.1: 552 when the declared SIZE exceeds the fixed maximum; RFC 3463 5.3.4.
-      return error?.code === 552
-        ? { ...error, message: `5.3.4 message size exceeds the maximum of ${limit} bytes` }
-        : error;
+      return error?.code === 552 ? { ...error, message: `5.3.4 message size exceeds the maximum of ${limit} bytes` } : error;
     };
   }
 }
@@ -91,9 +89,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     closeTimeout: Math.min(options.closeTimeoutMs, 1000),
     useProxy: options.useProxy,
     logger: false,
-    ...(options.tls === undefined
-      ? {}
-      : { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) }),
+    ...(options.tls === undefined ? {} : { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) }),
 
     onConnect(session, callback) {
       deps.observer.smtpConnection();
@@ -103,7 +99,9 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
       sessionLogs.set(session.id, deps.logger.child({ smtpSession: session.id, clientIp: session.remoteAddress }));
       if (closing) return callback(refuse(session, 'CONNECT', new IntakeError('ShuttingDown', 'service shutting down, try again later')));
       if (count > options.maxClientsPerIp) {
-        return callback(refuse(session, 'CONNECT', new IntakeError('TooManyConnections', 'too many connections from your address, try again later')));
+        return callback(
+          refuse(session, 'CONNECT', new IntakeError('TooManyConnections', 'too many connections from your address, try again later')),
+        );
       }
       callback();
     },
@@ -138,15 +136,19 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
         helo: session.hostNameAppearsAs,
       };
       inFlight += 1;
-      receiveMessage(receiveDeps, stream, envelope).finally(() => { inFlight -= 1; }).then(
-        ({ intakeId, duplicate }) => {
-          const reply = acceptedReply(intakeId);
-          deps.observer.smtpReply(250, 'DATA');
-          log(session).info({ event: 'smtp.accepted', intakeId, duplicate, code: 250, reply }, 'accepted');
-          callback(null, reply);
-        },
-        (err: unknown) => callback(refuse(session, 'DATA', err)),
-      );
+      receiveMessage(receiveDeps, stream, envelope)
+        .finally(() => {
+          inFlight -= 1;
+        })
+        .then(
+          ({ intakeId, duplicate }) => {
+            const reply = acceptedReply(intakeId);
+            deps.observer.smtpReply(250, 'DATA');
+            log(session).info({ event: 'smtp.accepted', intakeId, duplicate, code: 250, reply }, 'accepted');
+            callback(null, reply);
+          },
+          (err: unknown) => callback(refuse(session, 'DATA', err)),
+        );
     },
   };
 

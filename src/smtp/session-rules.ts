@@ -1,7 +1,7 @@
 // The message's own rules in the SMTP session (docs/design.md §2.4): the streaming walk's facts and the
 // authenticated From in, the rule the message breaks (if any) out. Only what the walk read with
 // certainty is refused: a walk that fails is a fault of ours, answered 451 (try later).
-import { IntakeError, ruleSentence, type MessageRule } from '../errors.js';
+import { IntakeError, type MessageRule, ruleSentence } from '../errors.js';
 import { judgeMessage, type RuleContext } from '../policy/message-rules.js';
 import type { WalkResult } from './mime-walk.js';
 

@@ -1,12 +1,12 @@
 // The worker's decision (docs/design.md §2.4 and §2.6): a parsed message and the sender directory in, a
 // letter to submit or a rejection with its reason out. Pure. The rules are the listener's
 // (policy/message-rules.ts), applied again: the directory can change after acceptance.
-import { ruleSentence, type RejectionReason } from '../errors.js';
+import { type RejectionReason, ruleSentence } from '../errors.js';
 import { FIRST_BYTES, type MessageFacts } from '../policy/message-facts.js';
 import { judgeMessage, titleFrom } from '../policy/message-rules.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ParsedMessage } from './parse-message.js';
-import { selectPdfs, type PdfDocument } from './pdf-rules.js';
+import { type PdfDocument, selectPdfs } from './pdf-rules.js';
 
 export { titleFrom } from '../policy/message-rules.js';
 

@@ -6,7 +6,9 @@ import type { WorkerFailure } from '../errors.js';
 /** BullMQ's job states (`Queue.getJobState`), `unknown` for a job that does not exist. */
 export type JobState = 'completed' | 'failed' | 'delayed' | 'active' | 'waiting' | 'waiting-children' | 'prioritized' | 'unknown';
 
-export type JobFate = { readonly kind: 'live' } | { readonly kind: 'dead'; readonly errorCode: Extract<WorkerFailure, 'JobAbandoned' | 'JobLost'> };
+export type JobFate =
+  | { readonly kind: 'live' }
+  | { readonly kind: 'dead'; readonly errorCode: Extract<WorkerFailure, 'JobAbandoned' | 'JobLost'> };
 
 export function jobFate(state: JobState | string): JobFate {
   switch (state) {

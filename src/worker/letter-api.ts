@@ -40,7 +40,9 @@ function sameLetter(
   letter: LetterDraft,
   pdfSha256s: readonly string[],
 ): boolean {
-  return draft.title === letter.title
-    && draft.description === letter.description
-    && draft.parts.map((p) => p.sha256).join() === pdfSha256s.join();
+  return (
+    draft.title === letter.title &&
+    draft.description === letter.description &&
+    draft.parts.map((p) => p.sha256).join() === pdfSha256s.join()
+  );
 }

@@ -33,6 +33,7 @@ export function selectPdfs(attachments: readonly MessageAttachment[]): PdfSelect
 export function safeFileName(name: string | undefined, index: number): string {
   const base = (name ?? '').split(/[/\\]/).pop() ?? '';
   const cleaned = base
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are removed from file names
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
     .replace(/^[.\s]+/, '')
     .trim()

@@ -7,23 +7,23 @@
 //              normal end, not a failed job: the dashboard's failed tab holds real failures only)
 //   failed:    the job fails (UnrecoverableError); the intake is replayable
 // Every write after the claim is fenced by the job's lock token (ownership.ts).
-import { UnrecoverableError, type Job } from 'bullmq';
-import { OwnershipLost, ruleSentence, WORKER_FAILURES, type RejectionReason, type WorkerFailure } from '../errors.js';
-import type { IntakeJobData } from '../intake/queue.js';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { OwnershipLost, type RejectionReason, ruleSentence, WORKER_FAILURES, type WorkerFailure } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
+import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeRecord, IntakeState, IntakeUpdate } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
-import type { NoticeOutcomes } from '../notices/queue.js';
 import type { Logger } from '../log.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
+import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
 import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
-import { ownedCheckpoint, ownedLetterApi, type Owner } from './ownership.js';
-import { isParserLimit, parseMessage, type ParsedMessage } from './parse-message.js';
-import { submitExactlyOnce, type LetterApi } from './submit-letter.js';
-import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import { type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
+import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
 import type { PdfDocument } from './pdf-rules.js';
+import { type LetterApi, submitExactlyOnce } from './submit-letter.js';
 
 export interface ProcessorDeps {
   readonly store: IntakeStore;
@@ -76,7 +76,14 @@ export function createProcessor(deps: ProcessorDeps) {
     }
 
     const owner: Owner = { store: deps.store, intakeId, token };
-    const claimed = await deps.store.transition(intakeId, ACTIVE_STATES, 'processing', deps.clock(), { attempts: job.attemptsMade + 1 }, { claim: token });
+    const claimed = await deps.store.transition(
+      intakeId,
+      ACTIVE_STATES,
+      'processing',
+      deps.clock(),
+      { attempts: job.attemptsMade + 1 },
+      { claim: token },
+    );
     if (!claimed.ok) throw new UnrecoverableError(`intake ${intakeId} is ${claimed.state ?? 'gone'}, not processing`);
     log.info({ event: 'intake.processing' }, 'intake processing');
     // Read again once held: a worker that held it before may have checkpointed in between.
@@ -122,7 +129,10 @@ async function work(run: Run): Promise<IntakeOutcome> {
 
   const pdfCheck = await deps.checkPdfs(decision.pdfs, decision.sender);
   const pdfs = decision.pdfs.map((p, i) => ({
-    fileName: p.fileName, bytes: p.content.length, sha256: p.sha256, ...(pdfCheck.ok ? pdfCheck.details[i] : {}),
+    fileName: p.fileName,
+    bytes: p.content.length,
+    sha256: p.sha256,
+    ...(pdfCheck.ok ? pdfCheck.details[i] : {}),
   }));
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);

@@ -7,11 +7,11 @@
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
 import type { Queue } from 'bullmq';
 import { WORKER_FAILURES } from '../errors.js';
-import type { IntakeJobData } from '../intake/queue.js';
-import type { NoticeOutcomes } from '../notices/queue.js';
-import type { IntakeStore } from '../intake/store.js';
 import type { IntakeObserver } from '../intake/observer.js';
+import type { IntakeJobData } from '../intake/queue.js';
+import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
 import { jobFate } from './job-fate.js';
 
 const SWEPT_STATES = ['queued', 'processing'] as const;
@@ -58,7 +58,10 @@ async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[num
   const reason = `${WORKER_FAILURES[fate.errorCode]} The job is ${jobState}${failedReason === undefined ? '' : `: ${failedReason}`}.`;
   const result = await deps.store.transition(intakeId, [state], 'failed', deps.clock(), { errorCode: fate.errorCode, reason });
   if (!result.ok) return false; // it moved on meanwhile
-  deps.logger.error({ event: 'intake.failed', intakeId, errorCode: fate.errorCode, jobState, reason }, 'intake failed: its job no longer runs');
+  deps.logger.error(
+    { event: 'intake.failed', intakeId, errorCode: fate.errorCode, jobState, reason },
+    'intake failed: its job no longer runs',
+  );
   deps.observer.intakeEnded('failed', fate.errorCode, undefined);
   deps.observer.operatorAlert(fate.errorCode);
   await deps.notices.onOutcome(intakeId, 'failed', undefined);
@@ -74,12 +77,14 @@ export function startReconciler(deps: ReconcilerDeps, intervalMs: number): Recon
   let running: Promise<void> | undefined;
   const sweep = (): void => {
     if (running !== undefined) return; // the previous sweep is still going
-    running = reconcileOnce(deps).then(
-      () => undefined,
-      (err: unknown) => deps.logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
-    ).finally(() => {
-      running = undefined;
-    });
+    running = reconcileOnce(deps)
+      .then(
+        () => undefined,
+        (err: unknown) => deps.logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
   };
   sweep();
   const timer = setInterval(sweep, intervalMs);

@@ -29,10 +29,7 @@ export interface LetterView extends LetterSummary {
 }
 
 /** What a search among the sender's drafts found; `unsearchable` when the API lists no drafts. */
-export type DraftSearch =
-  | { readonly kind: 'found'; readonly id: string }
-  | { readonly kind: 'none' }
-  | { readonly kind: 'unsearchable' };
+export type DraftSearch = { readonly kind: 'found'; readonly id: string } | { readonly kind: 'none' } | { readonly kind: 'unsearchable' };
 
 /** The Sender API as the worker needs it, already bound to one sender's session. */
 export interface LetterApi {
@@ -96,7 +93,12 @@ export async function submitExactlyOnce(
 }
 
 /** The recorded letter id, or the draft an earlier attempt created but could not record. */
-async function adoptEarlierDraft(api: LetterApi, checkpoint: Checkpoint, input: SubmitInput, signal: AbortSignal): Promise<string | undefined> {
+async function adoptEarlierDraft(
+  api: LetterApi,
+  checkpoint: Checkpoint,
+  input: SubmitInput,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   if (checkpoint.letterId !== undefined) return checkpoint.letterId;
   const requestedAt = checkpoint.draftRequestedAt;
   if (requestedAt === undefined) return undefined;
@@ -110,7 +112,10 @@ async function adoptEarlierDraft(api: LetterApi, checkpoint: Checkpoint, input: 
 }
 
 async function createDraft(
-  api: LetterApi, checkpoint: Checkpoint, input: SubmitInput, deps: { readonly clock: () => number; readonly signal: AbortSignal },
+  api: LetterApi,
+  checkpoint: Checkpoint,
+  input: SubmitInput,
+  deps: { readonly clock: () => number; readonly signal: AbortSignal },
 ): Promise<string> {
   // Clock skew between us and the API must not hide our own draft: look back a minute.
   await checkpoint.markDraftRequested(deps.clock() - 60_000);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/runtime/redis.js';
 import { FIXTURE_DIR, testEnv } from '../helpers/gateway.js';
-import { runCommand, startRole, type RoleProcess } from '../helpers/processes.js';
+import { type RoleProcess, runCommand, startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const prefix = randomPrefix();
@@ -51,7 +51,12 @@ describe('letter-intake send and status', () => {
 describe('start-up fails fast with a clear message', () => {
   it.each([
     ['a bad value', { SMTP_PORT: 'twenty-five' }, 78, 'SMTP_PORT'],
-    ['an unreadable sender directory', { SENDERS_FILE: '/nonexistent/senders.json', SENDER_API_URL: 'http://127.0.0.1:9' }, 78, 'SENDERS_FILE /nonexistent/senders.json'],
+    [
+      'an unreadable sender directory',
+      { SENDERS_FILE: '/nonexistent/senders.json', SENDER_API_URL: 'http://127.0.0.1:9' },
+      78,
+      'SENDERS_FILE /nonexistent/senders.json',
+    ],
     ['a plain-http Sender API that is not loopback', { SENDER_API_URL: 'http://api.example' }, 78, 'SENDER_API_URL'],
     ['unreachable Redis', { REDIS_URL: 'redis://127.0.0.1:9', REDIS_START_TIMEOUT_MS: '300' }, 69, 'REDIS_URL'],
   ])('%s', async (_what, extra, code, fragment) => {

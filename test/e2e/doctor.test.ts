@@ -11,17 +11,17 @@ import { loadZoneResolver } from '../../src/auth/zone-resolver.js';
 import { loadConfig } from '../../src/config.js';
 import type { CheckResult } from '../../src/doctor/result.js';
 import { runDoctor } from '../../src/doctor/run-doctor.js';
-import { createLogger } from '../../src/log.js';
 import { silentObserver } from '../../src/intake/observer.js';
+import { createLogger } from '../../src/log.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
 import { runCommand, startRole } from '../helpers/processes.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { randomPrefix } from '../helpers/redis.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { sendOnce } from '../helpers/smtp-client.js';
-import { openRawStore } from '../../src/raw-store/open-store.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const SECRETS = { ACME_API_SECRET: 'acme-test-secret', GLOBEX_API_SECRET: 'globex-test-secret' };
@@ -54,22 +54,44 @@ function writeZone(file: string, without: readonly string[] = []): string {
 function selfSignedCertificate(name: string, host: string): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '90',
-    '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '90',
+      '-subj',
+      `/CN=${host}`,
+      '-addext',
+      `subjectAltName=DNS:${host}`,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
 async function doctor(overrides: Record<string, string> = {}, clock: () => number = Date.now): Promise<CheckResult[]> {
   const env = { ...healthy, ...overrides };
   return runDoctor({
-    config: loadConfig(env), env, clock, resolver: loadZoneResolver(env['DNS_ZONE_FILE'] ?? ''), logger: createLogger({ level: 'silent' }),
+    config: loadConfig(env),
+    env,
+    clock,
+    resolver: loadZoneResolver(env.DNS_ZONE_FILE ?? ''),
+    logger: createLogger({ level: 'silent' }),
   });
 }
 
 const named = (results: readonly CheckResult[], name: string): CheckResult | undefined => results.find((r) => r.name === name);
-const problems = (results: readonly CheckResult[]): string[] => results.filter((r) => r.status !== 'ok').map((r) => `${r.status} ${r.name}`);
+const problems = (results: readonly CheckResult[]): string[] =>
+  results.filter((r) => r.status !== 'ok').map((r) => `${r.status} ${r.name}`);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'letter-intake-doctor-'));
@@ -87,16 +109,26 @@ beforeAll(async () => {
   });
   const directory = loadSenderDirectory(join(dir, 'senders.json'), healthy);
   sandbox = await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
-  healthy['SENDER_API_URL'] = sandbox.url;
+  healthy.SENDER_API_URL = sandbox.url;
 
   // Recent intakes from both senders, accepted by a real listener: their records hold the selectors.
   const config = loadConfig({ ...healthy, TLS_CERT_FILE: '', TLS_KEY_FILE: '' });
   const rawStore = openRawStore({ location: config.rawStore.location, timeoutMs: config.enqueueTimeoutMs, s3PathStyle: false });
-  const listener = await startSmtpPart({ config, logger: createLogger({ level: 'silent' }), clock: Date.now, observer: silentObserver, redisUrl: redis.url, rawStore });
+  const listener = await startSmtpPart({
+    config,
+    logger: createLogger({ level: 'silent' }),
+    clock: Date.now,
+    observer: silentObserver,
+    redisUrl: redis.url,
+    rawStore,
+  });
   try {
-    for (const [file, from] of [['dkim-pass-aligned.eml', 'letters@acme.example'], ['second-sender-globex.eml', 'letters@globex.example']] as const) {
+    for (const [file, from] of [
+      ['dkim-pass-aligned.eml', 'letters@acme.example'],
+      ['second-sender-globex.eml', 'letters@globex.example'],
+    ] as const) {
       const replies = await sendOnce(listener.port, { from, to: [PROCESSING_ADDRESS], raw: fixture(file) });
-      intakeIdOf(replies['data']?.text ?? '');
+      intakeIdOf(replies.data?.text ?? '');
     }
   } finally {
     await listener.close();
@@ -117,15 +149,27 @@ describe('letter-intake doctor on a healthy deployment', () => {
     expect(problems(results)).toEqual(['warn HTTPS']);
     expect(named(results, 'HTTPS')?.detail).toContain('loopback');
     const names = results.map((r) => `${r.area} / ${r.name}`);
-    expect(names).toEqual(expect.arrayContaining([
-      'Redis / appendonly', 'Redis / appendfsync', 'Redis / maxmemory-policy', 'Redis / memory headroom',
-      'Raw store / writable and readable',
-      'Sender API / login as Acme Utilities (acme-client)', 'Sender API / login as Globex (globex-client)',
-      'DNS / MX of intake.example', 'DNS / SPF of acme.example', 'DNS / SPF of globex.example',
-      'DNS / DKIM key rsa2048._domainkey.acme.example', 'DNS / DKIM key rsa2048._domainkey.globex.example',
-      'TLS / key matches certificate', 'TLS / covers SMTP_HOSTNAME', 'TLS / expiry',
-      'Sender directory / duplicate addresses', 'Sender directory / secrets',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Redis / appendonly',
+        'Redis / appendfsync',
+        'Redis / maxmemory-policy',
+        'Redis / memory headroom',
+        'Raw store / writable and readable',
+        'Sender API / login as Acme Utilities (acme-client)',
+        'Sender API / login as Globex (globex-client)',
+        'DNS / MX of intake.example',
+        'DNS / SPF of acme.example',
+        'DNS / SPF of globex.example',
+        'DNS / DKIM key rsa2048._domainkey.acme.example',
+        'DNS / DKIM key rsa2048._domainkey.globex.example',
+        'TLS / key matches certificate',
+        'TLS / covers SMTP_HOSTNAME',
+        'TLS / expiry',
+        'Sender directory / duplicate addresses',
+        'Sender directory / secrets',
+      ]),
+    );
     expect(named(results, 'expiry')?.detail).toMatch(/^(89|90) days left/);
   });
 
@@ -150,7 +194,7 @@ describe('letter-intake doctor on broken deployments', () => {
       expect(run.code).toBe(1);
       const role = await startRole('smtp', { ...healthy, REDIS_URL: volatile.url, HTTP_PORT: '0' });
       try {
-        const warning = await role.waitForLog((l) => l['event'] === 'redis.durability');
+        const warning = await role.waitForLog((l) => l.event === 'redis.durability');
         expect(warning).toMatchObject({ level: 40, check: 'appendonly', status: 'fail' });
       } finally {
         await role.stop();
@@ -172,9 +216,15 @@ describe('letter-intake doctor on broken deployments', () => {
 
   it('names the sender domain whose SPF record is missing, and its addresses', async () => {
     const results = await doctor({ DNS_ZONE_FILE: writeZone(join(dir, 'zone-no-globex-spf.json'), ['globex.example']) });
-    expect(named(results, 'SPF of globex.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('no SPF record: mail from letters@globex.example will be refused') });
+    expect(named(results, 'SPF of globex.example')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('no SPF record: mail from letters@globex.example will be refused'),
+    });
     expect(named(results, 'SPF of acme.example')?.status).toBe('ok');
-    expect(named(results, 'addresses with SPF')).toMatchObject({ status: 'fail', detail: expect.stringContaining('letters@globex.example') });
+    expect(named(results, 'addresses with SPF')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('letters@globex.example'),
+    });
   });
 
   it('fails an expired certificate and warns three weeks before', async () => {
@@ -187,25 +237,44 @@ describe('letter-intake doctor on broken deployments', () => {
   it('fails a certificate for another name and a key of another certificate', async () => {
     const other = selfSignedCertificate('other', 'mail.elsewhere.example');
     const results = await doctor({ TLS_CERT_FILE: other.cert });
-    expect(named(results, 'covers SMTP_HOSTNAME')).toMatchObject({ status: 'fail', detail: expect.stringContaining('mail.elsewhere.example') });
+    expect(named(results, 'covers SMTP_HOSTNAME')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('mail.elsewhere.example'),
+    });
     expect(named(results, 'key matches certificate')?.status).toBe('fail');
   });
 
   it('names the sender whose API credentials are wrong', async () => {
     const results = await doctor({ ACME_API_SECRET: 'not-the-secret' });
-    expect(named(results, 'login as Acme Utilities (acme-client)')).toMatchObject({ status: 'fail', detail: expect.stringContaining('InvalidCredentials') });
+    expect(named(results, 'login as Acme Utilities (acme-client)')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('InvalidCredentials'),
+    });
     expect(named(results, 'login as Globex (globex-client)')?.status).toBe('ok');
   });
 
-  it('names the sender whose API allow-list does not hold the gateway\'s address', async () => {
+  it("names the sender whose API allow-list does not hold the gateway's address", async () => {
     const file = join(dir, 'senders-allow-list.json');
-    writeFileSync(file, readFileSync(join(dir, 'senders.json'), 'utf8').replace(/"allowedIps":\["127\.0\.0\.1\/32","::1\/128"\](\}\]\}$)/, '"allowedIps":["203.0.113.0/24"]$1'));
+    writeFileSync(
+      file,
+      readFileSync(join(dir, 'senders.json'), 'utf8').replace(
+        /"allowedIps":\["127\.0\.0\.1\/32","::1\/128"\](\}\]\}$)/,
+        '"allowedIps":["203.0.113.0/24"]$1',
+      ),
+    );
     const strict = await startSandbox({
-      directory: loadSenderDirectory(file, healthy), clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0,
+      directory: loadSenderDirectory(file, healthy),
+      clock: Date.now,
+      logger: createLogger({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
     });
     try {
       const results = await doctor({ SENDER_API_URL: strict.url });
-      expect(named(results, 'login as Globex (globex-client)')).toMatchObject({ status: 'fail', detail: expect.stringContaining('IpAddressUnauthorized') });
+      expect(named(results, 'login as Globex (globex-client)')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('IpAddressUnauthorized'),
+      });
       expect(named(results, 'login as Acme Utilities (acme-client)')?.status).toBe('ok');
     } finally {
       await strict.close();
@@ -213,12 +282,20 @@ describe('letter-intake doctor on broken deployments', () => {
   });
 
   it('names a DKIM selector whose key is gone, and an MX that points elsewhere', async () => {
-    const zone: Record<string, unknown> = JSON.parse(readFileSync(writeZone(join(dir, 'zone-b.json'), ['rsa2048._domainkey.globex.example']), 'utf8'));
+    const zone: Record<string, unknown> = JSON.parse(
+      readFileSync(writeZone(join(dir, 'zone-b.json'), ['rsa2048._domainkey.globex.example']), 'utf8'),
+    );
     zone['intake.example'] = { MX: [{ exchange: 'mx.old-provider.example', priority: 10 }] };
     writeFileSync(join(dir, 'zone-b.json'), JSON.stringify(zone));
     const results = await doctor({ DNS_ZONE_FILE: join(dir, 'zone-b.json') });
-    expect(named(results, 'DKIM key rsa2048._domainkey.globex.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('s=rsa2048 will be refused') });
-    expect(named(results, 'MX of intake.example')).toMatchObject({ status: 'fail', detail: expect.stringContaining('mx.old-provider.example, not SMTP_HOSTNAME mx.intake.example') });
+    expect(named(results, 'DKIM key rsa2048._domainkey.globex.example')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('s=rsa2048 will be refused'),
+    });
+    expect(named(results, 'MX of intake.example')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('mx.old-provider.example, not SMTP_HOSTNAME mx.intake.example'),
+    });
   });
 
   it('names an address claimed by two senders and a secret written into the file', async () => {
@@ -227,7 +304,10 @@ describe('letter-intake doctor on broken deployments', () => {
     writeFileSync(file, JSON.stringify(senders).replace('"letters@globex.example"', '"Letters@Acme.example"'));
     const results = await doctor({ SENDERS_FILE: file });
     expect(named(results, 'valid')).toMatchObject({ status: 'fail', detail: expect.stringContaining('the gateway will not start') });
-    expect(named(results, 'duplicate addresses')).toMatchObject({ status: 'fail', detail: expect.stringContaining('letters@acme.example (Acme Utilities, Globex)') });
+    expect(named(results, 'duplicate addresses')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('letters@acme.example (Acme Utilities, Globex)'),
+    });
     expect(named(results, 'secrets')).toMatchObject({ status: 'warn', detail: expect.stringContaining('Acme Utilities, Globex') });
   });
 

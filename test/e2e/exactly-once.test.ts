@@ -9,16 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { freePort } from '../../src/runtime/redis.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
-import { runCommand, startRole, type RoleProcess } from '../helpers/processes.js';
+import { type RoleProcess, runCommand, startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
-import { sendOnce } from '../helpers/smtp-client.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { IntakeStore } from '../../src/intake/store.js';
+import { sendOnce } from '../helpers/smtp-client.js';
 
 const redis = connectTestRedis();
 const sandboxes = new Map<boolean, RunningSandbox>();
@@ -31,11 +31,27 @@ const workers: RoleProcess[] = [];
 beforeAll(async () => {
   const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
   for (const strictContract of [false, true]) {
-    sandboxes.set(strictContract, await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0, strictContract }));
+    sandboxes.set(
+      strictContract,
+      await startSandbox({
+        directory,
+        clock: Date.now,
+        logger: createLogger({ level: 'silent' }),
+        host: '127.0.0.1',
+        port: 0,
+        strictContract,
+      }),
+    );
   }
   smtpPort = await freePort();
   const prefix = randomPrefix();
-  env = testEnv(prefix, { SMTP_PORT: String(smtpPort), HTTP_PORT: '0', WORKER_LOCK_MS: '2000', WORKER_BACKOFF_BASE_MS: '100', WORKER_BACKOFF_CAP_MS: '1000' });
+  env = testEnv(prefix, {
+    SMTP_PORT: String(smtpPort),
+    HTTP_PORT: '0',
+    WORKER_LOCK_MS: '2000',
+    WORKER_BACKOFF_BASE_MS: '100',
+    WORKER_BACKOFF_CAP_MS: '1000',
+  });
   store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   listener = await startRole('smtp', env);
 });
@@ -51,7 +67,7 @@ afterEach(async () => {
 afterAll(async () => {
   await listener.stop();
   for (const sandbox of sandboxes.values()) await sandbox.close();
-  await dropPrefix(redis, env['REDIS_PREFIX'] ?? '');
+  await dropPrefix(redis, env.REDIS_PREFIX ?? '');
   redis.disconnect();
 });
 
@@ -67,10 +83,9 @@ async function startWorker(strictContract: boolean, extra: Record<string, string
   return worker;
 }
 
-
 async function deliver(raw: Buffer): Promise<string> {
   const replies = await sendOnce(smtpPort, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  return intakeIdOf(replies['data']?.text ?? '');
+  return intakeIdOf(replies.data?.text ?? '');
 }
 
 async function settled(intakeId: string, timeoutMs = 30_000) {
@@ -83,10 +98,17 @@ async function settled(intakeId: string, timeoutMs = 30_000) {
   }
 }
 
-const MODES = [['the full sandbox', false], ['the strict-contract sandbox', true]] as const;
+const MODES = [
+  ['the full sandbox', false],
+  ['the strict-contract sandbox', true],
+] as const;
 
 describe.each(MODES)('against %s', (_mode, strict) => {
-  const sandbox = { get store() { return sandboxOf(strict).store; } };
+  const sandbox = {
+    get store() {
+      return sandboxOf(strict).store;
+    },
+  };
   const lettersTitled = (title: string) => sandbox.store.allLetters().filter((l) => l.title === title);
 
   describe('the whole path over real processes', () => {
@@ -155,7 +177,7 @@ describe.each(MODES)('against %s', (_mode, strict) => {
       first.child.kill('SIGCONT');
       sandbox.store.holds.release(); // the stalled worker's draft request is served only now
       const deadline = Date.now() + 20_000;
-      const lost = () => first.logs.some((l) => l['event'] === 'intake.ownership_lost');
+      const lost = () => first.logs.some((l) => l.event === 'intake.ownership_lost');
       while (!lost() && lettersTitled(title).filter((l) => l.status !== 'Draft').length < 2 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -183,8 +205,10 @@ describe.each(MODES)('against %s', (_mode, strict) => {
       const record = await settled(await deliver(await signedLetter({ title })));
       expect(record, JSON.stringify(record)).toMatchObject({ state: 'submitted' });
       // Every fault served; a 429 spends no attempt, every other fault spends one.
-      expect({ attempts: record.attempts, faultsLeft: sandbox.store.faults.pendingCount() })
-        .toEqual({ attempts: fault.status === 429 ? 1 : fault.count + 1, faultsLeft: 0 });
+      expect({ attempts: record.attempts, faultsLeft: sandbox.store.faults.pendingCount() }).toEqual({
+        attempts: fault.status === 429 ? 1 : fault.count + 1,
+        faultsLeft: 0,
+      });
       expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']);
     });
   });

@@ -12,11 +12,11 @@ import type { NoticeEntry } from '../../src/intake/notice-fields.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { freePort } from '../../src/runtime/redis.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
 import { startTestRelay, type TestRelay } from '../helpers/notice-relay.js';
-import { startRole, type RoleProcess } from '../helpers/processes.js';
+import { type RoleProcess, startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
@@ -37,7 +37,11 @@ beforeAll(async () => {
   smtpPort = await freePort();
   const prefix = randomPrefix();
   env = testEnv(prefix, {
-    SMTP_PORT: String(smtpPort), SENDER_API_URL: sandbox.url, HTTP_PORT: '0', NOTICE_SMTP_URL: relay.url, WORKER_LOCK_MS: '2000',
+    SMTP_PORT: String(smtpPort),
+    SENDER_API_URL: sandbox.url,
+    HTTP_PORT: '0',
+    NOTICE_SMTP_URL: relay.url,
+    WORKER_LOCK_MS: '2000',
   });
   store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   listener = await startRole('smtp', env);
@@ -52,7 +56,7 @@ afterAll(async () => {
   await listener.stop();
   await relay.close();
   await sandbox.close();
-  await dropPrefix(redis, env['REDIS_PREFIX'] ?? '');
+  await dropPrefix(redis, env.REDIS_PREFIX ?? '');
   redis.disconnect();
 });
 
@@ -67,7 +71,7 @@ async function deliverRefusedLetter(title: string): Promise<string> {
   sandbox.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
   const raw = await signedLetter({ title });
   const replies = await sendOnce(smtpPort, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  return intakeIdOf(replies['data']?.text ?? '');
+  return intakeIdOf(replies.data?.text ?? '');
 }
 
 async function notice(intakeId: string): Promise<NoticeEntry | undefined> {

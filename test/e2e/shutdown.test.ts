@@ -2,29 +2,40 @@
 // answered 250 and processed, or answered 4xx (the sender retries); never 250 and dropped.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { IntakeStore } from '../../src/intake/store.js';
+import { createLogger } from '../../src/log.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
 import { freePort } from '../../src/runtime/redis.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
-import { fileRawStore } from '../../src/raw-store/file-store.js';
 import { startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
-import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 import { signedLetter } from '../helpers/signed-letter.js';
+import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 
 const redis = connectTestRedis();
 const prefix = randomPrefix();
 // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
-const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 }));
+const store = new IntakeStore(
+  redis,
+  prefix,
+  { rawMs: 60_000, recordMs: 60_000 },
+  fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 }),
+);
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
   sandbox = await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
-  env = testEnv(prefix, { SENDER_API_URL: sandbox.url, HTTP_PORT: '0', SMTP_CLOSE_TIMEOUT_MS: '5000', WORKER_CLOSE_TIMEOUT_MS: '1000', WORKER_LOCK_MS: '2000' });
+  env = testEnv(prefix, {
+    SENDER_API_URL: sandbox.url,
+    HTTP_PORT: '0',
+    SMTP_CLOSE_TIMEOUT_MS: '5000',
+    WORKER_CLOSE_TIMEOUT_MS: '1000',
+    WORKER_LOCK_MS: '2000',
+  });
 });
 afterAll(async () => {
   await sandbox.close();
@@ -51,8 +62,14 @@ describe('graceful shutdown of the listener', () => {
     client.write(raw.subarray(0, 1000));
 
     listener.child.kill('SIGTERM');
-    await listener.waitForLog((l) => l['event'] === 'shutdown.started');
-    const late = await SmtpClient.open(port).then(({ greeting, client: c }) => { c.close(); return greeting.code; }, () => 'refused');
+    await listener.waitForLog((l) => l.event === 'shutdown.started');
+    const late = await SmtpClient.open(port).then(
+      ({ greeting, client: c }) => {
+        c.close();
+        return greeting.code;
+      },
+      () => 'refused',
+    );
 
     client.write(raw.subarray(1000));
     client.write('.\r\n');
@@ -82,7 +99,7 @@ describe('graceful shutdown of the listener', () => {
     expect(reply.code === 421 || reply.code === 0).toBe(true); // 421, or the connection closed without any 2xx
     expect(reply.code).not.toBe(250);
     expect((await redis.keys(`${prefix}*`)).sort()).toEqual(keysBefore);
-    expect(listener.logs.filter((l) => l['event'] === 'smtp.accepted')).toEqual([]);
+    expect(listener.logs.filter((l) => l.event === 'smtp.accepted')).toEqual([]);
   });
 });
 
@@ -94,9 +111,13 @@ describe('graceful shutdown of the worker', () => {
     sandbox.store.holds.add({ method: 'POST', path: '/api/v1/letters/submit', phase: 'before' });
     const first = await startRole('worker', env);
     const { client } = await SmtpClient.open(port);
-    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Worker stopped mid-job' }) });
+    const replies = await client.send({
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: await signedLetter({ title: 'Worker stopped mid-job' }),
+    });
     client.close();
-    const id = intakeIdOf(replies['data']?.text ?? '');
+    const id = intakeIdOf(replies.data?.text ?? '');
     await sandbox.store.holds.waitForHeld();
 
     const started = Date.now();
@@ -107,10 +128,15 @@ describe('graceful shutdown of the worker', () => {
     sandbox.store.holds.release();
 
     const second = await startRole('worker', env);
-    await second.waitForLog((l) => l['event'] === 'intake.submitted' && l['intakeId'] === id, 30_000);
+    await second.waitForLog((l) => l.event === 'intake.submitted' && l.intakeId === id, 30_000);
     expect((await store.get(id))?.state).toBe('submitted');
-    expect(first.logs.filter((l) => l['event'] === 'intake.submitted')).toEqual([]);
-    expect(sandbox.store.allLetters().filter((l) => l.title === 'Worker stopped mid-job').map((l) => l.status)).toEqual(['PendingApproval']);
+    expect(first.logs.filter((l) => l.event === 'intake.submitted')).toEqual([]);
+    expect(
+      sandbox.store
+        .allLetters()
+        .filter((l) => l.title === 'Worker stopped mid-job')
+        .map((l) => l.status),
+    ).toEqual(['PendingApproval']);
     await second.stop();
     await listener.stop();
   });

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startRole, type RoleProcess } from '../helpers/processes.js';
+import { type RoleProcess, startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const prefix = randomPrefix();
@@ -23,8 +23,15 @@ afterAll(async () => {
 /** Demo defaults: no SENDERS_FILE, no INBOUND_ADDRESSES; Redis is the tests' own. */
 async function startDemo(extra: Record<string, string> = {}): Promise<RoleProcess> {
   const proc = await startRole('start', {
-    REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, DATA_DIR: dataDir,
-    SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', HTTP_PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'info', ...extra,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: '0',
+    HTTP_PORT: '0',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...extra,
   });
   running.push(proc);
   return proc;
@@ -33,17 +40,22 @@ async function startDemo(extra: Record<string, string> = {}): Promise<RoleProces
 /** The addresses the ops HTTP server said it listens at (fastify logs one line per address). */
 function opsAddresses(proc: RoleProcess): string[] {
   return proc.logs
-    .filter((l) => l['component'] === 'ops-http' && typeof l['msg'] === 'string' && l['msg'].startsWith('Server listening at '))
-    .map((l) => new URL(String(l['msg']).slice('Server listening at '.length)).hostname);
+    .filter((l) => l.component === 'ops-http' && typeof l.msg === 'string' && l.msg.startsWith('Server listening at '))
+    .map((l) => new URL(String(l.msg).slice('Server listening at '.length)).hostname);
 }
 
 /** This machine's own non-loopback IPv4 address, if it has one. */
-const ownAddress = Object.values(networkInterfaces()).flat().find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+const ownAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
 
 function canConnect(host: string, port: number): Promise<boolean> {
   return new Promise((done) => {
     const socket = connect({ host, port });
-    socket.once('connect', () => { socket.destroy(); done(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
     socket.once('error', () => done(false));
   });
 }
@@ -51,13 +63,15 @@ function canConnect(host: string, port: number): Promise<boolean> {
 describe('letter-intake start on demo defaults', () => {
   it('serves the admin pages and the sandbox API on loopback only', async () => {
     const proc = await startDemo();
-    const ready = await proc.waitForLog((l) => l['event'] === 'start.ready');
-    const ops = new URL(String(ready['ops']));
-    const api = new URL(String(ready['senderApi']));
+    const ready = await proc.waitForLog((l) => l.event === 'start.ready');
+    const ops = new URL(String(ready.ops));
+    const api = new URL(String(ready.senderApi));
 
     expect([ops.hostname, api.hostname]).toEqual(['127.0.0.1', '127.0.0.1']);
     expect(opsAddresses(proc)).toEqual(['127.0.0.1']);
-    const admin = await fetch(`${ops.origin}/admin/intakes?format=json`, { headers: { authorization: `Basic ${Buffer.from('admin:demo').toString('base64')}` } });
+    const admin = await fetch(`${ops.origin}/admin/intakes?format=json`, {
+      headers: { authorization: `Basic ${Buffer.from('admin:demo').toString('base64')}` },
+    });
     expect(admin.status).toBe(200);
     if (ownAddress !== undefined) {
       expect(await canConnect(ownAddress, Number(ops.port))).toBe(false);
@@ -67,8 +81,8 @@ describe('letter-intake start on demo defaults', () => {
 
   it.skipIf(ownAddress === undefined)('listens on every interface when HTTP_HOST says so', async () => {
     const proc = await startDemo({ HTTP_HOST: '0.0.0.0' });
-    const ready = await proc.waitForLog((l) => l['event'] === 'start.ready');
-    const ops = new URL(String(ready['ops']));
+    const ready = await proc.waitForLog((l) => l.event === 'start.ready');
+    const ops = new URL(String(ready.ops));
 
     expect(opsAddresses(proc)).toContain(ownAddress);
     expect(await canConnect(ownAddress ?? '', Number(ops.port))).toBe(true);

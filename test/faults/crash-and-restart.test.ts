@@ -5,8 +5,8 @@
 // sending MTA: it re-sends whatever was not answered 250. Every message ends as exactly one letter.
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { buildPdf } from '../../fixtures/pdf.js';
@@ -14,19 +14,19 @@ import { INTAKE_QUEUE } from '../../src/intake/queue.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { createSandboxServer, SandboxStore } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
+import { type RoleProcess, startRole } from '../helpers/processes.js';
 import { blobsIn } from '../helpers/raw-stores.js';
-import { fileRawStore } from '../../src/raw-store/file-store.js';
-import type { RawStore } from '../../src/raw-store/raw-store.js';
-import { startRole, type RoleProcess } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { signedLetter } from '../helpers/signed-letter.js';
-import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, offer } from '../helpers/retrying-mta.js';
+import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
+import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 
 const random = mulberry32(FAULT_SEED);
@@ -120,14 +120,23 @@ async function gateway(): Promise<Gateway> {
   const prefix = randomPrefix();
   const port = await freePort();
   const env = testEnv(prefix, {
-    REDIS_URL: redis.url, SMTP_PORT: String(port), SENDER_API_URL: api.url, HTTP_PORT: '0', SMTP_MAX_CLIENTS_PER_IP: '100',
-    WORKER_LOCK_MS: '2000', WORKER_BACKOFF_BASE_MS: '100', WORKER_BACKOFF_CAP_MS: '1000', WORKER_ATTEMPTS: '30',
+    REDIS_URL: redis.url,
+    SMTP_PORT: String(port),
+    SENDER_API_URL: api.url,
+    HTTP_PORT: '0',
+    SMTP_MAX_CLIENTS_PER_IP: '100',
+    WORKER_LOCK_MS: '2000',
+    WORKER_BACKOFF_BASE_MS: '100',
+    WORKER_BACKOFF_CAP_MS: '1000',
+    WORKER_ATTEMPTS: '30',
   });
   const queue = new Queue(INTAKE_QUEUE, { connection: reader, prefix });
   // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
   const rawStore = fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 });
   return {
-    env, port, queue,
+    env,
+    port,
+    queue,
     rawStore,
     store: new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }, rawStore),
     async start(role) {
@@ -152,7 +161,12 @@ async function deliver(port: number, raw: Buffer, boundMs = 120_000): Promise<De
 }
 
 /** Delivers every message, `parallel` at a time; `onAccepted` hears each 250 as it comes. */
-async function deliverAll(port: number, raws: readonly Buffer[], parallel: number, onAccepted: (d: Delivery) => void = () => {}): Promise<Delivery[]> {
+async function deliverAll(
+  port: number,
+  raws: readonly Buffer[],
+  parallel: number,
+  onAccepted: (d: Delivery) => void = () => {},
+): Promise<Delivery[]> {
   const out: Delivery[] = [];
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -179,7 +193,9 @@ async function settled(store: IntakeStore, ids: readonly string[], boundMs = 90_
     }
     if (done.size === new Set(ids).size) return ids.map((id) => done.get(id)).filter((r) => r !== undefined);
     if (Date.now() > deadline) {
-      const open = await Promise.all(ids.filter((i) => !done.has(i)).map(async (i) => `${i}: ${(await store.get(i))?.state ?? 'no record'}`));
+      const open = await Promise.all(
+        ids.filter((i) => !done.has(i)).map(async (i) => `${i}: ${(await store.get(i))?.state ?? 'no record'}`),
+      );
       throw new Error(`${open.length} intakes did not settle within ${boundMs} ms:\n${open.slice(0, 10).join('\n')}`);
     }
     await delay(100);
@@ -265,17 +281,19 @@ describe('the listener killed', () => {
     let killed: Promise<unknown> | undefined;
     const killAt = 5 + Math.floor(random() * 10); // at the 5th to 14th 250
     // Clients arrive 20 ms apart, so at the kill some are in DATA, some storing, some not yet there.
-    const first = await Promise.all(raws.map(async (raw, i) => {
-      await delay(i * 20);
-      inFlight += 1;
-      const reply = await offer(gw.port, raw);
-      inFlight -= 1;
-      if (reply.code === 250 && ++accepted === killAt) {
-        inFlightAtKill = inFlight;
-        killed = listener.stop('SIGKILL');
-      }
-      return reply;
-    }));
+    const first = await Promise.all(
+      raws.map(async (raw, i) => {
+        await delay(i * 20);
+        inFlight += 1;
+        const reply = await offer(gw.port, raw);
+        inFlight -= 1;
+        if (reply.code === 250 && ++accepted === killAt) {
+          inFlightAtKill = inFlight;
+          killed = listener.stop('SIGKILL');
+        }
+        return reply;
+      }),
+    );
     await killed;
     const answered = first.flatMap((r) => (r.code === 250 ? [intakeIdOf(r.text)] : []));
     expect(answered.length).toBeGreaterThanOrEqual(killAt);
@@ -283,12 +301,19 @@ describe('the listener killed', () => {
     expect(first.filter((r) => r.code !== 250).map((r) => r.code)).toEqual(first.filter((r) => r.code !== 250).map(() => 0));
 
     // Nothing answered 250 is missing: record queued, raw message kept, job in the queue.
-    const facts = await Promise.all(answered.map(async (id) => ({
-      id, state: (await gw.store.get(id))?.state, raw: (await gw.store.raw(id)) !== undefined, job: (await gw.queue.getJob(id)) !== undefined,
-    })));
+    const facts = await Promise.all(
+      answered.map(async (id) => ({
+        id,
+        state: (await gw.store.get(id))?.state,
+        raw: (await gw.store.raw(id)) !== undefined,
+        job: (await gw.queue.getJob(id)) !== undefined,
+      })),
+    );
     expect(facts.filter((f) => f.state !== 'queued' || !f.raw || !f.job)).toEqual([]);
     const storedUnanswered = (await storedKeys(gw)).filter((k) => k.startsWith(gw.store.keys.record(''))).length - answered.length;
-    process.stdout.write(`listener kill: ${inFlightAtKill} clients in flight, ${answered.length}/30 answered 250, ${storedUnanswered} stored but not answered\n`);
+    process.stdout.write(
+      `listener kill: ${inFlightAtKill} clients in flight, ${answered.length}/30 answered 250, ${storedUnanswered} stored but not answered\n`,
+    );
 
     await gw.start('smtp');
     await gw.start('worker');
@@ -333,7 +358,7 @@ describe('Redis SIGKILLed and restarted while messages flow', () => {
       for (const w of waiters.filter((x) => acceptedIds.length >= x.at)) w.done();
     });
     const accepted = (n: number) => new Promise<void>((done) => (acceptedIds.length >= n ? done() : waiters.push({ at: n, done })));
-    const refusedWith451 = () => listener.logs.filter((l) => l['event'] === 'smtp.refused' && l['code'] === 451).length;
+    const refusedWith451 = () => listener.logs.filter((l) => l.event === 'smtp.refused' && l.code === 451).length;
 
     const lost: string[][] = [];
     for (const at of [8, 24]) {
@@ -351,7 +376,13 @@ describe('Redis SIGKILLed and restarted while messages flow', () => {
     const refusals = deliveries.flatMap((d) => d.refusals);
     expect(refusals.length).toBeGreaterThan(0); // clients did feel the outage
     expect(refusals.filter((c) => c !== 0 && c !== 451)).toEqual([]);
-    expectOneLetterEach(titles, await settled(gw.store, deliveries.map((d) => d.intakeId)));
+    expectOneLetterEach(
+      titles,
+      await settled(
+        gw.store,
+        deliveries.map((d) => d.intakeId),
+      ),
+    );
     expect([listener.child.exitCode, worker.child.exitCode]).toEqual([null, null]); // never restarted
   });
 });

@@ -12,11 +12,11 @@ import { REJECTION_REASONS } from '../../src/errors.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { malformedCases, peerMessages, resignAsAcme, type HostileCase } from '../helpers/hostile-messages.js';
+import { type HostileCase, malformedCases, peerMessages, resignAsAcme } from '../helpers/hostile-messages.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { sendOnce, type Reply } from '../helpers/smtp-client.js';
-import { countBy, findLeaks, printTable, standardNeedles, watchRss, type RssWatch } from './summary.js';
+import { type Reply, sendOnce } from '../helpers/smtp-client.js';
+import { countBy, findLeaks, printTable, type RssWatch, standardNeedles, watchRss } from './summary.js';
 
 const MAX_MESSAGE_BYTES = 15 * 1024 * 1024;
 /**
@@ -31,11 +31,20 @@ let gateway: TestGateway;
 let rss: RssWatch;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ worker: true, env: { MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES), WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '30000', PDF_CHECK_MEMORY_MB: String(PDF_CHECK_MEMORY_MB), PDF_CHECK_THREADS: '1' } });
+  gateway = await startTestGateway({
+    worker: true,
+    env: {
+      MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES),
+      WORKER_CONCURRENCY: '2',
+      WORKER_LOCK_MS: '30000',
+      PDF_CHECK_MEMORY_MB: String(PDF_CHECK_MEMORY_MB),
+      PDF_CHECK_THREADS: '1',
+    },
+  });
   rss = watchRss();
   // warm-up: one ordinary letter end to end, so lazy modules and pools are loaded before the baseline
   const replies = await deliver(await signedLetter({ title: 'warm-up' }));
-  await gateway.settled(intakeIdOf(replies['data']?.text ?? ''));
+  await gateway.settled(intakeIdOf(replies.data?.text ?? ''));
   rss.rebase();
 });
 afterAll(async () => {
@@ -61,10 +70,11 @@ function sessionReason(reply: Reply | undefined): string | undefined {
  * with a reason code, or answered 250 and ended by the worker. Anything else is reported as is.
  */
 async function reasonOf(replies: Record<string, Reply>): Promise<{ outcome: string; record: IntakeRecord | undefined; smtp: string }> {
-  const final = replies['data'] ?? replies['dataStart'];
+  const final = replies.data ?? replies.dataStart;
   const refused = sessionReason(final);
   if (refused !== undefined) return { outcome: refused, record: undefined, smtp: String(final?.code) };
-  if (!/^250 2\.0\.0 queued as in[0-9a-f]{24}$/.test(final?.text ?? '')) return { outcome: `reply ${final?.text ?? '(none)'}`, record: undefined, smtp: String(final?.code ?? '?') };
+  if (!/^250 2\.0\.0 queued as in[0-9a-f]{24}$/.test(final?.text ?? ''))
+    return { outcome: `reply ${final?.text ?? '(none)'}`, record: undefined, smtp: String(final?.code ?? '?') };
   const record = await gateway.settled(intakeIdOf(final?.text ?? ''), 120_000);
   return { outcome: record.state === 'rejected' ? (record.reasonCode ?? 'rejected without a reason') : record.state, record, smtp: '250' };
 }
@@ -73,13 +83,15 @@ async function reasonOf(replies: Record<string, Reply>): Promise<{ outcome: stri
 async function pool<T, R>(items: readonly T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      const item = items[index];
-      if (item !== undefined) results[index] = await task(item, index);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        const item = items[index];
+        if (item !== undefined) results[index] = await task(item, index);
+      }
+    }),
+  );
   return results;
 }
 
@@ -87,7 +99,9 @@ async function pool<T, R>(items: readonly T[], width: number, task: (item: T, in
 function expectSafeLetter(record: IntakeRecord): string {
   const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
   expect(letter?.status).toBe('PendingApproval');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: asserts that no control character reaches a file name
   for (const part of letter?.parts ?? []) expect(part.fileName).not.toMatch(/[/\\\u0000-\u001f\u007f]/);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: asserts that no control character reaches the title
   expect(letter?.title).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   expect(letter?.parts.map((p) => p.sha256)).toEqual(record.pdfs?.map((p) => p.sha256));
   return JSON.stringify([letter?.title.slice(0, 24), ...(letter?.parts.map((p) => p.fileName) ?? [])]).slice(0, 60);
@@ -97,24 +111,32 @@ const generatedRows: string[][] = [];
 
 describe('generated malformed messages, each DKIM-signed by acme.example', () => {
   const cases = malformedCases(MAX_MESSAGE_BYTES);
-  it.each(cases.map((c) => [c.name, c] as const))('%s gets the answer the intake policy gives', async (_name, c: HostileCase) => {
-    const raw = await c.build();
-    const replies = await deliver(raw);
-    const final = replies['data'] ?? replies['dataStart'] ?? { code: 0, text: '(no reply)' };
-    if (c.expected.smtp === 'refused') {
-      generatedRows.push([c.name, c.exercises, final.text.slice(0, 56), '-', '', String(rss.peakMb)]);
-      expect(final.text).toMatch(c.expected.reply);
-      return;
-    }
-    const { outcome, record, smtp } = await reasonOf(replies);
-    const letterInfo = record?.state === 'submitted' ? expectSafeLetter(record) : '';
-    generatedRows.push([c.name, c.exercises, smtp, record === undefined ? outcome : outcomeOf(record), letterInfo, String(rss.peakMb)]);
-    expect(outcome).toBe(c.expected.worker);
-    if (record !== undefined && record.state !== 'submitted') expect(record.reason?.length).toBeGreaterThan(10);
-  }, 120_000);
+  it.each(cases.map((c) => [c.name, c] as const))(
+    '%s gets the answer the intake policy gives',
+    async (_name, c: HostileCase) => {
+      const raw = await c.build();
+      const replies = await deliver(raw);
+      const final = replies.data ?? replies.dataStart ?? { code: 0, text: '(no reply)' };
+      if (c.expected.smtp === 'refused') {
+        generatedRows.push([c.name, c.exercises, final.text.slice(0, 56), '-', '', String(rss.peakMb)]);
+        expect(final.text).toMatch(c.expected.reply);
+        return;
+      }
+      const { outcome, record, smtp } = await reasonOf(replies);
+      const letterInfo = record?.state === 'submitted' ? expectSafeLetter(record) : '';
+      generatedRows.push([c.name, c.exercises, smtp, record === undefined ? outcome : outcomeOf(record), letterInfo, String(rss.peakMb)]);
+      expect(outcome).toBe(c.expected.worker);
+      if (record !== undefined && record.state !== 'submitted') expect(record.reason?.length).toBeGreaterThan(10);
+    },
+    120_000,
+  );
 
   afterAll(() => {
-    printTable(`hostile-input: ${generatedRows.length} generated malformed messages`, ['case', 'exercises', 'SMTP', 'worker', 'letter [title, parts]', 'RSS peak MB'], generatedRows);
+    printTable(
+      `hostile-input: ${generatedRows.length} generated malformed messages`,
+      ['case', 'exercises', 'SMTP', 'worker', 'letter [title, parts]', 'RSS peak MB'],
+      generatedRows,
+    );
   });
 });
 
@@ -128,7 +150,13 @@ function emlUnder(dir: string): string[] {
 }
 
 describe.skipIf(PEER_MIME === undefined)('the peer MIME corpus', () => {
-  const peers = PEER_MIME === undefined ? [] : peerMessages(PEER_MIME, PEER_MIME_EXPECTATIONS.map((e) => e.file));
+  const peers =
+    PEER_MIME === undefined
+      ? []
+      : peerMessages(
+          PEER_MIME,
+          PEER_MIME_EXPECTATIONS.map((e) => e.file),
+        );
   const rows = new Map<string, { smtp: string; worker: string }>();
 
   it('holds exactly the messages the expectation table lists', () => {
@@ -137,10 +165,12 @@ describe.skipIf(PEER_MIME === undefined)('the peer MIME corpus', () => {
 
   it('refuses every peer message as it is (unsigned) with 550 5.7.1 naming the failed check', async () => {
     const replies = await pool(peers, 8, (p) => deliver(p.raw, 'bounce@acme.example'));
-    peers.forEach((p, i) => rows.set(p.name, { smtp: String(replies[i]?.['data']?.code ?? '?'), worker: '-' }));
+    for (const [i, p] of peers.entries()) rows.set(p.name, { smtp: String(replies[i]?.data?.code ?? '?'), worker: '-' });
     expect(replies).toHaveLength(PEER_MIME_EXPECTATIONS.length);
     for (const [i, reply] of replies.entries()) {
-      expect({ file: peers[i]?.name, reply: reply['data']?.text }).toMatchObject({ reply: expect.stringMatching(/^550 5\.7\.1 .*(DKIM|From)/) });
+      expect({ file: peers[i]?.name, reply: reply.data?.text }).toMatchObject({
+        reply: expect.stringMatching(/^550 5\.7\.1 .*(DKIM|From)/),
+      });
     }
   }, 180_000);
 
@@ -163,8 +193,16 @@ describe.skipIf(PEER_MIME === undefined)('the peer MIME corpus', () => {
 
   afterAll(() => {
     const all = [...rows.entries()];
-    printTable('hostile-input: peer corpus, per message', ['file (under the corpus mime/ folder)', 'SMTP as sent / re-signed', 'outcome'], all.map(([name, r]) => [name, r.smtp, r.worker]));
-    printTable(`hostile-input: peer corpus, ${all.length} messages (as sent / re-signed)`, ['outcome', 'messages'], countBy(all, ([, r]) => `SMTP ${r.smtp}, ${r.worker}`));
+    printTable(
+      'hostile-input: peer corpus, per message',
+      ['file (under the corpus mime/ folder)', 'SMTP as sent / re-signed', 'outcome'],
+      all.map(([name, r]) => [name, r.smtp, r.worker]),
+    );
+    printTable(
+      `hostile-input: peer corpus, ${all.length} messages (as sent / re-signed)`,
+      ['outcome', 'messages'],
+      countBy(all, ([, r]) => `SMTP ${r.smtp}, ${r.worker}`),
+    );
   });
 });
 
@@ -175,12 +213,16 @@ describe('after all of it', () => {
   });
   it('the same process still accepts and submits an ordinary letter', async () => {
     const replies = await deliver(await signedLetter({ title: 'canary after hostile input' }));
-    const record = await gateway.settled(intakeIdOf(replies['data']?.text ?? ''));
+    const record = await gateway.settled(intakeIdOf(replies.data?.text ?? ''));
     expect(record.state).toBe('submitted');
   });
 
   it(`kept the RSS growth of the listener+worker process under ${RSS_GROWTH_LIMIT_MB} MB`, () => {
-    printTable('hostile-input: memory of the process hosting listener + worker', ['baseline MB', 'peak MB', 'growth MB', 'limit MB'], [[rss.baselineMb, rss.peakMb, rss.growthMb, RSS_GROWTH_LIMIT_MB]]);
+    printTable(
+      'hostile-input: memory of the process hosting listener + worker',
+      ['baseline MB', 'peak MB', 'growth MB', 'limit MB'],
+      [[rss.baselineMb, rss.peakMb, rss.growthMb, RSS_GROWTH_LIMIT_MB]],
+    );
     expect(rss.growthMb).toBeLessThan(RSS_GROWTH_LIMIT_MB);
   });
 });

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { letter, signAs } from '../helpers/hostile-messages.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { dotStuff, SmtpClient, type Reply } from '../helpers/smtp-client.js';
-import { countBy, findLeaks, printTable, standardNeedles, timedDelivery, watchRss, type ProbeTimes, type RssWatch } from './summary.js';
+import { dotStuff, type Reply, SmtpClient } from '../helpers/smtp-client.js';
+import { countBy, findLeaks, type ProbeTimes, printTable, type RssWatch, standardNeedles, timedDelivery, watchRss } from './summary.js';
 
 const SOCKET_TIMEOUT_MS = 3000;
 const PER_IP = 5;
@@ -35,7 +35,9 @@ let endlessHead: Buffer;
 beforeAll(async () => {
   gateway = await startTestGateway({
     env: {
-      SMTP_SOCKET_TIMEOUT_MS: String(SOCKET_TIMEOUT_MS), SMTP_MAX_CLIENTS_PER_IP: String(PER_IP), SMTP_MAX_CLIENTS: '500',
+      SMTP_SOCKET_TIMEOUT_MS: String(SOCKET_TIMEOUT_MS),
+      SMTP_MAX_CLIENTS_PER_IP: String(PER_IP),
+      SMTP_MAX_CLIENTS: '500',
       SMTP_MEMORY_BUDGET_BYTES: String(MEMORY_BUDGET_MB * 1024 * 1024),
     },
   });
@@ -111,7 +113,10 @@ describe('not an open relay', () => {
     const foreign = await client.command('RCPT TO:<victim@elsewhere.example>');
     const { end } = await client.data(await signedLetter({ title: 'mixed recipients' }));
     await client.quit();
-    relayRows.push(['AUTH PLAIN …', auth.text], ['mixed: processing + victim@elsewhere.example', `${good.code} / ${foreign.code} / DATA ${end.text.slice(0, 26)}`]);
+    relayRows.push(
+      ['AUTH PLAIN …', auth.text],
+      ['mixed: processing + victim@elsewhere.example', `${good.code} / ${foreign.code} / DATA ${end.text.slice(0, 26)}`],
+    );
     expect(auth.code).toBeGreaterThanOrEqual(500);
     expect([good.code, foreign.code]).toEqual([250, 550]);
     expect((await gateway.store.get(intakeIdOf(end.text)))?.envelopeTo).toEqual([PROCESSING_ADDRESS]);
@@ -119,7 +124,11 @@ describe('not an open relay', () => {
 
   afterAll(() => {
     printTable(`hostile-relay-and-abuse: ${relayRows.length} relay attempts`, ['RCPT TO / attempt', 'reply'], relayRows);
-    printTable('hostile-relay-and-abuse: relay outcomes', ['reply', 'count'], countBy(relayRows, ([, r]) => (r ?? '').slice(0, 9)));
+    printTable(
+      'hostile-relay-and-abuse: relay outcomes',
+      ['reply', 'count'],
+      countBy(relayRows, ([, r]) => (r ?? '').slice(0, 9)),
+    );
   });
 });
 
@@ -152,8 +161,16 @@ async function rawConnect(localAddress: string): Promise<RawConnection> {
     }
   });
   socket.on('error', () => {});
-  const closedPromise = new Promise<void>((ok) => socket.on('close', () => { closed = true; ok(); }));
-  await new Promise<void>((ok, fail) => { socket.once('connect', ok); socket.once('error', fail); });
+  const closedPromise = new Promise<void>((ok) =>
+    socket.on('close', () => {
+      closed = true;
+      ok();
+    }),
+  );
+  await new Promise<void>((ok, fail) => {
+    socket.once('connect', ok);
+    socket.once('error', fail);
+  });
   return { socket, received: () => text, replies: (code) => tally.get(code) ?? 0, closed: closedPromise, isClosed: () => closed };
 }
 
@@ -204,7 +221,12 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     await probe('300 idle connections', 300, 3, () => `${greetedCount}/300 greeted`);
     const allClosed = await waitFor(() => idle.every((c) => c.isClosed()), SOCKET_TIMEOUT_MS + 5000);
     const timedOut = idle.filter((c) => /421 .*[Tt]imeout/.test(c.received())).length;
-    abuseRows.push({ scenario: '  …after SMTP_SOCKET_TIMEOUT_MS', attackers: 300, probes: [], note: `${timedOut}/300 got 421 timeout and were closed` });
+    abuseRows.push({
+      scenario: '  …after SMTP_SOCKET_TIMEOUT_MS',
+      attackers: 300,
+      probes: [],
+      note: `${timedOut}/300 got 421 timeout and were closed`,
+    });
     expect(greetedCount).toBe(300);
     expect(allClosed).toBe(true);
     expect(timedOut).toBe(300);
@@ -231,15 +253,22 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     await Promise.all([...trickle, tooSlow].map(greeted));
     const line = 'EHLO slow.client.example\r\n';
     let stop = false;
-    const drip = (c: RawConnection, everyMs: number) => (async () => {
-      for (let i = 0; !stop && !c.isClosed(); i += 1) {
-        c.socket.write(line[i % line.length] ?? 'x');
-        await sleep(everyMs);
-      }
-    })();
+    const drip = (c: RawConnection, everyMs: number) =>
+      (async () => {
+        for (let i = 0; !stop && !c.isClosed(); i += 1) {
+          c.socket.write(line[i % line.length] ?? 'x');
+          await sleep(everyMs);
+        }
+      })();
     const drips = [...trickle.map((c) => drip(c, 1000)), drip(tooSlow, SOCKET_TIMEOUT_MS + 1500)];
     await sleep(SOCKET_TIMEOUT_MS + 1000);
-    await probe('20 clients trickling a byte per second', 21, 3, () => `${trickle.filter((c) => !c.isClosed()).length}/20 tricklers still connected (idle timer resets per byte); the 1-byte-per-4.5 s client: ${tooSlow.isClosed() ? 'dropped' : 'still connected'}`);
+    await probe(
+      '20 clients trickling a byte per second',
+      21,
+      3,
+      () =>
+        `${trickle.filter((c) => !c.isClosed()).length}/20 tricklers still connected (idle timer resets per byte); the 1-byte-per-4.5 s client: ${tooSlow.isClosed() ? 'dropped' : 'still connected'}`,
+    );
     stop = true;
     const slowDropped = tooSlow.isClosed() && /421 .*[Tt]imeout/.test(tooSlow.received());
     for (const c of trickle) c.socket.destroy();
@@ -258,7 +287,12 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     await probe('20 clients sending over-long command lines', 20, 2, () => '');
     await Promise.all(long.map((c) => waitFor(() => c.isClosed(), 5000)));
     const refused = long.filter((c) => /421 Error: Command line too long/.test(c.received()) && c.isClosed()).length;
-    abuseRows.push({ scenario: '  …outcome', attackers: 20, probes: [], note: `${refused}/20 got "421 Error: Command line too long" and were closed` });
+    abuseRows.push({
+      scenario: '  …outcome',
+      attackers: 20,
+      probes: [],
+      note: `${refused}/20 got "421 Error: Command line too long" and were closed`,
+    });
     expect(refused).toBe(20);
   });
 
@@ -273,7 +307,12 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     await probe('pipelining floods (3 clients)', 3, 3, () => '');
     await waitFor(() => noop.replies(250) >= 100_000 && rcpt.replies(550) >= 10_000, 20_000);
     const junkClosed = await waitFor(() => junk.isClosed(), 5000);
-    abuseRows.push({ scenario: '  …outcome', attackers: 3, probes: [], note: `${noop.replies(250)} NOOPs answered 250, ${rcpt.replies(550)} foreign RCPTs answered 550, unknown commands: ${junkClosed ? 'closed with 421' : 'still open'}` });
+    abuseRows.push({
+      scenario: '  …outcome',
+      attackers: 3,
+      probes: [],
+      note: `${noop.replies(250)} NOOPs answered 250, ${rcpt.replies(550)} foreign RCPTs answered 550, unknown commands: ${junkClosed ? 'closed with 421' : 'still open'}`,
+    });
     noop.socket.destroy();
     rcpt.socket.destroy();
     expect(noop.replies(250)).toBe(100_000);
@@ -285,7 +324,8 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
   it(`DATA of one 14 MiB line, ${LONG_LINE_CLIENTS} clients at once: refused 554 5.6.0 without stalling the listener`, async () => {
     const attackers = await Promise.all(Array.from({ length: LONG_LINE_CLIENTS }, (_, i) => rawConnect(ip(140 + i))));
     await Promise.all(attackers.map(greeted));
-    for (const c of attackers) c.socket.write(`EHLO long.example\r\nMAIL FROM:<letters@acme.example>\r\nRCPT TO:<${PROCESSING_ADDRESS}>\r\nDATA\r\n`);
+    for (const c of attackers)
+      c.socket.write(`EHLO long.example\r\nMAIL FROM:<letters@acme.example>\r\nRCPT TO:<${PROCESSING_ADDRESS}>\r\nDATA\r\n`);
     await Promise.all(attackers.map((c) => waitFor(() => /^354 /m.test(c.received()), 5000)));
     for (const c of attackers) c.socket.write(longLineData);
     await sleep(300);
@@ -293,7 +333,14 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     await Promise.all(attackers.map((c) => waitFor(() => /^(250|[45]\d\d) /m.test(c.received().split(/^354 .*$/m)[1] ?? ''), 60_000)));
     const replies = attackers.map((c) => (c.received().split(/^354 .*\r\n/m)[1] ?? '').trim());
     for (const c of attackers) c.socket.destroy();
-    abuseRows.push({ scenario: '  …outcome', attackers: LONG_LINE_CLIENTS, probes: [], note: countBy(replies, (r) => r.slice(0, 44)).map(([k, n]) => `${n}× ${k}`).join(', ') });
+    abuseRows.push({
+      scenario: '  …outcome',
+      attackers: LONG_LINE_CLIENTS,
+      probes: [],
+      note: countBy(replies, (r) => r.slice(0, 44))
+        .map(([k, n]) => `${n}× ${k}`)
+        .join(', '),
+    });
     for (const reply of replies) expect(reply).toMatch(/^554 5\.6\.0 message has a line longer than/);
   }, 120_000);
 
@@ -301,11 +348,14 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     const rssBefore = process.memoryUsage.rss();
     const attackers = await Promise.all(Array.from({ length: HEAD_CLIENTS }, (_, i) => rawConnect(ip(150 + Math.floor(i / PER_IP)))));
     await Promise.all(attackers.map(greeted));
-    for (const c of attackers) c.socket.write(`EHLO head.example\r\nMAIL FROM:<letters@acme.example>\r\nRCPT TO:<${PROCESSING_ADDRESS}>\r\nDATA\r\n`);
+    for (const c of attackers)
+      c.socket.write(`EHLO head.example\r\nMAIL FROM:<letters@acme.example>\r\nRCPT TO:<${PROCESSING_ADDRESS}>\r\nDATA\r\n`);
     await Promise.all(attackers.map((c) => waitFor(() => /^354 /m.test(c.received()), 5000)));
     await Promise.all(attackers.map((c) => new Promise<void>((ok) => c.socket.write(endlessHead, () => ok()))));
     // one more header line a second keeps each session inside the 3 s idle timeout
-    const keepAlive = setInterval(() => { for (const c of attackers) c.socket.write('X-More: 1\r\n'); }, 1000);
+    const keepAlive = setInterval(() => {
+      for (const c of attackers) c.socket.write('X-More: 1\r\n');
+    }, 1000);
     // A well-behaved sender meanwhile: refused for now once the held header blocks fill the budget.
     let mail: Reply = { code: 0, text: '(not tried)' };
     for (let i = 0; i < 50 && mail.code !== 452; i += 1) {
@@ -323,7 +373,18 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     for (const c of attackers) c.socket.destroy();
     await Promise.all(attackers.map((c) => c.closed));
     await sleep(200);
-    abuseRows.push({ scenario: `${HEAD_CLIENTS} clients each holding a ${HEAD_BYTES / 1024} KiB header block`, attackers: HEAD_CLIENTS, probes: [], note: `RSS growth while held ${heldMb} MB (budget ${MEMORY_BUDGET_MB} MB); new MAIL meanwhile: ${mail.text.slice(0, 40)}; DATA replies: ${countBy(replies, (r) => r.slice(0, 9)).map(([k, n]) => `${n}× ${k}`).join(', ')}`, peakMb: rss.peakMb });
+    abuseRows.push({
+      scenario: `${HEAD_CLIENTS} clients each holding a ${HEAD_BYTES / 1024} KiB header block`,
+      attackers: HEAD_CLIENTS,
+      probes: [],
+      note: `RSS growth while held ${heldMb} MB (budget ${MEMORY_BUDGET_MB} MB); new MAIL meanwhile: ${mail.text.slice(0, 40)}; DATA replies: ${countBy(
+        replies,
+        (r) => r.slice(0, 9),
+      )
+        .map(([k, n]) => `${n}× ${k}`)
+        .join(', ')}`,
+      peakMb: rss.peakMb,
+    });
     expect(mail.text).toMatch(/^452 4\.3\.1 /);
     expect(heldMb).toBeLessThan(MEMORY_BUDGET_MB + 40);
     // 452: past the budget; 550: held within it, then refused as unsigned.
@@ -333,7 +394,12 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
   }, 60_000);
 
   it(`kept the RSS growth of the listener process under ${RSS_GROWTH_LIMIT_MB} MB`, () => {
-    abuseRows.push({ scenario: 'memory (RSS)', attackers: 0, probes: [], note: `baseline ${rss.baselineMb} MB, peak ${rss.peakMb} MB, growth ${rss.growthMb} MB` });
+    abuseRows.push({
+      scenario: 'memory (RSS)',
+      attackers: 0,
+      probes: [],
+      note: `baseline ${rss.baselineMb} MB, peak ${rss.peakMb} MB, growth ${rss.growthMb} MB`,
+    });
     expect(rss.growthMb).toBeLessThan(RSS_GROWTH_LIMIT_MB);
   });
 
@@ -342,7 +408,16 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
     printTable(
       `hostile-relay-and-abuse: ${abuseRows.filter((r) => r.probes.length > 0).length} abuse scenarios, well-behaved client on 127.0.0.1 (max of its deliveries; limit ${PROBE_LIMIT_MS} ms)`,
       ['scenario', 'attack conns', 'probe 220 ms', 'probe EHLO..RCPT ms', 'probe total ms', 'probe replies', 'RSS peak MB', 'observed'],
-      abuseRows.map((r) => [r.scenario, r.attackers, ms(r.probes.map((p) => p.greetingMs)), ms(r.probes.map((p) => p.commandsMs)), ms(r.probes.map((p) => p.totalMs)), r.probes.map((p) => p.finalCode).join(',') || '-', r.peakMb ?? '-', r.note]),
+      abuseRows.map((r) => [
+        r.scenario,
+        r.attackers,
+        ms(r.probes.map((p) => p.greetingMs)),
+        ms(r.probes.map((p) => p.commandsMs)),
+        ms(r.probes.map((p) => p.totalMs)),
+        r.probes.map((p) => p.finalCode).join(',') || '-',
+        r.peakMb ?? '-',
+        r.note,
+      ]),
     );
   });
 });

@@ -11,17 +11,22 @@ import { appRoutes } from '@bull-board/api/dist/routes.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNERS } from '../../fixtures/keys.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
 import { INTAKE_QUEUE } from '../../src/intake/queue.js';
-import { startOpsPart, type OpsPart } from '../../src/runtime/ops-part.js';
-import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, testEnv, type TestGateway } from '../helpers/gateway.js';
+import { createLogger } from '../../src/log.js';
+import { type OpsPart, startOpsPart } from '../../src/runtime/ops-part.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway, testEnv } from '../helpers/gateway.js';
 import { BODY_MARKER, letter, signAs } from '../helpers/hostile-messages.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
 import { call, field, letterBody } from '../helpers/sandbox.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 import { findLeaks, printTable } from './summary.js';
 
-interface DirectorySender { readonly apiClientId: string; readonly apiClientSecret: string; readonly senderId: string; readonly addresses: readonly string[] }
+interface DirectorySender {
+  readonly apiClientId: string;
+  readonly apiClientSecret: string;
+  readonly senderId: string;
+  readonly addresses: readonly string[];
+}
 const SENDERS: readonly DirectorySender[] = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')).senders;
 const sender = (address: string): DirectorySender => {
   const found = SENDERS.find((s) => s.addresses.includes(address));
@@ -40,14 +45,25 @@ const opsLogs: Record<string, unknown>[] = [];
 const sessionIds: string[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ worker: true, env: { LOG_LEVEL: 'debug', WORKER_BACKOFF_BASE_MS: '10', WORKER_BACKOFF_CAP_MS: '50' } });
+  gateway = await startTestGateway({
+    worker: true,
+    env: { LOG_LEVEL: 'debug', WORKER_BACKOFF_BASE_MS: '10', WORKER_BACKOFF_CAP_MS: '50' },
+  });
   // capture every session the sandbox issues (logins and refreshes), to look for them in the logs
   const sessions = gateway.sandbox?.store.sessions;
   if (sessions === undefined) throw new Error('no sandbox');
   const login = sessions.login.bind(sessions);
   const refresh = sessions.refresh.bind(sessions);
-  sessions.login = (senderId) => { const s = login(senderId); sessionIds.push(s.sessionId); return s; };
-  sessions.refresh = (id) => { const s = refresh(id); if (s !== undefined) sessionIds.push(s.sessionId); return s; };
+  sessions.login = (senderId) => {
+    const s = login(senderId);
+    sessionIds.push(s.sessionId);
+    return s;
+  };
+  sessions.refresh = (id) => {
+    const s = refresh(id);
+    if (s !== undefined) sessionIds.push(s.sessionId);
+    return s;
+  };
 
   const env = testEnv(gateway.prefix, { HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', DASHBOARD_USER, DASHBOARD_PASSWORD, LOG_LEVEL: 'debug' });
   const destination = new Writable({
@@ -56,7 +72,11 @@ beforeAll(async () => {
       done();
     },
   });
-  ops = await startOpsPart({ config: loadConfig(env), env, logger: createLogger({ level: 'debug', destination }), clock: Date.now }, TEST_REDIS_URL, { admin: true });
+  ops = await startOpsPart(
+    { config: loadConfig(env), env, logger: createLogger({ level: 'debug', destination }), clock: Date.now },
+    TEST_REDIS_URL,
+    { admin: true },
+  );
 });
 afterAll(async () => {
   await ops.close();
@@ -67,26 +87,53 @@ const sandboxUrl = () => gateway.sandbox?.url ?? '';
 const injectFault = (fault: Record<string, unknown>) => call(sandboxUrl(), 'POST', '/sandbox/faults', { body: fault });
 
 async function deliverSigned(from: 'acme' | 'globex', subject: string): Promise<string> {
-  const raw = from === 'acme'
-    ? await signAs(letter({ subject }))
-    : await signAs(letter({ subject, from: ['Globex <letters@globex.example>'] }), SIGNERS.globexRsa);
-  const replies = await sendOnce(gateway.port, { from: `letters@${from}.example`, to: [PROCESSING_ADDRESS], raw, helo: 'mta.acme.example' });
-  return intakeIdOf(replies['data']?.text ?? '');
+  const raw =
+    from === 'acme'
+      ? await signAs(letter({ subject }))
+      : await signAs(letter({ subject, from: ['Globex <letters@globex.example>'] }), SIGNERS.globexRsa);
+  const replies = await sendOnce(gateway.port, {
+    from: `letters@${from}.example`,
+    to: [PROCESSING_ADDRESS],
+    raw,
+    helo: 'mta.acme.example',
+  });
+  return intakeIdOf(replies.data?.text ?? '');
 }
 
 const outcomes: string[][] = [];
 
 describe('every logging path of the Sender API client and the sandbox', () => {
-
   it('drives login, re-login, retries, a refusal and failed credentials', async () => {
     const paths: [string, () => Promise<unknown>, string][] = [
       ['plain submit (acme)', async () => undefined, 'submitted'],
       ['plain submit (globex)', async () => undefined, 'submitted'],
-      ['401 InvalidSession → log in again', () => injectFault({ status: 401, errorCode: 'InvalidSession', paths: '/api/v1/letters' }), 'submitted'],
+      [
+        '401 InvalidSession → log in again',
+        () => injectFault({ status: 401, errorCode: 'InvalidSession', paths: '/api/v1/letters' }),
+        'submitted',
+      ],
       ['sessions forgotten (API restart)', async () => gateway.sandbox?.store.forgetSessions(), 'submitted'],
-      ['500 then 503 → retried', async () => { await injectFault({ status: 500, paths: '/api/v1/letters' }); await injectFault({ status: 503, paths: '/api/v1/letters' }); }, 'submitted'],
-      ['400 InvalidData → rejected', () => injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters/draft' }), 'rejected'],
-      ['401 InvalidCredentials at login → failed', async () => { gateway.sandbox?.store.forgetSessions(); await injectFault({ status: 401, errorCode: 'InvalidCredentials', paths: '/api/v1/auth/login' }); }, 'failed'],
+      [
+        '500 then 503 → retried',
+        async () => {
+          await injectFault({ status: 500, paths: '/api/v1/letters' });
+          await injectFault({ status: 503, paths: '/api/v1/letters' });
+        },
+        'submitted',
+      ],
+      [
+        '400 InvalidData → rejected',
+        () => injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters/draft' }),
+        'rejected',
+      ],
+      [
+        '401 InvalidCredentials at login → failed',
+        async () => {
+          gateway.sandbox?.store.forgetSessions();
+          await injectFault({ status: 401, errorCode: 'InvalidCredentials', paths: '/api/v1/auth/login' });
+        },
+        'failed',
+      ],
     ];
     for (const [i, [what, arrange, expected]] of paths.entries()) {
       await arrange();
@@ -96,14 +143,23 @@ describe('every logging path of the Sender API client and the sandbox', () => {
       expect({ what, state: record.state }).toEqual({ what, state: expected });
     }
     // refusals that carry bodies: unsigned at SMTP, and a login with a wrong secret at the sandbox
-    const refused = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: Buffer.from(letter()), helo: 'mta.acme.example' });
-    const wrongLogin = await call(sandboxUrl(), 'POST', '/api/v1/auth/login/api', { headers: { 'x-api-client-id': ACME.apiClientId, 'x-api-client-secret': WRONG_SECRET } });
-    outcomes.push(['unsigned letter at SMTP', refused['data']?.text.slice(0, 9) ?? '', ''], ['sandbox login, wrong secret', String(wrongLogin.status), String(field(wrongLogin.json, 'errorCode'))]);
+    const refused = await sendOnce(gateway.port, {
+      from: 'letters@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: Buffer.from(letter()),
+      helo: 'mta.acme.example',
+    });
+    const wrongLogin = await call(sandboxUrl(), 'POST', '/api/v1/auth/login/api', {
+      headers: { 'x-api-client-id': ACME.apiClientId, 'x-api-client-secret': WRONG_SECRET },
+    });
+    outcomes.push(
+      ['unsigned letter at SMTP', refused.data?.text.slice(0, 9) ?? '', ''],
+      ['sandbox login, wrong secret', String(wrongLogin.status), String(field(wrongLogin.json, 'errorCode'))],
+    );
     printTable('hostile-secrets-and-admin: Sender API paths driven', ['path', 'intake', 'code'], outcomes);
-    expect(refused['data']?.code).toBe(550);
+    expect(refused.data?.code).toBe(550);
     expect(wrongLogin.status).toBe(401);
   }, 120_000);
-
 });
 
 // ---- the admin surface ----
@@ -114,14 +170,20 @@ function basic(user: string, password: string): string {
 
 /** Every admin route: bull-board's own route table (under /admin/queues), its static files, the intake pages. */
 function adminRoutes(): { method: string; path: string }[] {
-  const fill = (route: string) => route
-    .replace(':queueName', INTAKE_QUEUE).replace(':jobId', 'in000000000000000000000000')
-    .replace(':queueStatus', 'failed').replace(':schedulerId', 'none');
+  const fill = (route: string) =>
+    route
+      .replace(':queueName', INTAKE_QUEUE)
+      .replace(':jobId', 'in000000000000000000000000')
+      .replace(':queueStatus', 'failed')
+      .replace(':schedulerId', 'none');
   const entry = [appRoutes.entryPoint.route].flat().map((r) => ({ method: 'GET', path: `/admin/queues${fill(r)}` }));
-  const api = appRoutes.api.flatMap((r) => [r.method].flat().flatMap((m) => [r.route].flat().map((route) => ({ method: m.toUpperCase(), path: `/admin/queues${fill(route)}` }))));
+  const api = appRoutes.api.flatMap((r) =>
+    [r.method].flat().flatMap((m) => [r.route].flat().map((route) => ({ method: m.toUpperCase(), path: `/admin/queues${fill(route)}` }))),
+  );
   return [
     { method: 'GET', path: '/admin/queues' },
-    ...entry, ...api,
+    ...entry,
+    ...api,
     { method: 'GET', path: '/admin/queues/static/favicon-32x32.png' },
     { method: 'GET', path: '/admin/intakes' },
     { method: 'GET', path: '/admin/intakes?state=submitted,failed&format=json' },
@@ -153,14 +215,21 @@ describe('the admin surface', () => {
         const answer = await fetch(`${ops.url}${route.path}`, { method: route.method, headers, redirect: 'manual' });
         const body = await answer.text();
         statuses.push(answer.status);
-        expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({ route: `${route.method} ${route.path}`, status: 401 });
+        expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({
+          route: `${route.method} ${route.path}`,
+          status: 401,
+        });
         expect(answer.headers.get('www-authenticate') ?? '').toMatch(/^Basic realm=/);
         expect(body).not.toMatch(/in[0-9a-f]{24}|letters@|"intakes"/);
       }
       // with the right login: read-only routes answer (proving the 401 above guarded a real route)
       let right = '-';
       if (route.method === 'GET' || route.path.endsWith('/replay')) {
-        const answer = await fetch(`${ops.url}${route.path}`, { method: route.method, headers: { authorization: basic(DASHBOARD_USER, DASHBOARD_PASSWORD) }, redirect: 'manual' });
+        const answer = await fetch(`${ops.url}${route.path}`, {
+          method: route.method,
+          headers: { authorization: basic(DASHBOARD_USER, DASHBOARD_PASSWORD) },
+          redirect: 'manual',
+        });
         right = String(answer.status);
         expect(answer.status).not.toBe(401);
         if (route.path === '/admin/intakes' || route.path === '/admin/queues/api/queues') expect(answer.status).toBe(200);
@@ -170,25 +239,46 @@ describe('the admin surface', () => {
   }, 120_000);
 
   it('refuses path tricks and other methods without a login, never answering 2xx', async () => {
-    const tricks = ['/admin//intakes', '/admin/intakes/', '/ADMIN/intakes', '/admin/%69ntakes', '/admin/queues/../intakes', '/admin/queues/%2e%2e/intakes', '/admin/intakes;x', '/admin/queues/api/queues?x=1'];
+    const tricks = [
+      '/admin//intakes',
+      '/admin/intakes/',
+      '/ADMIN/intakes',
+      '/admin/%69ntakes',
+      '/admin/queues/../intakes',
+      '/admin/queues/%2e%2e/intakes',
+      '/admin/intakes;x',
+      '/admin/queues/api/queues?x=1',
+    ];
     for (const path of tricks) {
       for (const method of ['GET', 'HEAD', 'DELETE']) {
         const answer = await fetch(`${ops.url}${path}`, { method, redirect: 'manual' });
         rows.push([`${method} ${path} (trick)`, String(answer.status), '']);
-        expect({ path, method, ok: answer.status < 300 || (answer.status >= 300 && answer.status < 400) }).toEqual({ path, method, ok: false });
+        expect({ path, method, ok: answer.status < 300 || (answer.status >= 300 && answer.status < 400) }).toEqual({
+          path,
+          method,
+          ok: false,
+        });
       }
     }
   });
 
   it('keeps the public probes free of secrets', async () => {
     const bodies = await Promise.all(['/healthz', '/readyz', '/metrics'].map(async (p) => (await fetch(`${ops.url}${p}`)).text()));
-    const leaks = findLeaks(bodies, [...SENDERS.map((s) => ({ what: 'secret', text: s.apiClientSecret })), ...sessionIds.map((id) => ({ what: 'session', text: id })), { what: 'password', text: DASHBOARD_PASSWORD }]);
+    const leaks = findLeaks(bodies, [
+      ...SENDERS.map((s) => ({ what: 'secret', text: s.apiClientSecret })),
+      ...sessionIds.map((id) => ({ what: 'session', text: id })),
+      { what: 'password', text: DASHBOARD_PASSWORD },
+    ]);
     expect(bodies[2]).toMatch(/# TYPE /);
     expect(leaks).toEqual([]);
   });
 
   afterAll(() => {
-    printTable(`hostile-secrets-and-admin: ${rows.length} admin requests shapes (wrong logins: ${WRONG_LOGINS.map(([w]) => w).join('; ')})`, ['route', 'wrong logins →', 'right login →'], rows);
+    printTable(
+      `hostile-secrets-and-admin: ${rows.length} admin requests shapes (wrong logins: ${WRONG_LOGINS.map(([w]) => w).join('; ')})`,
+      ['route', 'wrong logins →', 'right login →'],
+      rows,
+    );
   });
 });
 
@@ -199,14 +289,20 @@ describe('sandbox letter isolation between senders', () => {
 
   it('answers 404 for another sender’s letter, lists only one’s own, and refuses to change another’s draft', async () => {
     const login = async (s: DirectorySender) => {
-      const answer = await call(sandboxUrl(), 'POST', '/api/v1/auth/login/api', { headers: { 'x-api-client-id': s.apiClientId, 'x-api-client-secret': s.apiClientSecret } });
+      const answer = await call(sandboxUrl(), 'POST', '/api/v1/auth/login/api', {
+        headers: { 'x-api-client-id': s.apiClientId, 'x-api-client-secret': s.apiClientSecret },
+      });
       const id = field(answer.json, 'sessionId');
       if (typeof id !== 'string') throw new Error(`login ${s.apiClientId}: ${answer.status}`);
       return id;
     };
     const acme = await login(ACME);
     const globex = await login(GLOBEX);
-    const globexDraft = field((await call(sandboxUrl(), 'PUT', '/api/v1/letters/draft', { session: globex, body: letterBody({ title: 'Globex private draft' }) })).json, 'id');
+    const globexDraft = field(
+      (await call(sandboxUrl(), 'PUT', '/api/v1/letters/draft', { session: globex, body: letterBody({ title: 'Globex private draft' }) }))
+        .json,
+      'id',
+    );
     const all = gateway.sandbox?.store.allLetters() ?? [];
     const globexIds = all.filter((l) => l.senderId === GLOBEX.senderId).map((l) => l.id);
     const acmeIds = all.filter((l) => l.senderId === ACME.senderId).map((l) => l.id);
@@ -215,13 +311,29 @@ describe('sandbox letter isolation between senders', () => {
     expect(acmeIds.length).toBeGreaterThanOrEqual(1);
 
     const probes: [string, Promise<{ status: number; json: unknown }>, number][] = [
-      ...globexIds.map((id): [string, Promise<{ status: number; json: unknown }>, number] => [`acme GET globex letter ${id.slice(0, 8)}`, call(sandboxUrl(), 'GET', `/api/v1/letters/${id}`, { session: acme }), 404]),
+      ...globexIds.map((id): [string, Promise<{ status: number; json: unknown }>, number] => [
+        `acme GET globex letter ${id.slice(0, 8)}`,
+        call(sandboxUrl(), 'GET', `/api/v1/letters/${id}`, { session: acme }),
+        404,
+      ]),
       ['acme GET a letter that never existed', call(sandboxUrl(), 'GET', `/api/v1/letters/${randomUUID()}`, { session: acme }), 404],
-      ['acme PUT draft with globex draft id', call(sandboxUrl(), 'PUT', '/api/v1/letters/draft', { session: acme, body: letterBody({ id: globexDraft, title: 'hijacked' }) }), 404],
-      ['acme POST submit with globex draft id', call(sandboxUrl(), 'POST', '/api/v1/letters/submit', { session: acme, body: letterBody({ id: globexDraft, title: 'hijacked' }) }), 404],
+      [
+        'acme PUT draft with globex draft id',
+        call(sandboxUrl(), 'PUT', '/api/v1/letters/draft', { session: acme, body: letterBody({ id: globexDraft, title: 'hijacked' }) }),
+        404,
+      ],
+      [
+        'acme POST submit with globex draft id',
+        call(sandboxUrl(), 'POST', '/api/v1/letters/submit', { session: acme, body: letterBody({ id: globexDraft, title: 'hijacked' }) }),
+        404,
+      ],
       ['globex GET its own draft', call(sandboxUrl(), 'GET', `/api/v1/letters/${String(globexDraft)}`, { session: globex }), 200],
       ['no session GET globex letter', call(sandboxUrl(), 'GET', `/api/v1/letters/${String(globexDraft)}`), 401],
-      ['made-up session GET globex letter', call(sandboxUrl(), 'GET', `/api/v1/letters/${String(globexDraft)}`, { session: randomUUID() }), 401],
+      [
+        'made-up session GET globex letter',
+        call(sandboxUrl(), 'GET', `/api/v1/letters/${String(globexDraft)}`, { session: randomUUID() }),
+        401,
+      ],
     ];
     for (const [what, answer, expected] of probes) {
       const { status, json } = await answer;
@@ -232,11 +344,18 @@ describe('sandbox letter isolation between senders', () => {
     const others = await call(sandboxUrl(), 'GET', `/api/v1/letters/${globexIds[0] ?? ''}`, { session: acme });
     expect(field(others.json, 'errorCode')).toBe(field(missing.json, 'errorCode')); // no existence oracle
 
-    for (const [who, session, own, foreign] of [['acme', acme, acmeIds, globexIds], ['globex', globex, globexIds, acmeIds]] as const) {
+    for (const [who, session, own, foreign] of [
+      ['acme', acme, acmeIds, globexIds],
+      ['globex', globex, globexIds, acmeIds],
+    ] as const) {
       const list = await call(sandboxUrl(), 'GET', '/api/v1/letters?pageSize=100', { session });
       const items = field(list.json, 'items');
       const ids = Array.isArray(items) ? items.map((i: unknown) => String(field(i, 'id'))) : [];
-      rows.push([`${who} list`, `only its ${own.length}`, `${ids.length} items, ${ids.filter((id) => foreign.includes(id)).length} foreign`]);
+      rows.push([
+        `${who} list`,
+        `only its ${own.length}`,
+        `${ids.length} items, ${ids.filter((id) => foreign.includes(id)).length} foreign`,
+      ]);
       expect(ids.sort()).toEqual([...own].sort());
     }
     const draft = gateway.sandbox?.store.allLetters().find((l) => l.id === globexDraft);
@@ -267,11 +386,18 @@ describe('no secret, session id or message body in any log line', () => {
     const lines = [...gateway.logs, ...opsLogs];
     const leaks = findLeaks(lines, needles);
     const planted = findLeaks([{ msg: `oops ${ACME.apiClientSecret}` }, { sessionId: sessionIds[0] }], needles);
-    printTable(`hostile-secrets-and-admin: log scan, ${lines.length} lines (${gateway.logs.length} gateway+sandbox, ${opsLogs.length} ops)`, ['needle', 'values', 'lines containing it'],
-      [...new Set(needles.map((n) => n.what))].map((what) => [what, needles.filter((n) => n.what === what).length, leaks.filter((l) => l.what === what).length]));
+    printTable(
+      `hostile-secrets-and-admin: log scan, ${lines.length} lines (${gateway.logs.length} gateway+sandbox, ${opsLogs.length} ops)`,
+      ['needle', 'values', 'lines containing it'],
+      [...new Set(needles.map((n) => n.what))].map((what) => [
+        what,
+        needles.filter((n) => n.what === what).length,
+        leaks.filter((l) => l.what === what).length,
+      ]),
+    );
     expect(sessionIds.length).toBeGreaterThanOrEqual(4); // first logins, re-logins after 401 and after the reset
-    expect(gateway.logs.filter((l) => l['event'] === 'intake.api_error').length).toBeGreaterThanOrEqual(4);
-    expect(gateway.logs.some((l) => l['msg'] === 'sandbox login')).toBe(true);
+    expect(gateway.logs.filter((l) => l.event === 'intake.api_error').length).toBeGreaterThanOrEqual(4);
+    expect(gateway.logs.some((l) => l.msg === 'sandbox login')).toBe(true);
     expect(planted.map((l) => l.what)).toEqual([`client secret of ${ACME.apiClientId}`, 'session id']);
     expect(leaks).toEqual([]);
   });

@@ -8,26 +8,26 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPdf, buildZip } from '../../fixtures/pdf.js';
+import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { INTAKE_QUEUE } from '../../src/intake/queue.js';
 import { INTAKE_STATES, type IntakeRecord } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
-import { freePort } from '../../src/runtime/redis.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { loadSenderDirectory } from '../../src/senders/directory.js';
-import { FIXTURE_DIR, intakeIdOf, testEnv, testRawDir } from '../helpers/gateway.js';
-import { blobsIn } from '../helpers/raw-stores.js';
-import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
-import { startRole, type RoleProcess } from '../helpers/processes.js';
+import { freePort } from '../../src/runtime/redis.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
+import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { FIXTURE_DIR, intakeIdOf, testEnv, testRawDir } from '../helpers/gateway.js';
+import { type RoleProcess, startRole } from '../helpers/processes.js';
+import { blobsIn } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { signedLetter } from '../helpers/signed-letter.js';
-import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, type Outcome } from '../helpers/retrying-mta.js';
+import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
+import { signedLetter } from '../helpers/signed-letter.js';
 
-const MESSAGES = Number(process.env['LEDGER_MESSAGES'] ?? 300);
+const MESSAGES = Number(process.env.LEDGER_MESSAGES ?? 300);
 const random = mulberry32(FAULT_SEED);
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -54,10 +54,14 @@ async function makeMessage(kind: Kind, n: number): Promise<Message> {
   const title = `Ledger ${n} ${kind} (${FAULT_SEED})`;
   const from = kind === 'unregistered' ? 'billing@acme.example' : 'letters@acme.example';
   const signed = await signedLetter({
-    title, from: `Acme <${from}>`,
-    pdf: kind === 'not-a-pdf' ? buildZip('letter.txt', title)
-      : kind === 'large' ? Buffer.concat([buildPdf(title), Buffer.from(`%${'~'.repeat(1_100_000)}\n`)])
-        : buildPdf(title),
+    title,
+    from: `Acme <${from}>`,
+    pdf:
+      kind === 'not-a-pdf'
+        ? buildZip('letter.txt', title)
+        : kind === 'large'
+          ? Buffer.concat([buildPdf(title), Buffer.from(`%${'~'.repeat(1_100_000)}\n`)])
+          : buildPdf(title),
   });
   // Unsigned: the same letter without the DKIM-Signature field signedLetter put in front of From.
   const raw = kind === 'unsigned' ? signed.subarray(signed.indexOf('From: Acme <')) : signed;
@@ -67,7 +71,10 @@ async function makeMessage(kind: Kind, n: number): Promise<Message> {
 function mix(count: number): Kind[] {
   const bad: Kind[] = ['unsigned', 'not-a-pdf', 'unregistered'];
   // One in ten bad (the three kinds in turn), one in thirty large, the rest good; then shuffled.
-  const kinds = Array.from({ length: count }, (_, i): Kind => (i % 10 === 9 ? (bad[Math.floor(i / 10) % 3] ?? 'good') : i % 30 === 4 ? 'large' : 'good'));
+  const kinds = Array.from(
+    { length: count },
+    (_, i): Kind => (i % 10 === 9 ? (bad[Math.floor(i / 10) % 3] ?? 'good') : i % 30 === 4 ? 'large' : 'good'),
+  );
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j] ?? 'good', kinds[i] ?? 'good'];
@@ -95,15 +102,21 @@ afterAll(async () => {
   await redis.destroy();
 });
 
-
 describe('the ledger after a load run with faults at random moments', () => {
   it(`${MESSAGES} messages: every 250 is one intake, every intake ended, no letter twice`, async () => {
     process.stdout.write(`ledger: FAULT_SEED=${FAULT_SEED}\n`);
     const prefix = randomPrefix();
     const port = await freePort();
     const env = testEnv(prefix, {
-      REDIS_URL: redis.url, SMTP_PORT: String(port), SENDER_API_URL: sandbox.url, HTTP_PORT: '0', SMTP_MAX_CLIENTS_PER_IP: '100',
-      WORKER_LOCK_MS: '2000', WORKER_BACKOFF_BASE_MS: '100', WORKER_BACKOFF_CAP_MS: '1000', WORKER_ATTEMPTS: '30',
+      REDIS_URL: redis.url,
+      SMTP_PORT: String(port),
+      SENDER_API_URL: sandbox.url,
+      HTTP_PORT: '0',
+      SMTP_MAX_CLIENTS_PER_IP: '100',
+      WORKER_LOCK_MS: '2000',
+      WORKER_BACKOFF_BASE_MS: '100',
+      WORKER_BACKOFF_CAP_MS: '1000',
+      WORKER_ATTEMPTS: '30',
     });
     // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
     const rawStore = fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 });
@@ -131,11 +144,13 @@ describe('the ledger after a load run with faults at random moments', () => {
       }
     };
     let sendingDone = false;
-    const sending = Promise.all(Array.from({ length: 6 }, lane)).finally(() => { sendingDone = true; });
+    const sending = Promise.all(Array.from({ length: 6 }, lane)).finally(() => {
+      sendingDone = true;
+    });
 
     // Faults, one at a time, each after a random number of further answers, until sending ends.
     const faults = { 'worker SIGKILL + restart': 0, 'Redis SIGKILL + restart': 0, 'API 503 burst': 0, '503 answers injected': 0 };
-    const refused451 = () => listener.logs.filter((l) => l['event'] === 'smtp.refused' && l['code'] === 451).length;
+    const refused451 = () => listener.logs.filter((l) => l.event === 'smtp.refused' && l.code === 451).length;
     while (!sendingDone) {
       const target = answered + 10 + Math.floor(random() * 30);
       while (!sendingDone && answered < target) await delay(50);
@@ -149,7 +164,7 @@ describe('the ledger after a load run with faults at random moments', () => {
         const before = refused451();
         await redis.kill();
         // Down until a client has been told to try later (or 5 s passed), then back on the same data.
-        for (const until = Date.now() + 5000; refused451() === before && Date.now() < until;) await delay(50);
+        for (const until = Date.now() + 5000; refused451() === before && Date.now() < until; ) await delay(50);
         await redis.restart();
         faults['Redis SIGKILL + restart'] += 1;
       } else {
@@ -180,7 +195,13 @@ describe('the ledger after a load run with faults at random moments', () => {
     // The sweep, as a worker runs it once they are old enough: no incomplete write survives it,
     // and no blob an intake points at is taken.
     const index = redisBlobIndex(reader, prefix);
-    await sweepOrphans({ store: rawStore, referenced: index.referenced, forget: index.forget, clock: () => Date.now() + 2 * 3600_000, orphanAfterMs: 3600_000 });
+    await sweepOrphans({
+      store: rawStore,
+      referenced: index.referenced,
+      forget: index.forget,
+      clock: () => Date.now() + 2 * 3600_000,
+      orphanAfterMs: 3600_000,
+    });
     const afterSweep = await blobsIn(rawStore);
 
     // The books.
@@ -255,13 +276,20 @@ describe('the ledger after a load run with faults at random moments', () => {
 async function explain(store: IntakeStore, id: string): Promise<string> {
   const title = (await store.get(id))?.subject ?? '?';
   const indexes = await Promise.all(INTAKE_STATES.map(async (s) => [s, await reader.zscore(store.keys.stateIndex(s), id)]));
-  const logs = roles.flatMap((r, i) => r.logs.filter((l) => l['intakeId'] === id).map((l) => `    [role ${i}] ${l['event']} ${l['msg']} ${l['errorCode'] ?? ''} ${l['attempt'] ?? ''}`));
+  const logs = roles.flatMap((r, i) =>
+    r.logs.filter((l) => l.intakeId === id).map((l) => `    [role ${i}] ${l.event} ${l.msg} ${l.errorCode ?? ''} ${l.attempt ?? ''}`),
+  );
   return [
     `INTAKE ${id} "${title}"`,
     `  record: ${JSON.stringify(await reader.hgetall(store.keys.record(id)))}`,
     `  in state indexes: ${JSON.stringify(indexes.filter(([, score]) => score !== null))}`,
     `  raw kept: ${(await store.raw(id)) !== undefined}`,
-    `  letters: ${JSON.stringify(sandbox.store.allLetters().filter((l) => l.title === title).map((l) => [l.id, l.status]))}`,
+    `  letters: ${JSON.stringify(
+      sandbox.store
+        .allLetters()
+        .filter((l) => l.title === title)
+        .map((l) => [l.id, l.status]),
+    )}`,
     ...logs,
     '',
   ].join('\n');

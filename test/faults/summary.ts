@@ -12,7 +12,11 @@ export type Cell = string | number;
 /** Prints a table with a title, columns padded to their widest cell. */
 export function printTable(title: string, header: readonly string[], rows: readonly (readonly Cell[])[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? '').length)));
-  const line = (cells: readonly Cell[]) => cells.map((c, i) => String(c).padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly Cell[]) =>
+    cells
+      .map((c, i) => String(c).padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   process.stdout.write(`\n${title}\n${line(header)}\n${rule}\n${rows.map(line).join('\n')}\n`);
 }
@@ -45,9 +49,15 @@ export function watchRss(everyMs = 25): RssWatch {
   }, everyMs);
   timer.unref();
   return {
-    get baselineMb() { return mb(baseline); },
-    get peakMb() { return mb(Math.max(peak, process.memoryUsage.rss())); },
-    get growthMb() { return mb(Math.max(peak, process.memoryUsage.rss()) - baseline); },
+    get baselineMb() {
+      return mb(baseline);
+    },
+    get peakMb() {
+      return mb(Math.max(peak, process.memoryUsage.rss()));
+    },
+    get growthMb() {
+      return mb(Math.max(peak, process.memoryUsage.rss()) - baseline);
+    },
     rebase() {
       baseline = process.memoryUsage.rss();
       peak = baseline;
@@ -74,7 +84,8 @@ export async function timedDelivery(port: number, raw: Buffer, from = 'letters@a
   const { client, greeting } = await SmtpClient.open(port);
   const greeted = performance.now();
   try {
-    if (greeting.code !== 220) return { greetingMs: greeted - started, commandsMs: 0, totalMs: greeted - started, finalCode: greeting.code };
+    if (greeting.code !== 220)
+      return { greetingMs: greeted - started, commandsMs: 0, totalMs: greeted - started, finalCode: greeting.code };
     await client.command('EHLO mta.acme.example');
     await client.command(`MAIL FROM:<${from}>`);
     await client.command('RCPT TO:<letters@intake.example>');
@@ -105,7 +116,9 @@ export function findLeaks(lines: readonly unknown[], needles: readonly { what: s
 
 /** What no log line of any hostile-* file may hold: the client secrets of fixtures/senders.json, generated message bodies, PDF bytes. */
 export function standardNeedles(): { what: string; text: string }[] {
-  const directory: { senders: { apiClientId: string; apiClientSecret: string }[] } = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'));
+  const directory: { senders: { apiClientId: string; apiClientSecret: string }[] } = JSON.parse(
+    readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'),
+  );
   return [
     ...directory.senders.map((s) => ({ what: `client secret of ${s.apiClientId}`, text: s.apiClientSecret })),
     { what: 'message body', text: BODY_MARKER },

@@ -5,24 +5,24 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DnsResolver } from '../../src/auth/resolver.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData } from '../../src/intake/queue.js';
-import { openRawStore } from '../../src/raw-store/open-store.js';
-import type { RawStore } from '../../src/raw-store/raw-store.js';
-import { silentObserver, type IntakeObserver } from '../../src/intake/observer.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import type { IntakeStore } from '../../src/intake/store.js';
+import { createLogger } from '../../src/log.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
 import type { Closable } from '../../src/runtime/lifecycle.js';
 import { storeFor } from '../../src/runtime/part-context.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
 import { startWorkerPart } from '../../src/runtime/worker-part.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import type { RawStoreKind } from './raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix, TEST_REDIS_URL } from './redis.js';
@@ -96,9 +96,16 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   const place = given !== undefined && 'fresh' in given ? given.fresh() : undefined;
   const env = testEnv(prefix, { ...options.env, ...place?.env });
   const config = loadConfig(env);
-  const rawStore = given !== undefined && !('fresh' in given)
-    ? given
-    : openRawStore(place?.settings(config.enqueueTimeoutMs) ?? { location: config.rawStore.location, timeoutMs: config.enqueueTimeoutMs, s3PathStyle: false });
+  const rawStore =
+    given !== undefined && !('fresh' in given)
+      ? given
+      : openRawStore(
+          place?.settings(config.enqueueTimeoutMs) ?? {
+            location: config.rawStore.location,
+            timeoutMs: config.enqueueTimeoutMs,
+            s3PathStyle: false,
+          },
+        );
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -108,14 +115,29 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   });
   const logger = createLogger({ level: config.logLevel, destination });
   const redisUrl = config.redisUrl ?? TEST_REDIS_URL;
-  const ctx = { config, logger, clock: Date.now, observer: options.observer ?? silentObserver, redisUrl, rawStore, ...(options.resolver === undefined ? {} : { resolver: options.resolver }) };
+  const ctx = {
+    config,
+    logger,
+    clock: Date.now,
+    observer: options.observer ?? silentObserver,
+    redisUrl,
+    rawStore,
+    ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
+  };
   const parts: Closable[] = [];
   const smtp = await startSmtpPart(ctx);
   parts.push(smtp);
   let sandbox: RunningSandbox | undefined;
   if (options.worker === true) {
     const directory = loadSenderDirectory(options.workerSendersFile ?? config.sendersFile ?? resolve(FIXTURE_DIR, 'senders.json'), env);
-    sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, strictContract: config.sandbox.strictContract });
+    sandbox = await startSandbox({
+      directory,
+      clock: Date.now,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      strictContract: config.sandbox.strictContract,
+    });
     parts.push(await startWorkerPart(ctx, directory, sandbox.url));
     const running = sandbox;
     parts.push({ name: 'sandbox', close: () => running.close() });
@@ -125,7 +147,15 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
   const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
   queue.on('error', () => {});
   return {
-    config, port: smtp.port, prefix, redis, store, rawStore, queue, sandbox, logs,
+    config,
+    port: smtp.port,
+    prefix,
+    redis,
+    store,
+    rawStore,
+    queue,
+    sandbox,
+    logs,
     async settled(intakeId, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

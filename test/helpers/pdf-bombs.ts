@@ -14,13 +14,18 @@ export function pdfWith(objects: readonly (string | Buffer)[]): Buffer {
   const offsets: number[] = [];
   objects.forEach((body, index) => {
     offsets.push(length);
-    const framed = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
+    const framed = Buffer.concat([
+      Buffer.from(`${index + 1} 0 obj\n`, 'latin1'),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     chunks.push(framed);
     length += framed.length;
   });
   // PDF 32000-1 §7.5.4: each cross-reference entry is exactly 20 bytes.
-  const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`
-    + `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  const xref =
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}` +
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
   chunks.push(Buffer.from(xref, 'latin1'));
   return Buffer.concat(chunks);
 }
@@ -39,19 +44,31 @@ async function flateStream(dict: string, head: string, padBytes: number): Promis
   deflate.end();
   await ended;
   const data = Buffer.concat(chunks);
-  return Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  return Buffer.concat([
+    Buffer.from(`<< ${dict} /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'),
+    data,
+    Buffer.from('\nendstream', 'latin1'),
+  ]);
 }
 
 /** §7.5.7: an object stream holding one font, padded with `inflatedBytes` of spaces (~1 MB on the wire per GiB). */
 export async function objectStreamBomb(inflatedBytes = 1024 * MiB): Promise<Buffer> {
   const offsets = '6 0 ';
-  const stream = await flateStream(`/Type /ObjStm /N 1 /First ${offsets.length}`, `${offsets}<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>`, inflatedBytes);
+  const stream = await flateStream(
+    `/Type /ObjStm /N 1 /First ${offsets.length}`,
+    `${offsets}<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>`,
+    inflatedBytes,
+  );
   return pdfWith(['<< /Type /Catalog /Pages 2 0 R >>', ...PAGES, stream]);
 }
 
 /** §14.3.2: the catalog's /Metadata stream inflates to `inflatedBytes` of spaces (viewers read it at open). */
 export async function metadataBomb(inflatedBytes = 1024 * MiB): Promise<Buffer> {
-  return pdfWith(['<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>', ...PAGES, await flateStream('/Type /Metadata /Subtype /XML', '', inflatedBytes)]);
+  return pdfWith([
+    '<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>',
+    ...PAGES,
+    await flateStream('/Type /Metadata /Subtype /XML', '', inflatedBytes),
+  ]);
 }
 
 /** Arrays nested `depth` deep inside the catalog (recursive-descent parsers run out of stack). */

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PDFDocument, PDFHexString, PDFName, PDFString, StandardFonts, type PDFDict, type PDFRef } from 'pdf-lib';
+import { type PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef, PDFString, StandardFonts } from 'pdf-lib';
 
 const run = promisify(execFile);
 const N = (name: string) => PDFName.of(name);
@@ -49,11 +49,17 @@ function addAnnotation(doc: PDFDocument, annot: PDFDict): void {
 /** Each PDF that breaks one rule, and what the rule's sentence must name. */
 export const ACTIVE_SAMPLES: readonly { name: string; names: RegExp; build: () => Promise<Buffer> }[] = [
   {
-    name: 'JavaScript as the document open action', names: /JavaScript/,
-    build: async () => { const d = await letterDoc(); d.catalog.set(N('OpenAction'), jsAction(d)); return save(d); },
+    name: 'JavaScript as the document open action',
+    names: /JavaScript/,
+    build: async () => {
+      const d = await letterDoc();
+      d.catalog.set(N('OpenAction'), jsAction(d));
+      return save(d);
+    },
   },
   {
-    name: 'JavaScript in the document names tree', names: /JavaScript/,
+    name: 'JavaScript in the document names tree',
+    names: /JavaScript/,
     build: async () => {
       const d = await letterDoc();
       d.catalog.set(N('Names'), d.context.obj({ JavaScript: { Names: [PDFHexString.fromText('init'), jsAction(d)] } }));
@@ -61,23 +67,44 @@ export const ACTIVE_SAMPLES: readonly { name: string; names: RegExp; build: () =
     },
   },
   {
-    name: 'JavaScript on a page open action', names: /JavaScript \(page 1/,
-    build: async () => { const d = await letterDoc(); d.getPage(0).node.set(N('AA'), d.context.obj({ O: jsAction(d) })); return save(d); },
+    name: 'JavaScript on a page open action',
+    names: /JavaScript \(page 1/,
+    build: async () => {
+      const d = await letterDoc();
+      d.getPage(0).node.set(N('AA'), d.context.obj({ O: jsAction(d) }));
+      return save(d);
+    },
   },
   {
-    name: 'JavaScript behind a link annotation', names: /JavaScript \(page 1, an annotation\)/,
-    build: async () => { const d = await letterDoc(); addAnnotation(d, d.context.obj({ Subtype: 'Link', A: jsAction(d) })); return save(d); },
+    name: 'JavaScript behind a link annotation',
+    names: /JavaScript \(page 1, an annotation\)/,
+    build: async () => {
+      const d = await letterDoc();
+      addAnnotation(d, d.context.obj({ Subtype: 'Link', A: jsAction(d) }));
+      return save(d);
+    },
   },
   {
-    name: 'a Launch action as the document open action', names: /Launch action \(document open action\)/,
-    build: async () => { const d = await letterDoc(); d.catalog.set(N('OpenAction'), launchAction(d)); return save(d); },
+    name: 'a Launch action as the document open action',
+    names: /Launch action \(document open action\)/,
+    build: async () => {
+      const d = await letterDoc();
+      d.catalog.set(N('OpenAction'), launchAction(d));
+      return save(d);
+    },
   },
   {
-    name: 'a Launch action behind a link, written in object streams', names: /Launch action \(page 1, an annotation\)/,
-    build: async () => { const d = await letterDoc(); addAnnotation(d, d.context.obj({ Subtype: 'Link', A: launchAction(d) })); return save(d, true); },
+    name: 'a Launch action behind a link, written in object streams',
+    names: /Launch action \(page 1, an annotation\)/,
+    build: async () => {
+      const d = await letterDoc();
+      addAnnotation(d, d.context.obj({ Subtype: 'Link', A: launchAction(d) }));
+      return save(d, true);
+    },
   },
   {
-    name: 'an embedded executable', names: /embedded file/,
+    name: 'an embedded executable',
+    names: /embedded file/,
     build: async () => {
       const d = await letterDoc();
       await d.attach(Buffer.from('MZ\x90\x00 not really a program', 'latin1'), 'setup.exe', { mimeType: 'application/x-msdownload' });
@@ -85,7 +112,8 @@ export const ACTIVE_SAMPLES: readonly { name: string; names: RegExp; build: () =
     },
   },
   {
-    name: 'a file attachment annotation', names: /embedded file \(page 1, a file attachment annotation\)/,
+    name: 'a file attachment annotation',
+    names: /embedded file \(page 1, a file attachment annotation\)/,
     build: async () => {
       const d = await letterDoc();
       const file = d.context.register(d.context.stream('MZ payload', { Type: 'EmbeddedFile' }));
@@ -94,7 +122,8 @@ export const ACTIVE_SAMPLES: readonly { name: string; names: RegExp; build: () =
     },
   },
   {
-    name: 'an XFA form', names: /XFA form/,
+    name: 'an XFA form',
+    names: /XFA form/,
     build: async () => {
       const d = await letterDoc();
       const xfa = d.context.register(d.context.stream('<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"></xdp:xdp>'));
@@ -133,12 +162,27 @@ export async function chromiumLetter(): Promise<Buffer> {
   const dir = mkdtempSync(join(tmpdir(), 'chromium-pdf-'));
   try {
     const html = join(dir, 'letter.html');
-    writeFileSync(html, `<!doctype html><meta charset="utf-8"><title>Statement</title>
+    writeFileSync(
+      html,
+      `<!doctype html><meta charset="utf-8"><title>Statement</title>
 <style>p{font:14px serif} .break{page-break-after:always}</style>
 <h1>Acme Utilities</h1><p class="break">Dear customer, your statement for March: 42,00 €.</p>
-<p>Page two: terms and conditions. <a href="https://acme.example/help">help</a></p>`);
+<p>Page two: terms and conditions. <a href="https://acme.example/help">help</a></p>`,
+    );
     const out = join(dir, 'letter.pdf');
-    await run('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-pdf-header-footer', `--user-data-dir=${join(dir, 'profile')}`, `--print-to-pdf=${out}`, `file://${html}`], { timeout: 60_000 });
+    await run(
+      'chromium',
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-pdf-header-footer',
+        `--user-data-dir=${join(dir, 'profile')}`,
+        `--print-to-pdf=${out}`,
+        `file://${html}`,
+      ],
+      { timeout: 60_000 },
+    );
     return readFileSync(out);
   } finally {
     rmSync(dir, { recursive: true, force: true });

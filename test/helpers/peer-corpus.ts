@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
-export const PEER_CORPUS_DIR = resolve(REPO, process.env['PEER_CORPUS_DIR'] || '../shared/peer');
+export const PEER_CORPUS_DIR = resolve(REPO, process.env.PEER_CORPUS_DIR || '../shared/peer');
 
 /**
  * The corpus folder `sub` (e.g. `mime`), or undefined when it is absent, after one line naming
@@ -17,7 +17,7 @@ export const PEER_CORPUS_DIR = resolve(REPO, process.env['PEER_CORPUS_DIR'] || '
 export function peerCorpus(sub: string, suite: string): string | undefined {
   const dir = resolve(PEER_CORPUS_DIR, sub);
   if (existsSync(dir)) return dir;
-  if (process.env['PEER_CORPUS_REQUIRED'] === '1') throw new Error(`peer corpus not found at ${dir} (PEER_CORPUS_REQUIRED=1)`);
+  if (process.env.PEER_CORPUS_REQUIRED === '1') throw new Error(`peer corpus not found at ${dir} (PEER_CORPUS_REQUIRED=1)`);
   process.stdout.write(`peer corpus not found at ${dir}: ${suite} skipped\n`);
   return undefined;
 }

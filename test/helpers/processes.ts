@@ -1,6 +1,6 @@
 // Gateway roles as real processes (`node dist/cli.js <role>`, compiled JavaScript, as in
 // production), with their JSON log lines captured and a way to kill them mid-work.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { REPO } from './gateway.js';
 
@@ -22,7 +22,7 @@ export interface RoleProcess {
 export function runCli(args: readonly string[], env: Record<string, string>): RoleProcess {
   const child = spawn(process.execPath, [resolve(REPO, 'dist/cli.js'), ...args], {
     cwd: REPO,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -78,7 +78,7 @@ export function runCli(args: readonly string[], env: Record<string, string>): Ro
 export async function startRole(role: 'smtp' | 'worker' | 'ops' | 'start', env: Record<string, string>): Promise<RoleProcess> {
   const proc = runCli([role], env);
   const ready: Record<string, string> = { smtp: 'smtp.listening', worker: 'worker.ready', ops: 'ops.listening', start: 'start.ready' };
-  await proc.waitForLog((l) => l['event'] === ready[role]);
+  await proc.waitForLog((l) => l.event === ready[role]);
   return proc;
 }
 

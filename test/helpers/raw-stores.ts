@@ -8,7 +8,7 @@ import type { StoredBody } from '../../src/intake/raw-spool.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import type { RawStoreSettings } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
-import { randomS3Url, startS3Server, type S3Server } from './s3-server.js';
+import { randomS3Url, type S3Server, startS3Server } from './s3-server.js';
 
 export interface RawStorePlace {
   /** RAW_STORE_URL for this place. */
@@ -68,7 +68,12 @@ function s3Kind(): RawStoreKind {
       const url = randomS3Url();
       return {
         url,
-        settings: (timeoutMs = DEFAULT_TIMEOUT_MS) => ({ location: parseRawStoreUrl(url), timeoutMs, s3PathStyle: true, s3Client: s3.client }),
+        settings: (timeoutMs = DEFAULT_TIMEOUT_MS) => ({
+          location: parseRawStoreUrl(url),
+          timeoutMs,
+          s3PathStyle: true,
+          s3Client: s3.client,
+        }),
         env: { RAW_STORE_URL: url, ...s3.env },
         cleanup: () => undefined, // the server's directory goes with teardown
       };

@@ -1,7 +1,7 @@
 // A private redis-server for fault tests, durable as production must run it (appendonly yes,
 // appendfsync always, no RDB snapshots): the test can SIGKILL it and start it again on the same
 // port and data directory, and whatever Redis acknowledged before the kill must still be there.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,11 +37,27 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
   const output: string[] = [];
 
   const start = async (): Promise<void> => {
-    const proc = spawn('redis-server', [
-      '--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
-      '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
-      '--maxmemory-policy', 'noeviction', ...extraArgs,
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      'redis-server',
+      [
+        '--bind',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--save',
+        '',
+        '--maxmemory-policy',
+        'noeviction',
+        ...extraArgs,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     proc.stdout.on('data', (c: Buffer) => output.push(c.toString('utf8')));
     proc.stderr.on('data', (c: Buffer) => output.push(c.toString('utf8')));
     child = proc;

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
-export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export function randomPrefix(): string {
   return `{test-${randomBytes(6).toString('hex')}}`;

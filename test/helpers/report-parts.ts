@@ -15,14 +15,21 @@ export async function reportParts(raw: Buffer): Promise<ReportPart[]> {
   if (boundary === undefined) throw new Error('not a multipart message');
   const sections = text.split(`\r\n--${boundary}`);
   // sections[0] is the header block and preamble; the last one starts with "--" (the close).
-  const parts = sections.slice(1).filter((s) => !s.startsWith('--')).map((s) => Buffer.from(s.replace(/^\r\n/, ''), 'latin1'));
-  return Promise.all(parts.map(async (part) => {
-    const parsed = await simpleParser(part);
-    const contentType = parsed.headers.get('content-type');
-    const type = typeof contentType === 'object' && contentType !== null && 'value' in contentType && typeof contentType.value === 'string'
-      ? contentType.value : 'text/plain';
-    return { type: type.toLowerCase(), body: parsed.text ?? parsed.attachments[0]?.content.toString('utf8') ?? '' };
-  }));
+  const parts = sections
+    .slice(1)
+    .filter((s) => !s.startsWith('--'))
+    .map((s) => Buffer.from(s.replace(/^\r\n/, ''), 'latin1'));
+  return Promise.all(
+    parts.map(async (part) => {
+      const parsed = await simpleParser(part);
+      const contentType = parsed.headers.get('content-type');
+      const type =
+        typeof contentType === 'object' && contentType !== null && 'value' in contentType && typeof contentType.value === 'string'
+          ? contentType.value
+          : 'text/plain';
+      return { type: type.toLowerCase(), body: parsed.text ?? parsed.attachments[0]?.content.toString('utf8') ?? '' };
+    }),
+  );
 }
 
 /** The value of one field of a delivery-status body (RFC 3464 §2.1: "Name: value" lines). */

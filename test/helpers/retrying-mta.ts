@@ -3,7 +3,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { PROCESSING_ADDRESS } from './gateway.js';
-import { SmtpClient, type Reply } from './smtp-client.js';
+import { type Reply, SmtpClient } from './smtp-client.js';
 
 /** One attempt: the DATA reply, or the first reply that was not 250 (code 0: connection lost). */
 export async function offer(port: number, raw: Buffer): Promise<Reply> {
@@ -17,7 +17,7 @@ export async function offer(port: number, raw: Buffer): Promise<Reply> {
   try {
     if (greeting.code !== 220) return greeting;
     const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    return replies['data'] ?? Object.values(replies).find((r) => r.code !== 250) ?? { code: 0, text: '(connection closed)' };
+    return replies.data ?? Object.values(replies).find((r) => r.code !== 250) ?? { code: 0, text: '(connection closed)' };
   } finally {
     await client.quit();
   }

@@ -1,7 +1,7 @@
 // Random choices a fault test can replay: the seed comes from FAULT_SEED when set, is printed by
 // the test, and drives mulberry32 (a small, well-known 32-bit generator).
 
-export const FAULT_SEED = Number(process.env['FAULT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+export const FAULT_SEED = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

@@ -25,7 +25,12 @@ export class SmtpClient {
     socket.on('error', () => {});
   }
 
-  static async open(port: number, host = '127.0.0.1', localAddress?: string, proxyLine?: string): Promise<{ client: SmtpClient; greeting: Reply }> {
+  static async open(
+    port: number,
+    host = '127.0.0.1',
+    localAddress?: string,
+    proxyLine?: string,
+  ): Promise<{ client: SmtpClient; greeting: Reply }> {
     const socket = connect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) });
     await new Promise<void>((ok, fail) => {
       socket.once('connect', ok);
@@ -52,11 +57,17 @@ export class SmtpClient {
   }
 
   /** EHLO, MAIL, RCPT, DATA for one message; returns the reply to each. */
-  async send(message: { from: string; to: readonly string[]; raw: Buffer; mailParams?: string; helo?: string }): Promise<Record<string, Reply>> {
+  async send(message: {
+    from: string;
+    to: readonly string[];
+    raw: Buffer;
+    mailParams?: string;
+    helo?: string;
+  }): Promise<Record<string, Reply>> {
     const out: Record<string, Reply> = {};
-    out['ehlo'] = await this.command(`EHLO ${message.helo ?? 'mta.acme.example'}`);
-    out['mail'] = await this.command(`MAIL FROM:<${message.from}>${message.mailParams ? ` ${message.mailParams}` : ''}`);
-    if (out['mail'].code !== 250) return out;
+    out.ehlo = await this.command(`EHLO ${message.helo ?? 'mta.acme.example'}`);
+    out.mail = await this.command(`MAIL FROM:<${message.from}>${message.mailParams ? ` ${message.mailParams}` : ''}`);
+    if (out.mail.code !== 250) return out;
     let anyRecipient = false;
     for (const [i, to] of message.to.entries()) {
       const reply = await this.command(`RCPT TO:<${to}>`);
@@ -65,8 +76,8 @@ export class SmtpClient {
     }
     if (!anyRecipient) return out;
     const { start, end } = await this.data(message.raw);
-    out['dataStart'] = start;
-    out['data'] = end;
+    out.dataStart = start;
+    out.data = end;
     return out;
   }
 

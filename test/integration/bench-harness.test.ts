@@ -4,11 +4,11 @@
 // `npm run bench` from rotting unnoticed; it measures nothing worth reading.
 import { describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../bench/harness.js';
+import { percentiles } from '../../bench/intake-times.js';
 import { dotStuff } from '../../bench/messages.js';
 import { paddedPdf } from '../../bench/padded-pdf.js';
 import { PLANS } from '../../bench/plan.js';
 import { renderReport } from '../../bench/report.js';
-import { percentiles } from '../../bench/intake-times.js';
 
 describe('the benchmark harness, tiny plan', () => {
   it('drives the sink and the gateway, creates letters and reports the figures', async () => {
@@ -23,7 +23,7 @@ describe('the benchmark harness, tiny plan', () => {
     expect(cell?.gateway.load.replies).toEqual({ '250': cell?.gateway.load.accepted });
     expect(cell?.ratio).toBeCloseTo((cell?.gateway.load.acceptedPerSec ?? 0) / (cell?.sink.load.acceptedPerSec ?? 1), 6);
     expect(cell?.ratio).toBeGreaterThan(0);
-    expect(cell?.gateway.usage['listener']?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(cell?.gateway.usage.listener?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
 
     const fixed = result.runs.find((r) => r.kind === 'fixed');
     expect(fixed?.offeredPerSec).toBe(PLANS.tiny.fixedLoad?.ratePerSec['10KB']);
@@ -42,7 +42,11 @@ describe('the benchmark harness, tiny plan', () => {
     const byName = (part: string) => result.goals.filter((g) => g.name.includes(part));
     const gatewayRate = cell?.gateway.load.acceptedPerSec ?? 0;
     const sinkRate = cell?.sink.load.acceptedPerSec ?? 0;
-    expect(byName('Accept rate').map((g) => [g.name.match(/\d+[KM]B/)?.[0], g.met])).toEqual([['10KB', gatewayRate / sinkRate >= 0.1], ['1MB', undefined], ['10MB', undefined]]);
+    expect(byName('Accept rate').map((g) => [g.name.match(/\d+[KM]B/)?.[0], g.met])).toEqual([
+      ['10KB', gatewayRate / sinkRate >= 0.1],
+      ['1MB', undefined],
+      ['10MB', undefined],
+    ]);
     expect(byName('Accept rate')[0]?.measured).toContain(`${gatewayRate.toFixed(1)} of ${sinkRate.toFixed(1)} msg/s`);
     expect(byName('RSS').map((g) => [g.measured, g.met])).toEqual([['not measured', undefined]]);
     expect(byName('End-to-end p99').map((g) => g.met)).toEqual([undefined, undefined]);

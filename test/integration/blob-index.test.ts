@@ -1,6 +1,7 @@
 // The Redis side of raw-store housekeeping: which blobs are live, which are due.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { blobIndexKeys, redisBlobIndex } from '../../src/intake/blob-index.js';
 import { intakeKeys } from '../../src/intake/keys.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';

@@ -9,8 +9,8 @@ import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const HTML = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}`, accept: 'text/html' };
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
@@ -29,8 +29,15 @@ async function startPages(): Promise<{ url: string; store: IntakeStore; prefix: 
   const store = new IntakeStore(redis, prefix, { rawMs: 7 * 24 * HOUR, recordMs: 90 * 24 * HOUR });
   const metrics = createMetrics();
   const server = await startOpsServer({
-    host: '127.0.0.1', port: 0, logger: createLogger({ level: 'silent' }), registry: metrics.registry, redis, queue, store,
-    dashboard: { user: 'admin', password: 'pw' }, clock: () => NOW,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger({ level: 'silent' }),
+    registry: metrics.registry,
+    redis,
+    queue,
+    store,
+    dashboard: { user: 'admin', password: 'pw' },
+    clock: () => NOW,
   });
   cleanups.push(async () => {
     await server.close();
@@ -48,14 +55,32 @@ interface Intake {
 }
 
 /** An intake received a minute before it ended in `state`. */
-async function intake(store: IntakeStore, state: 'submitted' | 'rejected' | 'failed', update: IntakeUpdate, options: Intake): Promise<string> {
+async function intake(
+  store: IntakeStore,
+  state: 'submitted' | 'rejected' | 'failed',
+  update: IntakeUpdate,
+  options: Intake,
+): Promise<string> {
   const intakeId = `in${randomBytes(12).toString('hex')}`;
   const t0 = options.endedAt - MINUTE;
   const from = options.from ?? 'letters@acme.example';
-  await store.create({
-    intakeId, receivedAt: t0, envelopeFrom: from, envelopeTo: ['letters@intake.example'], clientIp: '127.0.0.1', helo: 'mta.example',
-    from, subject: 'Statement', messageId: options.messageId ?? `<${intakeId}@example>`, sizeBytes: 100, auth: {},
-  }, { headers: '', body: UNREAD_BLOB }, t0);
+  await store.create(
+    {
+      intakeId,
+      receivedAt: t0,
+      envelopeFrom: from,
+      envelopeTo: ['letters@intake.example'],
+      clientIp: '127.0.0.1',
+      helo: 'mta.example',
+      from,
+      subject: 'Statement',
+      messageId: options.messageId ?? `<${intakeId}@example>`,
+      sizeBytes: 100,
+      auth: {},
+    },
+    { headers: '', body: UNREAD_BLOB },
+    t0,
+  );
   await store.transition(intakeId, ['received'], 'queued', t0 + 1);
   await store.transition(intakeId, ['queued'], 'processing', t0 + 2);
   expect(await store.transition(intakeId, ['processing'], state, options.endedAt, update)).toEqual({ ok: true });
@@ -63,11 +88,17 @@ async function intake(store: IntakeStore, state: 'submitted' | 'rejected' | 'fai
 }
 
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
-const text = (html: string): string => html.replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e).trim();
+const text = (html: string): string =>
+  html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e)
+    .trim();
 /** The rows (cell texts) of the page's table of class `name`. */
 function rows(html: string, name: string): string[][] {
   const table = new RegExp(`<table class="${name}">[\\s\\S]*?<tbody>([\\s\\S]*?)</tbody>`).exec(html)?.[1] ?? '';
-  return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...(row[1] ?? '').matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((c) => text(c[1] ?? '')));
+  return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...(row[1] ?? '').matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((c) => text(c[1] ?? '')),
+  );
 }
 const page = async (url: string): Promise<string> => {
   const response = await fetch(url, { headers: HTML });
@@ -78,9 +109,24 @@ const page = async (url: string): Promise<string> => {
 describe('searching intakes', () => {
   it('finds an intake by its Message-ID (with or without brackets, in any case), its From, its id and its letter id', async () => {
     const { url, store } = await startPages();
-    const wanted = await intake(store, 'submitted', { letterId: 'letter-4711' }, { messageId: '<Invoice-2026-11@acme.example>', endedAt: NOW - MINUTE });
-    const globex1 = await intake(store, 'rejected', { reasonCode: 'NoPdfAttachment' }, { from: 'letters@globex.example', endedAt: NOW - 3 * MINUTE });
-    const globex2 = await intake(store, 'failed', { errorCode: 'InvalidCredentials' }, { from: 'letters@globex.example', endedAt: NOW - 2 * MINUTE });
+    const wanted = await intake(
+      store,
+      'submitted',
+      { letterId: 'letter-4711' },
+      { messageId: '<Invoice-2026-11@acme.example>', endedAt: NOW - MINUTE },
+    );
+    const globex1 = await intake(
+      store,
+      'rejected',
+      { reasonCode: 'NoPdfAttachment' },
+      { from: 'letters@globex.example', endedAt: NOW - 3 * MINUTE },
+    );
+    const globex2 = await intake(
+      store,
+      'failed',
+      { errorCode: 'InvalidCredentials' },
+      { from: 'letters@globex.example', endedAt: NOW - 2 * MINUTE },
+    );
     const idsFor = async (q: string): Promise<string[]> =>
       rows(await page(`${url}/admin/intakes?q=${encodeURIComponent(q)}`), 'intakes').map((r) => r[0] ?? '');
 
@@ -95,7 +141,12 @@ describe('searching intakes', () => {
   it('narrows a search to the states asked for', async () => {
     const { url, store } = await startPages();
     await intake(store, 'rejected', { reasonCode: 'NoPdfAttachment' }, { from: 'letters@globex.example', endedAt: NOW - 3 * MINUTE });
-    const failed = await intake(store, 'failed', { errorCode: 'InvalidCredentials' }, { from: 'letters@globex.example', endedAt: NOW - 2 * MINUTE });
+    const failed = await intake(
+      store,
+      'failed',
+      { errorCode: 'InvalidCredentials' },
+      { from: 'letters@globex.example', endedAt: NOW - 2 * MINUTE },
+    );
     const html = await page(`${url}/admin/intakes?q=letters%40globex.example&state=failed`);
     expect(rows(html, 'intakes').map((r) => r[0])).toEqual([failed]);
   });
@@ -111,8 +162,15 @@ describe('counts', () => {
     await intake(store, 'rejected', { reasonCode: 'MissingSubject' }, { endedAt: NOW - 30 * HOUR });
     await intake(store, 'failed', { errorCode: 'InvalidCredentials' }, { endedAt: NOW - 30 * MINUTE });
     const html = await page(`${url}/admin/intakes`);
-    expect(rows(html, 'by-state').slice(0, 3)).toEqual([['submitted', '1', '1', ''], ['rejected', '2', '3', ''], ['failed', '1', '1', '']]);
-    expect(rows(html, 'by-reason')).toEqual([['failed', 'InvalidCredentials', '1', '1'], ['rejected', 'NoPdfAttachment', '2', '3']]);
+    expect(rows(html, 'by-state').slice(0, 3)).toEqual([
+      ['submitted', '1', '1', ''],
+      ['rejected', '2', '3', ''],
+      ['failed', '1', '1', ''],
+    ]);
+    expect(rows(html, 'by-reason')).toEqual([
+      ['failed', 'InvalidCredentials', '1', '1'],
+      ['rejected', 'NoPdfAttachment', '2', '3'],
+    ]);
   });
 });
 
@@ -120,7 +178,8 @@ describe('paging', () => {
   it('pages through failed intakes newest first, with links to the older and newer pages', async () => {
     const { url, store } = await startPages();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i += 1) ids.push(await intake(store, 'failed', { errorCode: 'ServiceUnavailable' }, { endedAt: NOW - (10 - i) * MINUTE }));
+    for (let i = 0; i < 5; i += 1)
+      ids.push(await intake(store, 'failed', { errorCode: 'ServiceUnavailable' }, { endedAt: NOW - (10 - i) * MINUTE }));
     const newestFirst = [...ids].reverse();
     const first = await page(`${url}/admin/intakes?state=failed&limit=2`);
     expect(rows(first, 'intakes').map((r) => r[0])).toEqual(newestFirst.slice(0, 2));
@@ -142,13 +201,15 @@ describe('paging', () => {
   });
 });
 
-describe('an intake\'s page', () => {
-  it('shows the letter in the Sender API\'s terms and the notices sent to the sender', async () => {
+describe("an intake's page", () => {
+  it("shows the letter in the Sender API's terms and the notices sent to the sender", async () => {
     const { url, store, prefix } = await startPages();
     const submitted = await intake(store, 'submitted', { letterId: 'letter-42' }, { endedAt: NOW - MINUTE });
     const submittedPage = await page(`${url}/admin/intakes/${submitted}`);
     expect(rows(submittedPage, 'letter')).toEqual([
-      ['id', 'letter-42'], ['status', 'PendingApproval (when submitted; approval may have moved it on)'], ['in the Sender API', 'GET /api/v1/letters/letter-42'],
+      ['id', 'letter-42'],
+      ['status', 'PendingApproval (when submitted; approval may have moved it on)'],
+      ['in the Sender API', 'GET /api/v1/letters/letter-42'],
     ]);
     expect(submittedPage).not.toContain('Notices to the sender');
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NewIntake } from '../../src/intake/record.js';
-import { IntakeStore } from '../../src/intake/store.js';
 import { toHashFields } from '../../src/intake/record.js';
+import { IntakeStore } from '../../src/intake/store.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
 import { putBlob, UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
@@ -16,8 +16,17 @@ const rawDir = mkdtempSync(join(tmpdir(), 'letter-intake-store-'));
 const rawStore = fileRawStore({ dir: rawDir, timeoutMs: 5000 });
 const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 }, rawStore);
 const intake = (intakeId: string): NewIntake => ({
-  intakeId, receivedAt: 1, envelopeFrom: 'b@acme.example', envelopeTo: ['letters@intake.example'], clientIp: '127.0.0.1',
-  helo: 'mta', from: 'letters@acme.example', subject: 's', messageId: `<${intakeId}@x>`, sizeBytes: 4, auth: {},
+  intakeId,
+  receivedAt: 1,
+  envelopeFrom: 'b@acme.example',
+  envelopeTo: ['letters@intake.example'],
+  clientIp: '127.0.0.1',
+  helo: 'mta',
+  from: 'letters@acme.example',
+  subject: 's',
+  messageId: `<${intakeId}@x>`,
+  sizeBytes: 4,
+  auth: {},
 });
 
 afterAll(async () => {
@@ -47,7 +56,10 @@ describe('the intake store', () => {
     await store.create(intake('inmissing000000000000001'), { headers: '', body: UNREAD_BLOB }, 1);
     const record = await store.get('inmissing000000000000001');
     const message = record === undefined ? undefined : await store.rawMessage(record);
-    expect(message).toEqual({ found: false, reason: `the raw message ${UNREAD_BLOB.blobKey} is missing from the raw store file://${rawDir}` });
+    expect(message).toEqual({
+      found: false,
+      reason: `the raw message ${UNREAD_BLOB.blobKey} is missing from the raw store file://${rawDir}`,
+    });
   });
 
   it('lets a record that was never confirmed queued expire, and keeps a queued one', async () => {
@@ -103,7 +115,11 @@ describe('the intake store', () => {
     const second = await putBlob(rawStore, Buffer.from('once'));
     await store.create(intake('inspool00000000000000008'), { headers: '', body: first }, 1);
     await store.transition('inspool00000000000000008', ['received'], 'queued', 2);
-    expect(await store.create(intake('inspool00000000000000008'), { headers: '', body: second }, 3)).toEqual({ created: false, state: 'queued', requeued: false });
+    expect(await store.create(intake('inspool00000000000000008'), { headers: '', body: second }, 3)).toEqual({
+      created: false,
+      state: 'queued',
+      requeued: false,
+    });
     expect((await store.get('inspool00000000000000008'))?.rawKey).toBe(first.blobKey);
     expect(await redis.hget(store.blobKeys.blobs, second.blobKey)).toBeNull();
   });
@@ -119,14 +135,23 @@ describe('the intake store', () => {
       await held(id, 'worker-a:1');
       expect(await store.transition(id, ['processing'], 'processing', 3, {}, { claim: 'worker-b:7' })).toEqual({ ok: true });
       expect(await store.checkpoint(id, 'worker-a:1', { draftRequestedAt: 5 })).toBe('notowner');
-      expect(await store.transition(id, ['processing'], 'submitted', 6, { letterId: 'late' }, { expectedOwner: 'worker-a:1' }))
-        .toEqual({ ok: false, state: undefined, notOwner: true });
+      expect(await store.transition(id, ['processing'], 'submitted', 6, { letterId: 'late' }, { expectedOwner: 'worker-a:1' })).toEqual({
+        ok: false,
+        state: undefined,
+        notOwner: true,
+      });
       expect(await store.isOwner(id, 'worker-a:1')).toBe(false);
       expect(await store.checkpoint(id, 'worker-b:7', { letterId: 'letter-b' }, 'letterId')).toBe('ok');
-      expect(await store.transition(id, ['processing'], 'submitted', 7, { letterId: 'letter-b' }, { expectedOwner: 'worker-b:7' })).toEqual({ ok: true });
+      expect(await store.transition(id, ['processing'], 'submitted', 7, { letterId: 'letter-b' }, { expectedOwner: 'worker-b:7' })).toEqual(
+        { ok: true },
+      );
       const record = await store.get(id);
-      expect({ state: record?.state, letterId: record?.letterId, draftRequestedAt: record?.draftRequestedAt, owner: record?.owner })
-        .toEqual({ state: 'submitted', letterId: 'letter-b', draftRequestedAt: undefined, owner: undefined });
+      expect({
+        state: record?.state,
+        letterId: record?.letterId,
+        draftRequestedAt: record?.draftRequestedAt,
+        owner: record?.owner,
+      }).toEqual({ state: 'submitted', letterId: 'letter-b', draftRequestedAt: undefined, owner: undefined });
     });
 
     it('records one letter id per intake: the owner cannot replace it with another', async () => {
@@ -155,7 +180,10 @@ describe('the intake store', () => {
       expect(await store.addStrayDraft(id, { letterId: 'the-letter', at: 12 })).toBe(false);
       expect(await store.addStrayDraft(id, { requestedAt: 1_795_000_000_123, at: 13 })).toBe(true);
       expect(await store.addStrayDraft(id, { requestedAt: 1_795_000_000_123, at: 14 })).toBe(false);
-      expect((await store.get(id))?.strayDrafts).toEqual([{ letterId: 'stray-1', at: 10 }, { requestedAt: 1_795_000_000_123, at: 13 }]);
+      expect((await store.get(id))?.strayDrafts).toEqual([
+        { letterId: 'stray-1', at: 10 },
+        { requestedAt: 1_795_000_000_123, at: 13 },
+      ]);
     });
   });
 });

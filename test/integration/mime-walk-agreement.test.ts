@@ -8,8 +8,8 @@ import { FIXTURES } from '../../fixtures/catalog.js';
 import { startMimeWalk, type WalkResult } from '../../src/smtp/mime-walk.js';
 import { factsOf } from '../../src/worker/decide.js';
 import { parseMessage } from '../../src/worker/parse-message.js';
-import { fixture } from '../helpers/gateway.js';
 import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';
+import { fixture } from '../helpers/gateway.js';
 import { malformedCases, peerMessages } from '../helpers/hostile-messages.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
 
@@ -50,15 +50,24 @@ describe('the streaming MIME walk reads messages as the worker does', () => {
     }
   }, 180_000);
 
-  it.skipIf(PEER_MIME === undefined)('reads every message of the peer MIME corpus as the worker does', async () => {
-    const messages = peerMessages(PEER_MIME ?? '', PEER_MIME_EXPECTATIONS.map((e) => e.file));
-    expect(messages.length).toBe(PEER_MIME_EXPECTATIONS.length);
-    for (const message of messages) await expectAgreement(message.name, message.raw);
-  }, 120_000);
+  it.skipIf(PEER_MIME === undefined)(
+    'reads every message of the peer MIME corpus as the worker does',
+    async () => {
+      const messages = peerMessages(
+        PEER_MIME ?? '',
+        PEER_MIME_EXPECTATIONS.map((e) => e.file),
+      );
+      expect(messages.length).toBe(PEER_MIME_EXPECTATIONS.length);
+      for (const message of messages) await expectAgreement(message.name, message.raw);
+    },
+    120_000,
+  );
 
   it('calls a message with more than 1,000 parts unparseable', async () => {
     const parts = Array.from({ length: 1001 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
-    const raw = Buffer.from(`From: a@acme.example\r\nSubject: many\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${parts}--b--\r\n`);
+    const raw = Buffer.from(
+      `From: a@acme.example\r\nSubject: many\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${parts}--b--\r\n`,
+    );
     expect(await walkOf(raw)).toMatchObject({ kind: 'unparseable', why: expect.stringContaining('child nodes') });
     await expect(parseMessage(raw)).rejects.toThrow();
   });
@@ -66,9 +75,12 @@ describe('the streaming MIME walk reads messages as the worker does', () => {
   it('counts a PDF decoded from base64 and keeps only its first bytes', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(300_000, 7)]);
     const body = pdf.toString('base64').replace(/.{76}/g, '$&\r\n');
-    const raw = Buffer.from(`From: a@acme.example\r\nSubject: s\r\nContent-Type: application/octet-stream; name="Bill.PDF"\r\nContent-Transfer-Encoding: base64\r\n\r\n${body}\r\n`);
+    const raw = Buffer.from(
+      `From: a@acme.example\r\nSubject: s\r\nContent-Type: application/octet-stream; name="Bill.PDF"\r\nContent-Transfer-Encoding: base64\r\n\r\n${body}\r\n`,
+    );
     expect(await walkOf(raw)).toEqual({
-      kind: 'walked', subject: 's',
+      kind: 'walked',
+      subject: 's',
       parts: [{ contentType: 'application/pdf', fileName: 'Bill.PDF', firstBytes: Buffer.from('%PDF-1.7'), decodedBytes: pdf.length }],
     });
   });

@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify, parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import { startOpsServer, type OpsServer } from '../../src/ops/server.js';
+import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, REPO, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { sendOnce } from '../helpers/smtp-client.js';
@@ -29,16 +29,20 @@ interface Series {
 
 /** The samples of a Prometheus text exposition, without their values. */
 function parseScrape(text: string): Series[] {
-  return text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((line) => {
-    const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '';
-    const labelText = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.lastIndexOf('}')) : '';
-    const labels = Object.fromEntries([...labelText.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
-    return { name, labels };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((line) => {
+      const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '';
+      const labelText = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.lastIndexOf('}')) : '';
+      const labels = Object.fromEntries([...labelText.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+      return { name, labels };
+    });
 }
 
 /** Metric names (ours, process_*, nodejs_*) a PromQL expression reads. */
-const metricNames = (expr: string): string[] => [...expr.matchAll(/\b((?:letter_intake|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1] ?? '');
+const metricNames = (expr: string): string[] =>
+  [...expr.matchAll(/\b((?:letter_intake|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1] ?? '');
 /** Label names an expression filters or groups on. */
 const labelNames = (expr: string): string[] => [
   ...[...expr.matchAll(/[{,]\s*([a-zA-Z_]\w*)\s*(?:=~|!=|!~|=)/g)].map((m) => m[1] ?? ''),
@@ -47,7 +51,11 @@ const labelNames = (expr: string): string[] => [
 /** Labels Prometheus adds to every scraped series (not in the exposition itself). */
 const TARGET_LABELS = ['job', 'instance', 'le'];
 
-const rulesSchema = z.object({ groups: z.array(z.object({ rules: z.array(z.object({ alert: z.string(), expr: z.string(), annotations: z.record(z.string(), z.string()) })) })) });
+const rulesSchema = z.object({
+  groups: z.array(
+    z.object({ rules: z.array(z.object({ alert: z.string(), expr: z.string(), annotations: z.record(z.string(), z.string()) })) }),
+  ),
+});
 const rules = rulesSchema.parse(parse(readFileSync(RULES, 'utf8'))).groups.flatMap((g) => g.rules);
 const dashboardSchema = z.object({ panels: z.array(z.object({ title: z.string(), targets: z.array(z.object({ expr: z.string() })) })) });
 
@@ -62,7 +70,12 @@ beforeAll(async () => {
   const metrics = createMetrics({ queue });
   gateway = await startTestGateway({ worker: true, observer: metrics.observer, env: { REDIS_PREFIX: prefix } });
   ops = await startOpsServer({
-    host: '127.0.0.1', port: 0, logger: createLogger({ level: 'silent' }), registry: metrics.registry, redis, queue,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger({ level: 'silent' }),
+    registry: metrics.registry,
+    redis,
+    queue,
     dashboard: { user: 'admin', password: undefined },
   });
   const sandbox = gateway.sandbox;
@@ -72,7 +85,7 @@ beforeAll(async () => {
   const send = async (file: string): Promise<string> => {
     const raw = fixture(file);
     const from = /^Return-Path: <([^>]*)>/m.exec(raw.toString('latin1'))?.[1] ?? 'letters@acme.example';
-    return (await sendOnce(gateway.port, { from, to: [PROCESSING_ADDRESS], raw }))['data']?.text ?? '';
+    return (await sendOnce(gateway.port, { from, to: [PROCESSING_ADDRESS], raw })).data?.text ?? '';
   };
   const failed = intakeIdOf(await send('dkim-pass-aligned.eml'));
   expect((await gateway.settled(failed)).state).toBe('failed');
@@ -111,15 +124,22 @@ describe('alert rules', () => {
 
   it('each point to a README section that says what to do', () => {
     const readme = readFileSync(resolve(REPO, 'README.md'), 'utf8');
-    const anchors = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map((m) => (m[1] ?? '').toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')));
+    const anchors = new Set(
+      [...readme.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        (m[1] ?? '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
     for (const rule of rules) {
-      const [file, anchor] = (rule.annotations['runbook'] ?? '').split('#');
+      const [file, anchor] = (rule.annotations.runbook ?? '').split('#');
       expect(file, rule.alert).toBe('README.md');
       expect([...anchors], rule.alert).toContain(anchor);
     }
   });
 
-  it.skipIf(!PROMTOOL)('pass promtool check rules, and the compose stack\'s Prometheus config loads them', () => {
+  it.skipIf(!PROMTOOL)("pass promtool check rules, and the compose stack's Prometheus config loads them", () => {
     const run = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
     expect(run.stdout + run.stderr).toContain('SUCCESS: 6 rules found');
     expect(run.status).toBe(0);
@@ -147,9 +167,16 @@ describe('Grafana dashboard', () => {
     const dashboard: unknown = JSON.parse(readFileSync(DASHBOARD, 'utf8'));
     expect(dashboard).toMatchObject({ uid: 'letter-intake', title: 'letter-intake', schemaVersion: expect.any(Number) });
     const { panels } = dashboardSchema.parse(dashboard);
-    expect(panels.map((p) => p.title)).toEqual(expect.arrayContaining([
-      'Intakes ended, by outcome', 'SMTP replies, by code', 'End-to-end latency (250 → letter)', 'Queue depth, by state', 'Sender API errors, by code', 'Memory per process',
-    ]));
+    expect(panels.map((p) => p.title)).toEqual(
+      expect.arrayContaining([
+        'Intakes ended, by outcome',
+        'SMTP replies, by code',
+        'End-to-end latency (250 → letter)',
+        'Queue depth, by state',
+        'Sender API errors, by code',
+        'Memory per process',
+      ]),
+    );
     for (const panel of panels) for (const target of panel.targets) assertExported(target.expr, panel.title);
   });
 });
@@ -166,7 +193,9 @@ function scrapedSeries(name: string, labels: Readonly<Record<string, string>>): 
 
 function selector(series: Series, relabel: Readonly<Record<string, string>> = {}): string {
   const labels = { ...series.labels, ...relabel, ...TARGET };
-  return `${series.name}{${Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(',')}}`;
+  return `${series.name}{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`;
 }
 
 function ruleTests(): unknown {
@@ -178,7 +207,10 @@ function ruleTests(): unknown {
   const refused = scrapedSeries('letter_intake_smtp_replies_total', { code: '550', command: 'DATA' });
   expect(buckets.length).toBeGreaterThan(5);
   // Every observation between 5 and 10 seconds: the p99 is well over the 5 s threshold.
-  const slowBuckets = buckets.map((b) => ({ series: selector(b), values: Number(b.labels['le']) >= 10 || b.labels['le'] === '+Inf' ? '0+10x40' : '0x40' }));
+  const slowBuckets = buckets.map((b) => ({
+    series: selector(b),
+    values: Number(b.labels.le) >= 10 || b.labels.le === '+Inf' ? '0+10x40' : '0x40',
+  }));
   const fastBuckets = buckets.map((b) => ({ series: selector(b), values: '0+10x40' }));
   const alert = (alertname: string, eval_time: string, exp_alerts: unknown[]) => ({ alertname, eval_time, exp_alerts });
   const runbook = (name: string) => `README.md#${name.toLowerCase()}`;
@@ -199,30 +231,54 @@ function ruleTests(): unknown {
           { series: selector(refused, { code: '451' }), values: '0+6x40' },
         ],
         alert_rule_test: [
-          alert('LetterIntakeOperatorAlert', '5m', [{
-            exp_labels: { severity: 'page', errorCode: 'InvalidCredentials' },
-            exp_annotations: { summary: 'Intakes fail with InvalidCredentials: an operator must act', runbook: runbook('LetterIntakeOperatorAlert') },
-          }]),
-          alert('LetterIntakeIntakesFailed', '5m', [{
-            exp_labels: { severity: 'ticket', reason: failed.labels['reason'] ?? '' },
-            exp_annotations: { summary: `Intakes ended failed (${failed.labels['reason'] ?? ''}); they wait for a replay`, runbook: runbook('LetterIntakeIntakesFailed') },
-          }]),
-          alert('LetterIntakeQueueGrowing', '25m', [{
-            exp_labels: { severity: 'page', ...waiting.labels, ...TARGET },
-            exp_annotations: { summary: 'The intake queue keeps growing: workers do not keep up', runbook: runbook('LetterIntakeQueueGrowing') },
-          }]),
-          alert('LetterIntakeEndToEndSlow', '25m', [{
-            exp_labels: { severity: 'ticket' },
-            exp_annotations: { summary: 'p99 from 250 to letter is over 5 s', runbook: runbook('LetterIntakeEndToEndSlow') },
-          }]),
-          alert('LetterIntakeDown', '25m', [{
-            exp_labels: { severity: 'page', ...TARGET },
-            exp_annotations: { summary: 'gateway:8080 does not answer its scrape', runbook: runbook('LetterIntakeDown') },
-          }]),
-          alert('LetterIntakeTemporaryFailures', '25m', [{
-            exp_labels: { severity: 'page' },
-            exp_annotations: { summary: 'Over 10% of messages are answered 451 (try later)', runbook: runbook('LetterIntakeTemporaryFailures') },
-          }]),
+          alert('LetterIntakeOperatorAlert', '5m', [
+            {
+              exp_labels: { severity: 'page', errorCode: 'InvalidCredentials' },
+              exp_annotations: {
+                summary: 'Intakes fail with InvalidCredentials: an operator must act',
+                runbook: runbook('LetterIntakeOperatorAlert'),
+              },
+            },
+          ]),
+          alert('LetterIntakeIntakesFailed', '5m', [
+            {
+              exp_labels: { severity: 'ticket', reason: failed.labels.reason ?? '' },
+              exp_annotations: {
+                summary: `Intakes ended failed (${failed.labels.reason ?? ''}); they wait for a replay`,
+                runbook: runbook('LetterIntakeIntakesFailed'),
+              },
+            },
+          ]),
+          alert('LetterIntakeQueueGrowing', '25m', [
+            {
+              exp_labels: { severity: 'page', ...waiting.labels, ...TARGET },
+              exp_annotations: {
+                summary: 'The intake queue keeps growing: workers do not keep up',
+                runbook: runbook('LetterIntakeQueueGrowing'),
+              },
+            },
+          ]),
+          alert('LetterIntakeEndToEndSlow', '25m', [
+            {
+              exp_labels: { severity: 'ticket' },
+              exp_annotations: { summary: 'p99 from 250 to letter is over 5 s', runbook: runbook('LetterIntakeEndToEndSlow') },
+            },
+          ]),
+          alert('LetterIntakeDown', '25m', [
+            {
+              exp_labels: { severity: 'page', ...TARGET },
+              exp_annotations: { summary: 'gateway:8080 does not answer its scrape', runbook: runbook('LetterIntakeDown') },
+            },
+          ]),
+          alert('LetterIntakeTemporaryFailures', '25m', [
+            {
+              exp_labels: { severity: 'page' },
+              exp_annotations: {
+                summary: 'Over 10% of messages are answered 451 (try later)',
+                runbook: runbook('LetterIntakeTemporaryFailures'),
+              },
+            },
+          ]),
         ],
       },
       {

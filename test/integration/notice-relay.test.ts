@@ -2,8 +2,8 @@
 // the URL's credentials, and the commit gate that runs after the relay accepted the envelope and
 // before it has the message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/runtime/redis.js';
 import { createRelay, RelayError } from '../../src/notices/relay.js';
+import { freePort } from '../../src/runtime/redis.js';
 import { startTestRelay, type TestRelay } from '../helpers/notice-relay.js';
 
 const message = Buffer.from('From: postmaster@mx.intake.example\r\nTo: letters@acme.example\r\nSubject: n\r\n\r\n.leading dot\r\nbody\r\n');
@@ -16,10 +16,11 @@ afterAll(async () => {
   await relay.close();
 });
 
-const url = (user: string, pass: string): string => relay.url.replace('smtp://', `smtp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@`);
+const url = (user: string, pass: string): string =>
+  relay.url.replace('smtp://', `smtp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@`);
 
 describe('the notice relay client', () => {
-  it('logs in with the URL\'s credentials and sends with MAIL FROM:<>, committing just before the relay has the message', async () => {
+  it("logs in with the URL's credentials and sends with MAIL FROM:<>, committing just before the relay has the message", async () => {
     const client = createRelay({ url: url('notices@intake.example', 'p@ss:word'), heloName: 'mx.intake.example', timeoutMs: 5000 });
     const before = relay.received.length;
     let seenAtCommit: string[] = [];
@@ -39,7 +40,11 @@ describe('the notice relay client', () => {
   it('sends nothing when the commit fails, and says it may be tried again', async () => {
     const client = createRelay({ url: url('notices@intake.example', 'p@ss:word'), heloName: 'mx.intake.example', timeoutMs: 5000 });
     const before = relay.received.length;
-    const error = await client.send('letters@acme.example', message, async () => { throw new Error('Redis away'); }).catch((err: unknown) => err);
+    const error = await client
+      .send('letters@acme.example', message, async () => {
+        throw new Error('Redis away');
+      })
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(RelayError);
     expect(error).toMatchObject({ permanent: false, unconfirmed: false });
     await new Promise((r) => setTimeout(r, 200));

@@ -18,7 +18,7 @@ import { sendOnce } from '../helpers/smtp-client.js';
 async function deliver(gateway: TestGateway): Promise<string> {
   const raw = await signedLetter({ title: `Notice test ${randomUUID()}` });
   const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  return intakeIdOf(replies['data']?.text ?? '');
+  return intakeIdOf(replies.data?.text ?? '');
 }
 
 async function noticeSettled(gateway: TestGateway, intakeId: string, kind: NoticeKind): Promise<NoticeEntry> {

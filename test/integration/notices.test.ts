@@ -6,18 +6,18 @@ import { randomUUID } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
-import { createLogger } from '../../src/log.js';
-import { silentObserver } from '../../src/intake/observer.js';
 import type { NoticeEntry, NoticeKind } from '../../src/intake/notice-fields.js';
+import { silentObserver } from '../../src/intake/observer.js';
+import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
 import { createNoticeQueue, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startTestRelay, type RelayedMail, type TestRelay } from '../helpers/notice-relay.js';
-import { reportParts, statusField } from '../helpers/report-parts.js';
-import { signedLetter, type LetterSpec } from '../helpers/signed-letter.js';
-import { sendOnce } from '../helpers/smtp-client.js';
+import { type RelayedMail, startTestRelay, type TestRelay } from '../helpers/notice-relay.js';
 import { putBlob } from '../helpers/raw-stores.js';
+import { reportParts, statusField } from '../helpers/report-parts.js';
+import { type LetterSpec, signedLetter } from '../helpers/signed-letter.js';
+import { sendOnce } from '../helpers/smtp-client.js';
 
 let relay: TestRelay;
 let gateway: TestGateway;
@@ -34,12 +34,15 @@ afterAll(async () => {
   await relay.close();
 });
 
-async function deliver(spec: Omit<LetterSpec, 'title'>, envelopeSender = 'bounce@acme.example'): Promise<{ intakeId: string; title: string; messageId: string }> {
+async function deliver(
+  spec: Omit<LetterSpec, 'title'>,
+  envelopeSender = 'bounce@acme.example',
+): Promise<{ intakeId: string; title: string; messageId: string }> {
   const title = `Notice test ${randomUUID()}`;
   const messageId = `<${randomUUID()}@acme.example>`;
   const raw = await signedLetter({ title, messageId, ...spec });
   const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  return { intakeId: intakeIdOf(replies['data']?.text ?? ''), title, messageId };
+  return { intakeId: intakeIdOf(replies.data?.text ?? ''), title, messageId };
 }
 
 /** Waits until the intake's notice of `kind` reaches a state that is not `queued` / `sending`. */
@@ -59,7 +62,10 @@ const relayedFor = (intakeId: string): RelayedMail[] =>
 describe('a notice for bad news after 250', () => {
   it('tells the authenticated From address when the Sender API refuses the letter', async () => {
     gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
-    const { intakeId, title, messageId } = await deliver({ from: 'Acme Utilities <letters@acme.example>', headers: ['Reply-To: attacker@evil.example'] });
+    const { intakeId, title, messageId } = await deliver({
+      from: 'Acme Utilities <letters@acme.example>',
+      headers: ['Reply-To: attacker@evil.example'],
+    });
     expect(await gateway.settled(intakeId)).toMatchObject({ state: 'rejected', reasonCode: 'ApiRejected' });
     const entry = await noticeSettled(intakeId, 'rejected');
     expect(entry.state).toBe('sent');
@@ -107,13 +113,13 @@ describe('a notice for bad news after 250', () => {
     expect(statusField(status ?? '', 'Action')).toBe('failed');
     expect(statusField(status ?? '', 'Status')).toBe('4.4.7');
   });
-
 });
 
 describe('the relay refusing a notice', () => {
-  const refuseNextLetter = (): void => gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
+  const refuseNextLetter = (): void =>
+    gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
 
-  it('records the notice failed with the relay\'s answer when the refusal is permanent, and does not try again', async () => {
+  it("records the notice failed with the relay's answer when the refusal is permanent, and does not try again", async () => {
     relay.refuseNextRcpt(550);
     refuseNextLetter();
     const { intakeId } = await deliver({});
@@ -133,7 +139,8 @@ describe('the relay refusing a notice', () => {
 });
 
 describe('no notice', () => {
-  const refuseNextLetter = (): void => gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
+  const refuseNextLetter = (): void =>
+    gateway.sandbox?.store.injectFault({ status: 400, errorCode: 'InvalidData', paths: '/api/v1/letters', count: 1 });
 
   it('for a message with the null envelope sender', async () => {
     refuseNextLetter();
@@ -157,16 +164,37 @@ describe('no notice', () => {
     // The listener refuses such mail in the session; this intake is written as if it had not.
     const intakeId = `inunauth${randomUUID().replaceAll('-', '').slice(0, 18)}`;
     const raw = await signedLetter({ title: 'Unauthenticated' });
-    await gateway.store.create({
-      intakeId, receivedAt: Date.now(), envelopeFrom: 'bounce@acme.example', envelopeTo: [PROCESSING_ADDRESS], clientIp: '203.0.113.9',
-      helo: 'mta.evil.example', from: 'letters@acme.example', subject: 'Unauthenticated', messageId: '<u@acme.example>', sizeBytes: raw.length,
-      auth: { from: 'pass: one From address', spf: 'fail: SPF fail for acme.example from 203.0.113.9', alignment: 'pass: aligned', dkim: 'fail: no passing DKIM signature' },
-    }, { headers: '', body: await putBlob(gateway.rawStore, raw) }, Date.now());
+    await gateway.store.create(
+      {
+        intakeId,
+        receivedAt: Date.now(),
+        envelopeFrom: 'bounce@acme.example',
+        envelopeTo: [PROCESSING_ADDRESS],
+        clientIp: '203.0.113.9',
+        helo: 'mta.evil.example',
+        from: 'letters@acme.example',
+        subject: 'Unauthenticated',
+        messageId: '<u@acme.example>',
+        sizeBytes: raw.length,
+        auth: {
+          from: 'pass: one From address',
+          spf: 'fail: SPF fail for acme.example from 203.0.113.9',
+          alignment: 'pass: aligned',
+          dkim: 'fail: no passing DKIM signature',
+        },
+      },
+      { headers: '', body: await putBlob(gateway.rawStore, raw) },
+      Date.now(),
+    );
     await gateway.store.transition(intakeId, ['received'], 'rejected', Date.now(), { reasonCode: 'NoPdfAttachment', reason: 'x' });
     const notices = noticesFor({
-      queue: createNoticeQueue(gateway.redis, gateway.prefix), ledger: new NoticeLedger(gateway.redis, gateway.prefix),
-      directory: parseSenderDirectory({ senders: [] }, {}), attempts: 1, clock: Date.now,
-      logger: createLogger({ level: 'silent' }), observer: silentObserver,
+      queue: createNoticeQueue(gateway.redis, gateway.prefix),
+      ledger: new NoticeLedger(gateway.redis, gateway.prefix),
+      directory: parseSenderDirectory({ senders: [] }, {}),
+      attempts: 1,
+      clock: Date.now,
+      logger: createLogger({ level: 'silent' }),
+      observer: silentObserver,
     });
     await notices.onOutcome(intakeId, 'rejected', undefined);
     const entry = await noticeSettled(intakeId, 'rejected');

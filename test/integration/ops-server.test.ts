@@ -10,15 +10,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createIntakeQueue, type IntakeJobData } from '../../src/intake/queue.js';
 import type { IntakeRecord, IntakeUpdate } from '../../src/intake/record.js';
 import { replayIntake } from '../../src/intake/replay.js';
+import { type SessionRefusal, SessionRefusals } from '../../src/intake/session-refusals.js';
 import { IntakeStore } from '../../src/intake/store.js';
-import { SessionRefusals, type SessionRefusal } from '../../src/intake/session-refusals.js';
 import { createLogger } from '../../src/log.js';
 import { withTimeout } from '../../src/ops/bounded.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
 import { freePort, waitForRedis, workerConnection } from '../../src/runtime/redis.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const USER = 'admin';
 const PASSWORD = 'correct horse battery';
@@ -55,9 +55,15 @@ async function startHarness(options: { password?: string; redis?: Redis } = {}):
     },
   });
   const server = await startOpsServer({
-    host: '127.0.0.1', port: 0,
+    host: '127.0.0.1',
+    port: 0,
     logger: createLogger({ level: 'debug', destination }),
-    registry: metrics.registry, redis, queue, store, refusals, apiHealth: metrics.apiHealth,
+    registry: metrics.registry,
+    redis,
+    queue,
+    store,
+    refusals,
+    apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake({ store, queue, clock: Date.now, attempts: 3 }, id),
     dashboard: { user: USER, password: options.password },
   });
@@ -72,14 +78,31 @@ async function startHarness(options: { password?: string; redis?: Redis } = {}):
 }
 
 /** A record that went received → queued → processing → `state`, with the given fields. */
-async function intakeIn(store: IntakeStore, state: 'submitted' | 'rejected' | 'failed', subject: string, update: IntakeUpdate): Promise<string> {
+async function intakeIn(
+  store: IntakeStore,
+  state: 'submitted' | 'rejected' | 'failed',
+  subject: string,
+  update: IntakeUpdate,
+): Promise<string> {
   const intakeId = `in${randomBytes(12).toString('hex')}`;
   const t0 = Date.now();
-  await store.create({
-    intakeId, receivedAt: t0, envelopeFrom: 'letters@acme.example', envelopeTo: ['letters@intake.example'],
-    clientIp: '127.0.0.1', helo: 'mx.acme.example', from: 'letters@acme.example', subject,
-    messageId: `<${intakeId}@acme.example>`, sizeBytes: 2048, auth: { spf: 'pass', dkim: 'pass' },
-  }, { headers: '', body: UNREAD_BLOB }, t0);
+  await store.create(
+    {
+      intakeId,
+      receivedAt: t0,
+      envelopeFrom: 'letters@acme.example',
+      envelopeTo: ['letters@intake.example'],
+      clientIp: '127.0.0.1',
+      helo: 'mx.acme.example',
+      from: 'letters@acme.example',
+      subject,
+      messageId: `<${intakeId}@acme.example>`,
+      sizeBytes: 2048,
+      auth: { spf: 'pass', dkim: 'pass' },
+    },
+    { headers: '', body: UNREAD_BLOB },
+    t0,
+  );
   expect(await store.transition(intakeId, ['received'], 'queued', t0 + 1)).toEqual({ ok: true });
   expect(await store.transition(intakeId, ['queued'], 'processing', t0 + 2)).toEqual({ ok: true });
   expect(await store.transition(intakeId, ['processing'], state, t0 + 3, update)).toEqual({ ok: true });
@@ -92,7 +115,13 @@ function tables(html: string): string[][][] {
   return [...html.matchAll(/<tbody>([\s\S]*?)<\/tbody>/g)].map((body) =>
     [...(body[1] ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
       [...(row[1] ?? '').matchAll(/<t[dh]>([\s\S]*?)<\/t[dh]>/g)].map((cell) =>
-        (cell[1] ?? '').replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e).trim())));
+        (cell[1] ?? '')
+          .replace(/<[^>]*>/g, '')
+          .replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e)
+          .trim(),
+      ),
+    ),
+  );
 }
 
 /** The rows of the page's table of class `name`. */
@@ -101,8 +130,7 @@ function tableRows(html: string, name: string): string[][] {
   return at < 0 ? [] : (tables(html.slice(at))[0] ?? []);
 }
 
-const metricLine = (text: string, series: string): string | undefined =>
-  text.split('\n').find((line) => line.startsWith(`${series} `));
+const metricLine = (text: string, series: string): string | undefined => text.split('\n').find((line) => line.startsWith(`${series} `));
 
 describe('probes', () => {
   it('answers /healthz while the process lives', async () => {
@@ -124,7 +152,9 @@ describe('probes', () => {
 
   it('answers /readyz with 503 naming Redis, within its bound, once Redis has stopped', async () => {
     const port = await freePort();
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
@@ -146,7 +176,10 @@ describe('probes', () => {
     expect(performance.now() - started).toBeLessThan(2500);
     expect(response.status).toBe(503);
     const body: unknown = await response.json();
-    expect(body).toMatchObject({ ready: false, checks: { redis: { ok: false, error: expect.stringContaining('Redis') }, queue: { ok: false } } });
+    expect(body).toMatchObject({
+      ready: false,
+      checks: { redis: { ok: false, error: expect.stringContaining('Redis') }, queue: { ok: false } },
+    });
   });
 });
 
@@ -201,9 +234,9 @@ describe('admin login', () => {
     for (const path of ['/admin/queues', '/admin/intakes']) {
       expect((await fetch(`${url}${path}`, { headers: AUTH })).status).toBe(404);
     }
-    const warning = logs.find((line) => line['event'] === 'ops.admin_disabled');
-    expect(warning?.['level']).toBe(40);
-    expect(String(warning?.['msg'])).toContain('DASHBOARD_PASSWORD');
+    const warning = logs.find((line) => line.event === 'ops.admin_disabled');
+    expect(warning?.level).toBe(40);
+    expect(String(warning?.msg)).toContain('DASHBOARD_PASSWORD');
   });
 });
 
@@ -211,15 +244,32 @@ describe('intake pages', () => {
   it('lists submitted and rejected intakes as table rows with their letter id or reason', async () => {
     const { url, store } = await startHarness({ password: PASSWORD });
     const submitted = await intakeIn(store, 'submitted', 'Annual statement', { letterId: 'letter-42', senderId: 'acme' });
-    const rejected = await intakeIn(store, 'rejected', '<script>alert(1)</script>', { reasonCode: 'NoPdfAttachment', reason: 'the message carries no PDF' });
+    const rejected = await intakeIn(store, 'rejected', '<script>alert(1)</script>', {
+      reasonCode: 'NoPdfAttachment',
+      reason: 'the message carries no PDF',
+    });
     const response = await fetch(`${url}/admin/intakes?state=submitted,rejected`, { headers: HTML });
     expect(response.headers.get('content-type')).toContain('text/html');
     const html = await response.text();
     expect(html).not.toContain('<script>');
     const rows = tableRows(html, 'intakes');
-    expect(rows.find((r) => r[0] === submitted)).toEqual([submitted, 'submitted', expect.any(String), 'letters@acme.example', 'Annual statement', 'letter-42', '']);
+    expect(rows.find((r) => r[0] === submitted)).toEqual([
+      submitted,
+      'submitted',
+      expect.any(String),
+      'letters@acme.example',
+      'Annual statement',
+      'letter-42',
+      '',
+    ]);
     expect(rows.find((r) => r[0] === rejected)).toEqual([
-      rejected, 'rejected', expect.any(String), 'letters@acme.example', '<script>alert(1)</script>', 'NoPdfAttachment: the message carries no PDF', '',
+      rejected,
+      'rejected',
+      expect.any(String),
+      'letters@acme.example',
+      '<script>alert(1)</script>',
+      'NoPdfAttachment: the message carries no PDF',
+      '',
     ]);
   });
 
@@ -229,7 +279,12 @@ describe('intake pages', () => {
     const rejected = await intakeIn(store, 'rejected', 'Bill', { reasonCode: 'MissingSubject' });
     await intakeIn(store, 'submitted', 'Bill', { letterId: 'letter-1' });
     const rows = tableRows(await (await fetch(`${url}/admin/intakes`, { headers: HTML })).text(), 'intakes');
-    expect(rows.map((r) => [r[0], r[1], r[6]])).toEqual(expect.arrayContaining([[failed, 'failed', 'replay'], [rejected, 'rejected', '']]));
+    expect(rows.map((r) => [r[0], r[1], r[6]])).toEqual(
+      expect.arrayContaining([
+        [failed, 'failed', 'replay'],
+        [rejected, 'rejected', ''],
+      ]),
+    );
     expect(rows).toHaveLength(2);
     const json = await (await fetch(`${url}/admin/intakes?format=json`, { headers: HTML })).json();
     expect(json).toMatchObject({ states: ['failed', 'rejected'] });
@@ -239,16 +294,29 @@ describe('intake pages', () => {
     const { url, store } = await startHarness({ password: PASSWORD });
     const id = await intakeIn(store, 'submitted', 'Annual statement', { letterId: 'letter-7' });
     const [fields, timeline] = tables(await (await fetch(`${url}/admin/intakes/${id}`, { headers: HTML })).text());
-    expect(fields).toEqual(expect.arrayContaining([['intake', id], ['state', 'submitted'], ['letter id', 'letter-7']]));
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        ['intake', id],
+        ['state', 'submitted'],
+        ['letter id', 'letter-7'],
+      ]),
+    );
     expect(timeline?.map((r) => r[0])).toEqual(['received', 'queued', 'processing', 'submitted']);
   });
 });
 
 describe('messages refused in the SMTP session', () => {
   const refusal = (over: Partial<SessionRefusal>): SessionRefusal => ({
-    at: Date.now(), reasonCode: 'NoPdfAttachment', reply: '550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach it',
-    from: 'letters@acme.example', messageId: '<m1@acme.example>', subject: 'Bill', envelopeFrom: 'bounce@acme.example',
-    clientIp: '192.0.2.7', helo: 'mta.acme.example', ...over,
+    at: Date.now(),
+    reasonCode: 'NoPdfAttachment',
+    reply: '550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach it',
+    from: 'letters@acme.example',
+    messageId: '<m1@acme.example>',
+    subject: 'Bill',
+    envelopeFrom: 'bounce@acme.example',
+    clientIp: '192.0.2.7',
+    helo: 'mta.acme.example',
+    ...over,
   });
 
   it('lists them newest first with reason, From, Message-ID and client, escaped', async () => {
@@ -259,10 +327,18 @@ describe('messages refused in the SMTP session', () => {
     const html = await (await fetch(`${url}/admin/intakes/refused`, { headers: HTML })).text();
     expect(html).not.toContain('<script>');
     const rows = tables(html)[0] ?? [];
-    expect(rows.map((r) => [r[1], r[3]])).toEqual([['NoPdfAttachment', '<m1@acme.example>'], ['NotAPdf', '<older@acme.example>']]);
+    expect(rows.map((r) => [r[1], r[3]])).toEqual([
+      ['NoPdfAttachment', '<m1@acme.example>'],
+      ['NotAPdf', '<older@acme.example>'],
+    ]);
     expect(rows[0]).toEqual([
-      new Date(now - 1000).toISOString(), 'NoPdfAttachment', 'letters@acme.example', '<m1@acme.example>', '<script>alert(1)</script>',
-      '192.0.2.7 (HELO mta.acme.example)', '550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach it',
+      new Date(now - 1000).toISOString(),
+      'NoPdfAttachment',
+      'letters@acme.example',
+      '<m1@acme.example>',
+      '<script>alert(1)</script>',
+      '192.0.2.7 (HELO mta.acme.example)',
+      '550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach it',
     ]);
     const json = await (await fetch(`${url}/admin/intakes/refused?format=json&limit=1`, { headers: AUTH })).json();
     expect(json).toEqual({ refused: [expect.objectContaining({ reasonCode: 'NoPdfAttachment', clientIp: '192.0.2.7' })] });
@@ -274,8 +350,12 @@ describe('messages refused in the SMTP session', () => {
     metrics.observer.sessionRefused('NotAPdf');
     metrics.observer.sessionRefused('SenderNotRegistered');
     const text = await (await fetch(`${url}/metrics`)).text();
-    expect(metricLine(text, 'letter_intake_session_refusals_total{reason="NotAPdf"}')).toBe('letter_intake_session_refusals_total{reason="NotAPdf"} 2');
-    expect(metricLine(text, 'letter_intake_session_refusals_total{reason="SenderNotRegistered"}')).toBe('letter_intake_session_refusals_total{reason="SenderNotRegistered"} 1');
+    expect(metricLine(text, 'letter_intake_session_refusals_total{reason="NotAPdf"}')).toBe(
+      'letter_intake_session_refusals_total{reason="NotAPdf"} 2',
+    );
+    expect(metricLine(text, 'letter_intake_session_refusals_total{reason="SenderNotRegistered"}')).toBe(
+      'letter_intake_session_refusals_total{reason="SenderNotRegistered"} 1',
+    );
   });
 
   it('leaves out records older than the retention, and asks for the login', async () => {
@@ -298,11 +378,13 @@ describe('replay', () => {
     expect((await store.get(id))?.state).toBe('submitted');
   });
 
-  it('queues a failed intake again from the page\'s form', async () => {
+  it("queues a failed intake again from the page's form", async () => {
     const { url, store, queue } = await startHarness({ password: PASSWORD });
     const id = await intakeIn(store, 'failed', 'Statement', { errorCode: 'InvalidCredentials' });
     const response = await fetch(`${url}/admin/intakes/${id}/replay`, {
-      method: 'POST', headers: { ...HTML, 'content-type': 'application/x-www-form-urlencoded', origin: url }, body: '',
+      method: 'POST',
+      headers: { ...HTML, 'content-type': 'application/x-www-form-urlencoded', origin: url },
+      body: '',
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('Queued again.');
@@ -314,7 +396,10 @@ describe('replay', () => {
   it('refuses a replay posted from another site', async () => {
     const { url, store } = await startHarness({ password: PASSWORD });
     const id = await intakeIn(store, 'failed', 'Statement', { errorCode: 'InvalidCredentials' });
-    const response = await fetch(`${url}/admin/intakes/${id}/replay`, { method: 'POST', headers: { ...AUTH, origin: 'https://evil.example' } });
+    const response = await fetch(`${url}/admin/intakes/${id}/replay`, {
+      method: 'POST',
+      headers: { ...AUTH, origin: 'https://evil.example' },
+    });
     expect(response.status).toBe(403);
     expect((await store.get(id))?.state).toBe('failed');
   });

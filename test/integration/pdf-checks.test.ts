@@ -9,7 +9,16 @@ import { judgePdf, type PdfVerdict } from '../../src/pdf/judge.js';
 import type { Sender } from '../../src/senders/directory.js';
 import { pdfWith } from '../helpers/pdf-bombs.js';
 import {
-  ACTIVE_SAMPLES, chromiumLetter, formPdf, letterDoc, letterPdf, permissionsOnly, qpdf, SAMPLE_PRODUCER, save, withUserPassword,
+  ACTIVE_SAMPLES,
+  chromiumLetter,
+  formPdf,
+  letterDoc,
+  letterPdf,
+  permissionsOnly,
+  qpdf,
+  SAMPLE_PRODUCER,
+  save,
+  withUserPassword,
 } from '../helpers/pdf-samples.js';
 
 let checker: PdfChecker;
@@ -58,7 +67,11 @@ describe('PDFs from real producers are accepted', () => {
 describe('each rule is triggered by its own case', () => {
   it('a PDF that needs a user password is PdfPasswordProtected', async () => {
     const verdict = await verdictOf(await withUserPassword(chromium));
-    expect(verdict).toMatchObject({ ok: false, reasonCode: 'PdfPasswordProtected', reason: expect.stringMatching(/"letter\.pdf" needs a password/) });
+    expect(verdict).toMatchObject({
+      ok: false,
+      reasonCode: 'PdfPasswordProtected',
+      reason: expect.stringMatching(/"letter\.pdf" needs a password/),
+    });
   });
 
   it('a PDF cut off after its first 40% is PdfDamaged', async () => {
@@ -78,7 +91,11 @@ describe('each rule is triggered by its own case', () => {
   });
 
   it('a page tree that points at an object that is not there is PdfDamaged', async () => {
-    const broken = pdfWith(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R 9 0 R] /Count 2 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>']);
+    const broken = pdfWith([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R 9 0 R] /Count 2 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
+    ]);
     expect(await verdictOf(broken)).toMatchObject({ ok: false, reasonCode: 'PdfDamaged' });
   });
 
@@ -90,16 +107,20 @@ describe('each rule is triggered by its own case', () => {
   it('a Launch action in the catalog of a permissions-only encrypted file is found', async () => {
     const launch = ACTIVE_SAMPLES.find((s) => s.name.startsWith('a Launch action as the document open action'));
     const pdf = await permissionsOnly(await (launch?.build() ?? letterPdf()));
-    expect(await verdictOf(pdf)).toMatchObject({ ok: false, reasonCode: 'PdfActiveContent', reason: expect.stringMatching(/Launch action/) });
+    expect(await verdictOf(pdf)).toMatchObject({
+      ok: false,
+      reasonCode: 'PdfActiveContent',
+      reason: expect.stringMatching(/Launch action/),
+    });
   });
 
-  it('a page\'s JavaScript inside encrypted object streams is found (pdf.js decrypts)', async () => {
+  it("a page's JavaScript inside encrypted object streams is found (pdf.js decrypts)", async () => {
     const js = ACTIVE_SAMPLES.find((s) => s.name === 'JavaScript on a page open action');
     const pdf = await permissionsOnly(await (js?.build() ?? letterPdf()), ['--object-streams=generate']);
     expect(await verdictOf(pdf)).toMatchObject({ ok: false, reasonCode: 'PdfActiveContent', reason: expect.stringMatching(/JavaScript/) });
   });
 
-  it('a Launch link inside encrypted object streams is out of the walk\'s reach, and the facts say the walk was incomplete', async () => {
+  it("a Launch link inside encrypted object streams is out of the walk's reach, and the facts say the walk was incomplete", async () => {
     // The known limit (README): pdf-lib cannot decrypt object streams, and pdf.js reports neither
     // /Launch nor a link's JavaScript. The file is accepted; the record says what was not checked.
     const launch = ACTIVE_SAMPLES.find((s) => s.name.startsWith('a Launch action behind a link'));
@@ -111,7 +132,11 @@ describe('each rule is triggered by its own case', () => {
 
   it('form fields are active content, unless the sender is allowed forms', async () => {
     const pdf = await formPdf();
-    expect(await verdictOf(pdf)).toMatchObject({ ok: false, reasonCode: 'PdfActiveContent', reason: expect.stringMatching(/interactive form fields/) });
+    expect(await verdictOf(pdf)).toMatchObject({
+      ok: false,
+      reasonCode: 'PdfActiveContent',
+      reason: expect.stringMatching(/interactive form fields/),
+    });
     expect(await verdictOf(pdf, true)).toEqual({ ok: true });
   });
 
@@ -123,8 +148,14 @@ describe('each rule is triggered by its own case', () => {
 
 describe('what the intake record gets', () => {
   const sender: Sender = {
-    senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['letters@acme.example'],
-    apiClientId: 'acme', apiClientSecret: 'x', allowedIps: undefined, allowPdfForms: false, notify: [],
+    senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
+    companyNameEn: 'Acme',
+    addresses: ['letters@acme.example'],
+    apiClientId: 'acme',
+    apiClientSecret: 'x',
+    allowedIps: undefined,
+    allowPdfForms: false,
+    notify: [],
   };
   const doc = (fileName: string, content: Buffer) => ({ fileName, content, sha256: '' });
 

@@ -22,7 +22,13 @@ function emlFiles(dir: string): string[] {
 
 /** A directory registering `address`; none when no directory can hold it (the table says which). */
 function registering(address: string | null): SenderDirectory {
-  const sender = (addresses: readonly string[]) => ({ senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Peer', addresses, apiClientId: 'peer', apiClientSecret: 'x' });
+  const sender = (addresses: readonly string[]) => ({
+    senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
+    companyNameEn: 'Peer',
+    addresses,
+    apiClientId: 'peer',
+    apiClientSecret: 'x',
+  });
   try {
     if (address !== null) return parseSenderDirectory({ senders: [sender([address])] }, {});
   } catch {
@@ -39,11 +45,14 @@ interface Outcome {
 
 async function outcomeOf(dir: string, row: PeerMimeExpectation): Promise<Outcome> {
   // A parser limit is a rule of the message; any other parse error is a defect (ParserError).
-  const parsed = await parseMessage(readFileSync(join(dir, row.file))).catch((err: unknown) => (isParserLimit(err) ? 'UnparseableMessage' : 'ParserError'));
+  const parsed = await parseMessage(readFileSync(join(dir, row.file))).catch((err: unknown) =>
+    isParserLimit(err) ? 'UnparseableMessage' : 'ParserError',
+  );
   if (typeof parsed === 'string') return { outcome: parsed, from: 'unparsed', pdfs: 0 };
   const decision = decide(parsed, { directory: registering(row.from), maxPdfBytes: 10 * 1024 * 1024 });
   if (decision.kind === 'rejected') return { outcome: decision.reasonCode, from: parsed.fromAddresses, pdfs: 0 };
   for (const part of decision.letter.parts) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserts that no control character reaches a file name
     expect(part.fileName, row.file).not.toMatch(/[/\\\u0000-\u001f]/);
     expect(Buffer.from(part.base64Data, 'base64').subarray(0, 5).toString('latin1'), row.file).toBe('%PDF-');
   }
@@ -54,12 +63,18 @@ describe.skipIf(PEER_MIME === undefined)('the peer MIME corpus, as sent', () => 
   const dir = PEER_MIME ?? '';
 
   it('has exactly the messages the expectation table lists', () => {
-    const onDisk = emlFiles(dir).map((f) => relative(dir, f)).sort();
+    const onDisk = emlFiles(dir)
+      .map((f) => relative(dir, f))
+      .sort();
     expect(onDisk).toEqual(PEER_MIME_EXPECTATIONS.map((r) => r.file).sort());
   });
 
   it.each(PEER_MIME_EXPECTATIONS.map((r) => [r.file, r] as const))('%s gives what the table says', async (_file, row) => {
     const got = await outcomeOf(dir, row);
-    expect(got).toEqual({ outcome: row.asSent, from: row.from === null ? [] : [row.from], pdfs: row.asSent === 'submitted' ? row.pdfs : 0 });
+    expect(got).toEqual({
+      outcome: row.asSent,
+      from: row.from === null ? [] : [row.from],
+      pdfs: row.asSent === 'submitted' ? row.pdfs : 0,
+    });
   });
 });

@@ -13,7 +13,7 @@ const HEADERS = 'Authentication-Results: mx.intake.example; spf=pass\r\n';
 const BODY = 'From: letters@acme.example\r\nSubject: a letter\r\n\r\nbody\r\n';
 const noLegacy = (): Promise<Buffer | undefined> => Promise.resolve(undefined);
 
-describe.each(RAW_STORE_KINDS)('reading an intake\'s message with the $name store', (kind) => {
+describe.each(RAW_STORE_KINDS)("reading an intake's message with the $name store", (kind) => {
   let place: RawStorePlace;
   let store: RawStore;
   beforeAll(() => kind.setup());
@@ -32,7 +32,10 @@ describe.each(RAW_STORE_KINDS)('reading an intake\'s message with the $name stor
     const write = store.begin();
     await write.write(Buffer.from(BODY));
     await write.commit();
-    const message = await loadRawMessage({ rawStore: store, legacy: noLegacy }, { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS });
+    const message = await loadRawMessage(
+      { rawStore: store, legacy: noLegacy },
+      { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS },
+    );
     expect(message).toEqual({ found: true, bytes: Buffer.from(HEADERS + BODY) });
   });
 
@@ -49,7 +52,10 @@ describe.each(RAW_STORE_KINDS)('reading an intake\'s message with the $name stor
   it('reads an intake from before the raw store from Redis', async () => {
     fresh();
     const legacy = (id: string): Promise<Buffer | undefined> => Promise.resolve(id === 'in-old' ? Buffer.from(HEADERS + BODY) : undefined);
-    expect(await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-old' })).toEqual({ found: true, bytes: Buffer.from(HEADERS + BODY) });
+    expect(await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-old' })).toEqual({
+      found: true,
+      bytes: Buffer.from(HEADERS + BODY),
+    });
     expect((await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-gone' })).found).toBe(false);
   });
 });
@@ -59,7 +65,8 @@ describe('reading from a store that is away', () => {
     const path = join(tmpdir(), `letter-intake-not-a-dir-${process.pid}-${Date.now()}`);
     writeFileSync(path, 'not a directory');
     const store = openRawStore({ location: parseRawStoreUrl(`file://${path}`), timeoutMs: 1000, s3PathStyle: false });
-    await expect(loadRawMessage({ rawStore: store, legacy: noLegacy }, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' }))
-      .rejects.toMatchObject({ code: 'StorageUnavailable' });
+    await expect(
+      loadRawMessage({ rawStore: store, legacy: noLegacy }, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' }),
+    ).rejects.toMatchObject({ code: 'StorageUnavailable' });
   });
 });

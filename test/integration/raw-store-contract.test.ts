@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeError, StartupError } from '../../src/errors.js';
-import { checkRawStoreAtStart, openRawStore } from '../../src/raw-store/open-store.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
+import { checkRawStoreAtStart, openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore, RawWrite, StoredBlob } from '../../src/raw-store/raw-store.js';
 import { RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
 

@@ -1,6 +1,7 @@
 // One housekeeping round over a real store and the blob index in real Redis.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { blobIndexKeys, redisBlobIndex } from '../../src/intake/blob-index.js';
 import { intakeKeys } from '../../src/intake/keys.js';
 import { createLogger } from '../../src/log.js';

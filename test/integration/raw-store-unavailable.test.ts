@@ -2,8 +2,8 @@
 // StorageUnavailable (the listener's 451 4.3.0, the worker's retry), never hangs a session.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRawStore } from '../../src/raw-store/open-store.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { startBlackHole } from '../helpers/black-hole.js';
 import { TEST_BUCKET } from '../helpers/s3-server.js';

@@ -2,14 +2,31 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startSandbox } from '../../src/sandbox/start.js';
 import type { SenderDirectory } from '../../src/senders/directory.js';
-import { ACME, GLOBEX, call, field, letterBody, login, startTestSandbox, testClock, testDirectory, type ApiAnswer, type TestSandbox } from '../helpers/sandbox.js';
+import {
+  ACME,
+  type ApiAnswer,
+  call,
+  field,
+  GLOBEX,
+  letterBody,
+  login,
+  startTestSandbox,
+  type TestSandbox,
+  testClock,
+  testDirectory,
+} from '../helpers/sandbox.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function expectEnvelope(answer: ApiAnswer, status: number, errorCode: string): void {
   expect(answer.status).toBe(status);
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(answer.json).toEqual({ message: expect.stringMatching(/\S/), statusCode: status, errorCode, traceId: expect.stringMatching(UUID) });
+  expect(answer.json).toEqual({
+    message: expect.stringMatching(/\S/),
+    statusCode: status,
+    errorCode,
+    traceId: expect.stringMatching(UUID),
+  });
 }
 
 describe('sandbox error envelope', () => {
@@ -38,7 +55,11 @@ describe('sandbox error envelope', () => {
   });
 
   it('wraps IpAddressUnauthorized', async () => {
-    expectEnvelope(await loginWith({ 'x-api-client-id': GLOBEX.apiClientId, 'x-api-client-secret': GLOBEX.apiClientSecret }), 403, 'IpAddressUnauthorized');
+    expectEnvelope(
+      await loginWith({ 'x-api-client-id': GLOBEX.apiClientId, 'x-api-client-secret': GLOBEX.apiClientSecret }),
+      403,
+      'IpAddressUnauthorized',
+    );
   });
 
   it('wraps InvalidSession', async () => {
@@ -50,7 +71,11 @@ describe('sandbox error envelope', () => {
   });
 
   it('wraps an unknown letter as 404 EntityNotFound', async () => {
-    expectEnvelope(await call(sandbox.url, 'GET', '/api/v1/letters/7a1f0c9e-0000-4000-8000-000000000000', { session }), 404, 'EntityNotFound');
+    expectEnvelope(
+      await call(sandbox.url, 'GET', '/api/v1/letters/7a1f0c9e-0000-4000-8000-000000000000', { session }),
+      404,
+      'EntityNotFound',
+    );
   });
 
   it('wraps malformed JSON as 400 InvalidData', async () => {
@@ -58,7 +83,11 @@ describe('sandbox error envelope', () => {
   });
 
   it('wraps a body that is not JSON as 400 InvalidData', async () => {
-    const answer = await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, headers: { 'content-type': 'text/plain' }, body: 'a letter' });
+    const answer = await call(sandbox.url, 'PUT', '/api/v1/letters/draft', {
+      session,
+      headers: { 'content-type': 'text/plain' },
+      body: 'a letter',
+    });
     expectEnvelope(answer, 400, 'InvalidData');
     expect(field(answer.json, 'message')).toMatch(/Content-Type/);
   });
@@ -71,7 +100,11 @@ describe('sandbox error envelope', () => {
   });
 
   it('wraps a letter that fails validation as 400 InvalidData', async () => {
-    expectEnvelope(await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, body: letterBody({ title: 7 }) }), 400, 'InvalidData');
+    expectEnvelope(
+      await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, body: letterBody({ title: 7 }) }),
+      400,
+      'InvalidData',
+    );
   });
 
   it('wraps an injected InsufficientAuthorization as 403', async () => {
@@ -100,7 +133,13 @@ describe('sandbox unexpected faults', () => {
         throw new Error('directory exploded at /secret/path.ts:12');
       },
     };
-    const running = await startSandbox({ directory: broken, clock: testClock().now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
+    const running = await startSandbox({
+      directory: broken,
+      clock: testClock().now,
+      logger: createLogger({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
+    });
     try {
       const answer = await call(running.url, 'POST', '/api/v1/auth/login/api', {
         headers: { 'x-api-client-id': ACME.apiClientId, 'x-api-client-secret': ACME.apiClientSecret },

@@ -29,8 +29,11 @@ describe('sandbox fault injection', () => {
   it('sends Retry-After with an injected 429', async () => {
     await inject({ status: 429, retryAfterSeconds: 7 });
     const answer = await call(sandbox.url, 'GET', '/api/v1/letters', { session });
-    expect({ status: answer.status, retryAfter: answer.headers.get('retry-after'), errorCode: field(answer.json, 'errorCode') })
-      .toEqual({ status: 429, retryAfter: '7', errorCode: 'TooManyRequests' });
+    expect({ status: answer.status, retryAfter: answer.headers.get('retry-after'), errorCode: field(answer.json, 'errorCode') }).toEqual({
+      status: 429,
+      retryAfter: '7',
+      errorCode: 'TooManyRequests',
+    });
   });
 
   it('uses the injected errorCode', async () => {

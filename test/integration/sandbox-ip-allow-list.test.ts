@@ -27,7 +27,10 @@ describe('sandbox IP allow-list', () => {
 
   it('refuses a login from loopback when the sender allows only 10.0.0.0/8', async () => {
     const answer = await call(await sandboxAllowing(['10.0.0.0/8']), 'POST', LOGIN, { headers });
-    expect({ status: answer.status, errorCode: field(answer.json, 'errorCode') }).toEqual({ status: 403, errorCode: 'IpAddressUnauthorized' });
+    expect({ status: answer.status, errorCode: field(answer.json, 'errorCode') }).toEqual({
+      status: 403,
+      errorCode: 'IpAddressUnauthorized',
+    });
   });
 
   it('admits a login from loopback when the sender allows 127.0.0.0/8', async () => {
@@ -41,7 +44,9 @@ describe('sandbox IP allow-list', () => {
   });
 
   it('checks the credentials before the address, so a wrong secret from a refused address is 401', async () => {
-    const answer = await call(await sandboxAllowing(['10.0.0.0/8']), 'POST', LOGIN, { headers: { ...headers, 'x-api-client-secret': 'wrong' } });
+    const answer = await call(await sandboxAllowing(['10.0.0.0/8']), 'POST', LOGIN, {
+      headers: { ...headers, 'x-api-client-secret': 'wrong' },
+    });
     expect(answer.status).toBe(401);
   });
 

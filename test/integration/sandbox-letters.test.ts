@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, GLOBEX, call, field, letterBody, login, pdfBase64, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, call, field, GLOBEX, letterBody, login, pdfBase64, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 describe('sandbox letters', () => {
   let sandbox: TestSandbox;
@@ -21,7 +21,12 @@ describe('sandbox letters', () => {
   it('saves a draft and answers its id, status, title and sender', async () => {
     const answer = await saveDraft(acme, letterBody());
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual({ id: expect.any(String), status: 'Draft', title: 'Your November invoice', sender: { companyNameEn: ACME.companyNameEn } });
+    expect(answer.json).toEqual({
+      id: expect.any(String),
+      status: 'Draft',
+      title: 'Your November invoice',
+      sender: { companyNameEn: ACME.companyNameEn },
+    });
   });
 
   it('shows a saved letter with its content, times and document metadata', async () => {
@@ -38,7 +43,15 @@ describe('sandbox letters', () => {
       createdUtc: new Date(sandbox.clock.now()).toISOString(),
       updatedUtc: new Date(sandbox.clock.now()).toISOString(),
       submittedUtc: null,
-      parts: [{ id: expect.any(String), fileName: 'invoice.pdf', mimeType: 'application/pdf', sizeBytes: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') }],
+      parts: [
+        {
+          id: expect.any(String),
+          fileName: 'invoice.pdf',
+          mimeType: 'application/pdf',
+          sizeBytes: pdf.length,
+          sha256: createHash('sha256').update(pdf).digest('hex'),
+        },
+      ],
     });
   });
 
@@ -122,7 +135,10 @@ describe('sandbox letters', () => {
   it('accepts a 10 MiB PDF in base64', async () => {
     const pdf = Buffer.alloc(10 * 1024 * 1024, 0x20);
     pdf.write('%PDF-1.7\n');
-    const answer = await submit(acme, letterBody({ parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }] }));
+    const answer = await submit(
+      acme,
+      letterBody({ parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }] }),
+    );
     expect(answer.status).toBe(200);
     const parts = field((await get(acme, field(answer.json, 'id'))).json, 'parts');
     expect(Array.isArray(parts) ? field(parts[0], 'sizeBytes') : parts).toBe(10 * 1024 * 1024);
@@ -140,7 +156,12 @@ describe('sandbox letter validation', () => {
     await sandbox.close();
   });
 
-  const upload = (overrides: Record<string, unknown>) => ({ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdfBase64('a'), ...overrides });
+  const upload = (overrides: Record<string, unknown>) => ({
+    fileName: 'a.pdf',
+    mimeType: 'application/pdf',
+    base64Data: pdfBase64('a'),
+    ...overrides,
+  });
 
   it.each([
     ['a missing title', { title: undefined }, /title/],

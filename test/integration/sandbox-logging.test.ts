@@ -22,7 +22,9 @@ describe('sandbox logging', () => {
 
   it('never writes client secrets, session ids or document content', async () => {
     const session = await login(sandbox.url, ACME);
-    await call(sandbox.url, 'POST', '/api/v1/auth/login/api', { body: { apiClientId: ACME.apiClientId, apiClientSecret: ACME.apiClientSecret } });
+    await call(sandbox.url, 'POST', '/api/v1/auth/login/api', {
+      body: { apiClientId: ACME.apiClientId, apiClientSecret: ACME.apiClientSecret },
+    });
     const refreshed = field((await call(sandbox.url, 'POST', '/api/v1/auth/refresh', { session })).json, 'sessionId');
     await call(sandbox.url, 'POST', '/api/v1/letters/submit', { session, body: letterBody() });
     await call(sandbox.url, 'GET', '/api/v1/letters', { session: 'unknown-session-value' });

@@ -49,7 +49,10 @@ describe('sandbox login', () => {
 
   it('refuses credential headers together with a chunked body as InvalidData', async () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      const req = httpRequest(`${sandbox.url}${LOGIN}`, { method: 'POST', headers: { ...credentialHeaders, 'transfer-encoding': 'chunked', 'content-type': 'application/json' } });
+      const req = httpRequest(`${sandbox.url}${LOGIN}`, {
+        method: 'POST',
+        headers: { ...credentialHeaders, 'transfer-encoding': 'chunked', 'content-type': 'application/json' },
+      });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, GLOBEX, call, field, letterBody, login, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, call, field, GLOBEX, letterBody, login, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 describe('sandbox operator actions', () => {
   let sandbox: TestSandbox;
@@ -12,10 +12,13 @@ describe('sandbox operator actions', () => {
     await sandbox.close();
   });
 
-  const submitted = async (): Promise<string> => String(field((await call(sandbox.url, 'POST', '/api/v1/letters/submit', { session, body: letterBody() })).json, 'id'));
-  const drafted = async (): Promise<string> => String(field((await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, body: letterBody() })).json, 'id'));
+  const submitted = async (): Promise<string> =>
+    String(field((await call(sandbox.url, 'POST', '/api/v1/letters/submit', { session, body: letterBody() })).json, 'id'));
+  const drafted = async (): Promise<string> =>
+    String(field((await call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, body: letterBody() })).json, 'id'));
   const act = (id: string, action: string) => call(sandbox.url, 'POST', `/sandbox/letters/${id}/${action}`);
-  const statusSeenBySender = async (id: string) => field((await call(sandbox.url, 'GET', `/api/v1/letters/${id}`, { session })).json, 'status');
+  const statusSeenBySender = async (id: string) =>
+    field((await call(sandbox.url, 'GET', `/api/v1/letters/${id}`, { session })).json, 'status');
 
   it('approves a letter pending approval, without a session', async () => {
     const id = await submitted();
@@ -68,8 +71,19 @@ describe('sandbox operator actions', () => {
     const answer = await call(sandbox.url, 'GET', '/sandbox/letters');
     const items = field(answer.json, 'items');
     const list = Array.isArray(items) ? items : [];
-    expect(list.map((l) => [field(l, 'senderId'), field(l, 'title')])).toEqual([[ACME.senderId, 'Your November invoice'], [GLOBEX.senderId, 'Globex draft']]);
-    expect(field(list[0], 'parts')).toEqual([{ id: expect.any(String), fileName: 'invoice.pdf', mimeType: 'application/pdf', sizeBytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(list.map((l) => [field(l, 'senderId'), field(l, 'title')])).toEqual([
+      [ACME.senderId, 'Your November invoice'],
+      [GLOBEX.senderId, 'Globex draft'],
+    ]);
+    expect(field(list[0], 'parts')).toEqual([
+      {
+        id: expect.any(String),
+        fileName: 'invoice.pdf',
+        mimeType: 'application/pdf',
+        sizeBytes: expect.any(Number),
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    ]);
   });
 
   it('offers the same moves on the store for in-process tests', async () => {

@@ -2,14 +2,21 @@
 // the gateway can be run against an API that leaves out what the contract calls "not shown".
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { ACME, call, field, letterBody, login, testDirectory } from '../helpers/sandbox.js';
 
 describe('the sandbox in strict-contract mode', () => {
   let sandbox: RunningSandbox;
   let session: string;
   beforeEach(async () => {
-    sandbox = await startSandbox({ directory: testDirectory(), clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0, strictContract: true });
+    sandbox = await startSandbox({
+      directory: testDirectory(),
+      clock: Date.now,
+      logger: createLogger({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
+      strictContract: true,
+    });
     session = await login(sandbox.url, ACME);
   });
   afterEach(async () => {
@@ -31,6 +38,11 @@ describe('the sandbox in strict-contract mode', () => {
 
   it('still keeps the documents for its operator view', async () => {
     const id = field((await call(sandbox.url, 'POST', '/api/v1/letters/submit', { session, body: letterBody() })).json, 'id');
-    expect(sandbox.store.allLetters().find((l) => l.id === id)?.parts.map((p) => p.fileName)).toEqual(['invoice.pdf']);
+    expect(
+      sandbox.store
+        .allLetters()
+        .find((l) => l.id === id)
+        ?.parts.map((p) => p.fileName),
+    ).toEqual(['invoice.pdf']);
   });
 });

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/log.js';
 import { createSenderApiClient, type SenderApiClientDeps } from '../../src/sender-api/client.js';
 import { SenderApiError } from '../../src/sender-api/errors.js';
 import type { ApiCallEvent } from '../../src/sender-api/transport.js';
-import { ACME, GLOBEX, startTestSandbox, testDirectory, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, GLOBEX, startTestSandbox, type TestSandbox, testDirectory } from '../helpers/sandbox.js';
 
 const silent = createLogger({ level: 'silent' });
 
@@ -29,9 +29,16 @@ describe('Sender API client failures without an API answer', () => {
     const server = await silentServer();
     try {
       const api = createSenderApiClient({ baseUrl: server.url, clock: Date.now, timeoutMs: 150, logger: silent });
-      const failure = await api.as(ACME).login().catch((err: unknown) => err);
+      const failure = await api
+        .as(ACME)
+        .login()
+        .catch((err: unknown) => err);
       expect(failure).toBeInstanceOf(SenderApiError);
-      expect(failure).toMatchObject({ kind: 'retryable', statusCode: undefined, message: expect.stringMatching(/no answer within 150 ms/) });
+      expect(failure).toMatchObject({
+        kind: 'retryable',
+        statusCode: undefined,
+        message: expect.stringMatching(/no answer within 150 ms/),
+      });
     } finally {
       await server.close();
     }
@@ -41,7 +48,11 @@ describe('Sender API client failures without an API answer', () => {
     const server = await silentServer();
     await server.close();
     const api = createSenderApiClient({ baseUrl: server.url, clock: Date.now, timeoutMs: 2000, logger: silent });
-    await expect(api.as(ACME).login()).rejects.toMatchObject({ name: 'SenderApiError', kind: 'retryable', message: expect.stringMatching(/network error/) });
+    await expect(api.as(ACME).login()).rejects.toMatchObject({
+      name: 'SenderApiError',
+      kind: 'retryable',
+      message: expect.stringMatching(/network error/),
+    });
   });
 
   it("rethrows the caller's abort while it waits for a login", async () => {
@@ -65,7 +76,9 @@ describe('Sender API answers too large to read', () => {
     // A 64 MiB "JSON" answer, written as fast as the client reads it.
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.on('close', () => { stopped = true; });
+      res.on('close', () => {
+        stopped = true;
+      });
       const pump = (): void => {
         while (written < 64 && !stopped) {
           written += 1;
@@ -79,9 +92,21 @@ describe('Sender API answers too large to read', () => {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP port');
     try {
-      const api = createSenderApiClient({ baseUrl: `http://127.0.0.1:${address.port}`, clock: Date.now, timeoutMs: 10_000, logger: silent });
-      const failure = await api.as(ACME).login().catch((err: unknown) => err);
-      expect(failure).toMatchObject({ name: 'SenderApiError', kind: 'retryable', message: expect.stringMatching(/larger than 4194304 bytes/) });
+      const api = createSenderApiClient({
+        baseUrl: `http://127.0.0.1:${address.port}`,
+        clock: Date.now,
+        timeoutMs: 10_000,
+        logger: silent,
+      });
+      const failure = await api
+        .as(ACME)
+        .login()
+        .catch((err: unknown) => err);
+      expect(failure).toMatchObject({
+        name: 'SenderApiError',
+        kind: 'retryable',
+        message: expect.stringMatching(/larger than 4194304 bytes/),
+      });
       expect(written).toBeLessThan(64); // the client hung up instead of reading it all
     } finally {
       server.closeAllConnections();
@@ -136,7 +161,11 @@ describe('Sender API client failures the API answers', () => {
   it('classifies an injected 503 as retryable, with its error code and trace id', async () => {
     sandbox.store.injectFault({ status: 503, paths: '/api/v1/letters' });
     await expect(client().as(ACME).listLetters()).rejects.toMatchObject({
-      kind: 'retryable', statusCode: 503, errorCode: 'ServiceUnavailable', traceId: expect.stringMatching(/^[0-9a-f-]{36}$/), endpoint: 'GET /api/v1/letters',
+      kind: 'retryable',
+      statusCode: 503,
+      errorCode: 'ServiceUnavailable',
+      traceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      endpoint: 'GET /api/v1/letters',
     });
   });
 
@@ -146,11 +175,19 @@ describe('Sender API client failures the API answers', () => {
   });
 
   it('calls wrong credentials an operator problem', async () => {
-    await expect(client().as({ ...ACME, apiClientSecret: 'rotated-away' }).login()).rejects.toMatchObject({ kind: 'operator', errorCode: 'InvalidCredentials' });
+    await expect(
+      client()
+        .as({ ...ACME, apiClientSecret: 'rotated-away' })
+        .login(),
+    ).rejects.toMatchObject({ kind: 'operator', errorCode: 'InvalidCredentials' });
   });
 
   it('calls a refused caller address an operator problem', async () => {
-    await expect(client().as(GLOBEX).login()).rejects.toMatchObject({ kind: 'operator', errorCode: 'IpAddressUnauthorized', statusCode: 403 });
+    await expect(client().as(GLOBEX).login()).rejects.toMatchObject({
+      kind: 'operator',
+      errorCode: 'IpAddressUnauthorized',
+      statusCode: 403,
+    });
   });
 
   it('calls InsufficientAuthorization an operator problem', async () => {
@@ -160,9 +197,18 @@ describe('Sender API client failures the API answers', () => {
 
   it('logs an API error exactly once, with its error code and trace id', async () => {
     sandbox.store.injectFault({ status: 500, paths: '/api/v1/letters' });
-    const failure = await client().as(ACME).listLetters().catch((err: unknown) => err);
+    const failure = await client()
+      .as(ACME)
+      .listLetters()
+      .catch((err: unknown) => err);
     const logged = lines.map((l): unknown => JSON.parse(l)).filter((l) => JSON.stringify(l).includes('sender api call failed'));
-    expect(logged).toEqual([expect.objectContaining({ errorCode: 'UnexpectedError', traceId: failure instanceof SenderApiError ? failure.traceId : 'missing', statusCode: 500 })]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        errorCode: 'UnexpectedError',
+        traceId: failure instanceof SenderApiError ? failure.traceId : 'missing',
+        statusCode: 500,
+      }),
+    ]);
   });
 
   it('never logs the client secret or the session id', async () => {

@@ -18,7 +18,12 @@ describe('Sender API client letters', () => {
   let globex: SenderSession;
   beforeEach(async () => {
     sandbox = await startTestSandbox();
-    const api = createSenderApiClient({ baseUrl: sandbox.url, clock: sandbox.clock.now, timeoutMs: 5000, logger: createLogger({ level: 'silent' }) });
+    const api = createSenderApiClient({
+      baseUrl: sandbox.url,
+      clock: sandbox.clock.now,
+      timeoutMs: 5000,
+      logger: createLogger({ level: 'silent' }),
+    });
     acme = api.as(ACME);
     globex = api.as(GLOBEX);
   });
@@ -35,8 +40,11 @@ describe('Sender API client letters', () => {
   it('reads a letter back with its document metadata', async () => {
     const { id } = await acme.submit(letter);
     const detail = await acme.getLetter(id);
-    expect({ status: detail.status, files: (detail.parts ?? []).map((p) => p.fileName), submitted: detail.submittedUtc })
-      .toEqual({ status: 'PendingApproval', files: ['invoice.pdf'], submitted: new Date(sandbox.clock.now()).toISOString() });
+    expect({ status: detail.status, files: (detail.parts ?? []).map((p) => p.fileName), submitted: detail.submittedUtc }).toEqual({
+      status: 'PendingApproval',
+      files: ['invoice.pdf'],
+      submitted: new Date(sandbox.clock.now()).toISOString(),
+    });
   });
 
   it('updates a draft, keeping a document by id', async () => {
@@ -52,7 +60,12 @@ describe('Sender API client letters', () => {
     await acme.submit(letter);
     await acme.submit(letter);
     const page = await acme.listLetters({ status: 'PendingApproval', page: 2, pageSize: 1 });
-    expect({ items: page.items.length, status: page.items[0]?.status, total: page.total, page: page.page }).toEqual({ items: 1, status: 'PendingApproval', total: 2, page: 2 });
+    expect({ items: page.items.length, status: page.items[0]?.status, total: page.total, page: page.page }).toEqual({
+      items: 1,
+      status: 'PendingApproval',
+      total: 2,
+      page: 2,
+    });
   });
 
   it('fails permanently, with the API message, when the letter is already submitted', async () => {
@@ -68,6 +81,10 @@ describe('Sender API client letters', () => {
 
   it("fails permanently with EntityNotFound for another sender's letter", async () => {
     const { id } = await acme.saveDraft(letter);
-    await expect(globex.getLetter(id)).rejects.toMatchObject({ kind: 'permanent', errorCode: 'EntityNotFound', endpoint: 'GET /api/v1/letters/{id}' });
+    await expect(globex.getLetter(id)).rejects.toMatchObject({
+      kind: 'permanent',
+      errorCode: 'EntityNotFound',
+      endpoint: 'GET /api/v1/letters/{id}',
+    });
   });
 });

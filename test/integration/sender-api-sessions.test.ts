@@ -16,7 +16,13 @@ describe('Sender API client sessions', () => {
   });
 
   const client = (extra: Partial<SenderApiClientDeps> = {}) =>
-    createSenderApiClient({ baseUrl: sandbox.url, clock: sandbox.clock.now, timeoutMs: 5000, logger: createLogger({ level: 'silent' }), ...extra });
+    createSenderApiClient({
+      baseUrl: sandbox.url,
+      clock: sandbox.clock.now,
+      timeoutMs: 5000,
+      logger: createLogger({ level: 'silent' }),
+      ...extra,
+    });
   const counts = (senderId: string = ACME.senderId) => sandbox.store.sessionCounts(senderId);
 
   it('logs in once for many calls', async () => {

@@ -30,7 +30,9 @@ describe('the authentication decision', () => {
     const raw = await signedLetter({ title: 'DNS never answers' });
     const started = Date.now();
     const reply = await Promise.race([
-      sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo }).then((r) => r['data']?.text),
+      sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo }).then(
+        (r) => r.data?.text,
+      ),
       new Promise<string>((ok) => setTimeout(() => ok('(no reply)'), AUTH_TIMEOUT_MS + MARGIN_MS + 2000)),
     ]);
     expect(reply).toMatch(/^451 4\.7\.0 authentication could not be completed/);

@@ -20,15 +20,21 @@ afterAll(async () => {
 
 const deliver = async (raw: Buffer) => {
   const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  return replies['data']?.text ?? '(no DATA reply)';
+  return replies.data?.text ?? '(no DATA reply)';
 };
 
 /** Lets BullMQ fail the intake's job for good, as it does when the worker gives up. */
 async function failJobForGood(intakeId: string): Promise<void> {
-  const worker = new Worker(INTAKE_QUEUE, async () => { throw new UnrecoverableError('the API refused the credentials'); }, {
-    connection: gateway.redis.duplicate({ maxRetriesPerRequest: null }),
-    prefix: gateway.prefix,
-  });
+  const worker = new Worker(
+    INTAKE_QUEUE,
+    async () => {
+      throw new UnrecoverableError('the API refused the credentials');
+    },
+    {
+      connection: gateway.redis.duplicate({ maxRetriesPerRequest: null }),
+      prefix: gateway.prefix,
+    },
+  );
   const job = await gateway.queue.getJob(intakeId);
   for (let i = 0; i < 200 && (await job?.getState()) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 20));
   await worker.close();
@@ -64,7 +70,8 @@ describe('a re-delivery of a message whose intake failed', () => {
     const intakeId = intakeIdOf(await deliver(raw));
     await failJobForGood(intakeId);
     const failed = await gateway.store.transition(intakeId, ['queued', 'processing'], 'failed', Date.now(), {
-      letterId: 'letter-checkpoint-1', errorCode: 'InvalidCredentials',
+      letterId: 'letter-checkpoint-1',
+      errorCode: 'InvalidCredentials',
     });
     expect(failed.ok).toBe(true);
 

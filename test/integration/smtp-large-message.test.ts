@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { blobsIn } from '../helpers/raw-stores.js';
-import { dotStuff, sendOnce, SmtpClient } from '../helpers/smtp-client.js';
 import { signedLetter } from '../helpers/signed-letter.js';
+import { dotStuff, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 
 let gateway: TestGateway;
 
@@ -24,13 +24,20 @@ const incompleteWrites = async () => (await blobsIn(gateway.rawStore)).incomplet
 describe('a message larger than a write batch', () => {
   it('is stored byte for byte behind the Authentication-Results, with no incomplete write left over', async () => {
     const raw = await signedLetter({ title: 'A large letter', pdf: bigPdf() });
-    const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    const stored = await gateway.store.raw(intakeIdOf(replies['data']?.text ?? ''));
+    const replies = await sendOnce(gateway.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw,
+      helo: FIXTURE_SESSION.helo,
+    });
+    const stored = await gateway.store.raw(intakeIdOf(replies.data?.text ?? ''));
     const wire = dotStuff(raw); // what went over SMTP, line ends normalized; DATA un-stuffs the dots
     const body = Buffer.from(wire.toString('latin1').replace(/^\.\./gm, '.'), 'latin1');
     expect(stored?.subarray(stored.length - body.length).equals(body)).toBe(true);
-    expect(stored?.subarray(0, stored.length - body.length).toString('latin1')).toMatch(/^Received-SPF: pass[\s\S]*Authentication-Results: /);
-    expect((await gateway.store.get(intakeIdOf(replies['data']?.text ?? '')))?.sizeBytes).toBe(body.length);
+    expect(stored?.subarray(0, stored.length - body.length).toString('latin1')).toMatch(
+      /^Received-SPF: pass[\s\S]*Authentication-Results: /,
+    );
+    expect((await gateway.store.get(intakeIdOf(replies.data?.text ?? '')))?.sizeBytes).toBe(body.length);
     expect(await incompleteWrites()).toEqual([]);
   });
 
@@ -38,8 +45,13 @@ describe('a message larger than a write batch', () => {
     const raw = await signedLetter({ title: 'A large forged letter', pdf: bigPdf() });
     const forged = Buffer.concat([raw, Buffer.from('appended after signing\r\n')]);
     const before = (await blobsIn(gateway.rawStore)).committed.length;
-    const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: forged, helo: FIXTURE_SESSION.helo });
-    expect(replies['data']?.text).toMatch(/^550 5\.7\.1 /);
+    const replies = await sendOnce(gateway.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: forged,
+      helo: FIXTURE_SESSION.helo,
+    });
+    expect(replies.data?.text).toMatch(/^550 5\.7\.1 /);
     expect(await incompleteWrites()).toEqual([]);
     expect((await blobsIn(gateway.rawStore)).committed.length).toBe(before);
   });
@@ -62,15 +74,15 @@ describe('a message larger than a write batch', () => {
   it('knows a message without a Message-ID again by its header block, however TCP split it', async () => {
     const raw = await signedLetter({ title: 'A large letter without Message-ID', pdf: bigPdf(), messageId: null });
     const send = () => sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    const first = intakeIdOf((await send())['data']?.text ?? '');
-    expect(intakeIdOf((await send())['data']?.text ?? '')).toBe(first);
+    const first = intakeIdOf((await send()).data?.text ?? '');
+    expect(intakeIdOf((await send()).data?.text ?? '')).toBe(first);
   });
 
   it('keeps the first intake when the same large message arrives again', async () => {
     const raw = await signedLetter({ title: 'A large letter sent twice', pdf: bigPdf() });
     const send = () => sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    const first = intakeIdOf((await send())['data']?.text ?? '');
-    const second = intakeIdOf((await send())['data']?.text ?? '');
+    const first = intakeIdOf((await send()).data?.text ?? '');
+    const second = intakeIdOf((await send()).data?.text ?? '');
     expect(second).toBe(first);
     expect(await incompleteWrites()).toEqual([]);
   });

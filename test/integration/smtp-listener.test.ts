@@ -1,7 +1,7 @@
 // The listener over real SMTP with real Redis and each kind of raw store: every reply of the
 // intake policy (docs/design.md §2.1–§2.5) and the exact stored state after acceptance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
 import { buildPdf } from '../../fixtures/pdf.js';
 import type { MessageRule } from '../../src/errors.js';
 import { silentObserver } from '../../src/intake/observer.js';
@@ -10,7 +10,7 @@ import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGat
 import { letter, signAs } from '../helpers/hostile-messages.js';
 import { blobsIn, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { sendOnce, SmtpClient } from '../helpers/smtp-client.js';
+import { SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 
 describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
   let gateway: TestGateway;
@@ -44,8 +44,12 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
     });
 
     it('refuses a recipient that is not a processing address with 550 5.1.1', async () => {
-      const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: ['someone@elsewhere.example'], raw: fixture('dkim-pass-aligned.eml') });
-      expect(replies['rcpt']?.text).toMatch(/^550 5\.1\.1 /);
+      const replies = await sendOnce(gateway.port, {
+        from: 'bounce@acme.example',
+        to: ['someone@elsewhere.example'],
+        raw: fixture('dkim-pass-aligned.eml'),
+      });
+      expect(replies.rcpt?.text).toMatch(/^550 5\.1\.1 /);
     });
 
     it('accepts the processing address in any letter case', async () => {
@@ -57,18 +61,22 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       expect(rcpt.code).toBe(250);
     });
 
-    it.each(['<@intake.example:victim@elsewhere.example>', '<letters%intake.example@relay.example>', '<victim%elsewhere.example@intake.example>', '<"letters@intake.example"@relay.example>', '<"letters"@intake.example>', '<letters@intake.example.relay.example>'])(
-      'is not an open relay: RCPT TO %s gets 550',
-      async (recipient) => {
-        const { client } = await SmtpClient.open(gateway.port);
-        await client.command('EHLO mta.acme.example');
-        await client.command('MAIL FROM:<bounce@acme.example>');
-        const rcpt = await client.command(`RCPT TO:${recipient}`);
-        await client.quit();
-        expect(rcpt.code === 550 || rcpt.code === 501).toBe(true);
-        expect(rcpt.code).not.toBe(250);
-      },
-    );
+    it.each([
+      '<@intake.example:victim@elsewhere.example>',
+      '<letters%intake.example@relay.example>',
+      '<victim%elsewhere.example@intake.example>',
+      '<"letters@intake.example"@relay.example>',
+      '<"letters"@intake.example>',
+      '<letters@intake.example.relay.example>',
+    ])('is not an open relay: RCPT TO %s gets 550', async (recipient) => {
+      const { client } = await SmtpClient.open(gateway.port);
+      await client.command('EHLO mta.acme.example');
+      await client.command('MAIL FROM:<bounce@acme.example>');
+      const rcpt = await client.command(`RCPT TO:${recipient}`);
+      await client.quit();
+      expect(rcpt.code === 550 || rcpt.code === 501).toBe(true);
+      expect(rcpt.code).not.toBe(250);
+    });
 
     it('ignores a source route to the processing address, as RFC 5321 appendix C asks', async () => {
       const { client } = await SmtpClient.open(gateway.port);
@@ -99,7 +107,7 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const keysBefore = await gateway.redis.keys(`${gateway.prefix}*`);
       const big = Buffer.concat([fixture('dkim-pass-aligned.eml'), Buffer.from(`X: ${'a'.repeat(70)}\r\n`.repeat(4000))]);
       const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: big });
-      expect(replies['data']?.text).toMatch(/^552 5\.3\.4 /);
+      expect(replies.data?.text).toMatch(/^552 5\.3\.4 /);
       expect(await gateway.redis.keys(`${gateway.prefix}*`)).toEqual(keysBefore);
     });
   });
@@ -109,24 +117,29 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
     it.each(failing.map((f) => [f.file, f] as const))('%s is refused with the reason', async (_file, spec) => {
       const replies = await send(spec.file, spec.envelopeSender);
       const expected = spec.auth.outcome === 'fail' ? /^550 5\.7\.1 / : /^451 4\.7\.0 /;
-      expect(replies['data']?.text).toMatch(expected);
+      expect(replies.data?.text).toMatch(expected);
       if (spec.auth.outcome !== 'pass') {
-        for (const fragment of spec.auth.reasonIncludes) expect(replies['data']?.text).toContain(fragment);
+        for (const fragment of spec.auth.reasonIncludes) expect(replies.data?.text).toContain(fragment);
       }
     });
 
     const passing = FIXTURES.filter((f) => f.auth.outcome === 'pass' && f.session === undefined);
     it.each(passing.map((f) => [f.file, f] as const))('%s is accepted with 250 2.0.0 and an intake id', async (_file, spec) => {
       const replies = await send(spec.file, spec.envelopeSender);
-      expect(replies['data']?.text).toMatch(/^250 2\.0\.0 queued as in[0-9a-f]{24}$/);
+      expect(replies.data?.text).toMatch(/^250 2\.0\.0 queued as in[0-9a-f]{24}$/);
     });
   });
 
   describe('durable acceptance', () => {
     it('stores the raw message in the raw store and a queued record with Authentication-Results and one small job in Redis', async () => {
       const raw = fixture('pdf-attachment.eml');
-      const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-      const intakeId = intakeIdOf(replies['data']?.text ?? '');
+      const replies = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw,
+        helo: FIXTURE_SESSION.helo,
+      });
+      const intakeId = intakeIdOf(replies.data?.text ?? '');
 
       const rawKey = (await gateway.store.get(intakeId))?.rawKey ?? 'no raw key';
       expect((await blobsIn(gateway.rawStore)).committed).toContain(rawKey);
@@ -149,8 +162,8 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
         sizeBytes: raw.length,
       });
       expect(record?.messageId).toMatch(/^<.+@.+>$/);
-      expect(record?.auth['spf']).toMatch(/^pass: /);
-      expect(record?.auth['dkim']).toMatch(/^pass: .*acme\.example/);
+      expect(record?.auth.spf).toMatch(/^pass: /);
+      expect(record?.auth.dkim).toMatch(/^pass: .*acme\.example/);
       expect(record?.timeline.received).toBeTypeOf('number');
       expect(record?.timeline.queued).toBeTypeOf('number');
 
@@ -161,7 +174,8 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
 
     it('answers a re-delivery with the first intake id and queues nothing new', async () => {
       const raw = await signedLetter({ title: 'Sent twice by a retrying MTA' });
-      const deliver = () => sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+      const deliver = () =>
+        sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
       const jobCount = async () => (await gateway.queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).length;
       const before = await jobCount();
 
@@ -170,8 +184,8 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const second = await deliver();
       const afterSecond = await jobCount();
 
-      const id = intakeIdOf(first['data']?.text ?? '');
-      expect(second['data']?.text).toBe(`250 2.0.0 queued as ${id}`);
+      const id = intakeIdOf(first.data?.text ?? '');
+      expect(second.data?.text).toBe(`250 2.0.0 queued as ${id}`);
       expect((await gateway.queue.getJob(id))?.id).toBe(id);
       expect(id).toMatch(/^in[0-9a-f]{24}$/);
       // this gateway runs no worker: one new message is one more waiting job, the re-delivery none
@@ -181,19 +195,26 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
     it('logs one line per accepted or refused message with the reply code', async () => {
       const logsBefore = gateway.logs.length;
       const refusedReplies = await send('unsigned.eml', 'bounce@acme.example');
-      const accepted = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Logged once' }), helo: FIXTURE_SESSION.helo });
-      const id = intakeIdOf(accepted['data']?.text ?? '');
+      const accepted = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw: await signedLetter({ title: 'Logged once' }),
+        helo: FIXTURE_SESSION.helo,
+      });
+      const id = intakeIdOf(accepted.data?.text ?? '');
 
-      expect(refusedReplies['data']?.code).toBe(550);
+      expect(refusedReplies.data?.code).toBe(550);
       const lines = gateway.logs.slice(logsBefore);
-      const refusedLines = lines.filter((l) => l['event'] === 'smtp.refused' && l['command'] === 'DATA' && l['reply'] === refusedReplies['data']?.text.replace(/^550 /, ''));
-      expect(refusedLines.map((l) => [l['code'], typeof l['smtpSession']])).toEqual([[550, 'string']]);
-      const acceptedLines = lines.filter((l) => l['event'] === 'smtp.accepted' && l['intakeId'] === id);
-      expect(acceptedLines.map((l) => l['code'])).toEqual([250]);
+      const refusedLines = lines.filter(
+        (l) => l.event === 'smtp.refused' && l.command === 'DATA' && l.reply === refusedReplies.data?.text.replace(/^550 /, ''),
+      );
+      expect(refusedLines.map((l) => [l.code, typeof l.smtpSession])).toEqual([[550, 'string']]);
+      const acceptedLines = lines.filter((l) => l.event === 'smtp.accepted' && l.intakeId === id);
+      expect(acceptedLines.map((l) => l.code)).toEqual([250]);
     });
   });
 
-  describe('the message\'s own rules at end of DATA, once authentication passed', () => {
+  describe("the message's own rules at end of DATA, once authentication passed", () => {
     // The reply each rule gets (RFC 3463: 5.7.1 not authorized, 5.6.0 media error, 5.3.4 too big).
     const REPLY: Record<MessageRule, string> = {
       SenderNotRegistered: '550 5.7.1',
@@ -205,35 +226,59 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
     };
 
     const refused = FIXTURES.flatMap((f) => (f.session === undefined ? [] : [[f.file, f.envelopeSender, f.session] as const]));
-    it.each(refused)('%s is refused with its rule\'s code, the rule\'s name and what to do', async (file, envelopeSender, rule) => {
+    it.each(refused)("%s is refused with its rule's code, the rule's name and what to do", async (file, envelopeSender, rule) => {
       const replies = await send(file, envelopeSender);
-      expect(replies['data']?.text).toMatch(new RegExp(`^${REPLY[rule]} ${rule}: [a-z].*; [a-z]`));
+      expect(replies.data?.text).toMatch(new RegExp(`^${REPLY[rule]} ${rule}: [a-z].*; [a-z]`));
     });
 
     it('says what is missing and the PDF limit when there is no PDF', async () => {
       const replies = await send('no-pdf.eml', 'bounce@acme.example');
-      expect(replies['data']?.text).toBe(`550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach the letter as a PDF (at most ${MAX_PDF_BYTES} bytes)`);
+      expect(replies.data?.text).toBe(
+        `550 5.6.0 NoPdfAttachment: the message carries no PDF attachment; attach the letter as a PDF (at most ${MAX_PDF_BYTES} bytes)`,
+      );
     });
 
     it('refuses a PDF one byte over MAX_PDF_BYTES with 552 5.3.4 PdfTooLarge, and accepts one exactly at it', async () => {
       const pdfOf = (bytes: number) => Buffer.concat([buildPdf('big'), Buffer.alloc(bytes, 0x20)]).subarray(0, bytes);
-      const over = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Too big', pdf: pdfOf(MAX_PDF_BYTES + 1) }), helo: FIXTURE_SESSION.helo });
-      const at = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title: 'Just right', pdf: pdfOf(MAX_PDF_BYTES) }), helo: FIXTURE_SESSION.helo });
-      expect(over['data']?.text).toMatch(/^552 5\.3\.4 PdfTooLarge: a PDF attachment is larger than 20000 bytes; /);
-      expect(at['data']?.text).toMatch(/^250 2\.0\.0 queued as /);
+      const over = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw: await signedLetter({ title: 'Too big', pdf: pdfOf(MAX_PDF_BYTES + 1) }),
+        helo: FIXTURE_SESSION.helo,
+      });
+      const at = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw: await signedLetter({ title: 'Just right', pdf: pdfOf(MAX_PDF_BYTES) }),
+        helo: FIXTURE_SESSION.helo,
+      });
+      expect(over.data?.text).toMatch(/^552 5\.3\.4 PdfTooLarge: a PDF attachment is larger than 20000 bytes; /);
+      expect(at.data?.text).toMatch(/^250 2\.0\.0 queued as /);
     });
 
     it('refuses a message of more than 1,000 MIME parts as 550 5.6.0 UnparseableMessage', async () => {
       const parts = Array.from({ length: 1001 }, (_, i) => `--p\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
-      const raw = await signAs(`From: Acme Utilities <letters@acme.example>\r\nTo: letters@intake.example\r\nSubject: Many parts\r\nMessage-ID: <many-parts@acme.example>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="p"\r\n\r\n${parts}--p--\r\n`);
-      const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-      expect(replies['data']?.text).toMatch(/^550 5\.6\.0 UnparseableMessage: /);
+      const raw = await signAs(
+        `From: Acme Utilities <letters@acme.example>\r\nTo: letters@intake.example\r\nSubject: Many parts\r\nMessage-ID: <many-parts@acme.example>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="p"\r\n\r\n${parts}--p--\r\n`,
+      );
+      const replies = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw,
+        helo: FIXTURE_SESSION.helo,
+      });
+      expect(replies.data?.text).toMatch(/^550 5\.6\.0 UnparseableMessage: /);
     });
 
     it('answers an authentication failure first: a forged message without a PDF gets 5.7.1 for its signature', async () => {
       const altered = Buffer.concat([fixture('no-pdf.eml'), Buffer.from('appended after signing\r\n')]);
-      const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: altered, helo: FIXTURE_SESSION.helo });
-      expect(replies['data']?.text).toMatch(/^550 5\.7\.1 no passing DKIM signature aligned with acme\.example/);
+      const replies = await sendOnce(gateway.port, {
+        from: 'bounce@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw: altered,
+        helo: FIXTURE_SESSION.helo,
+      });
+      expect(replies.data?.text).toMatch(/^550 5\.7\.1 no passing DKIM signature aligned with acme\.example/);
     });
 
     it('creates no intake and no job for a refused message, counts it by reason and keeps a short record', async () => {
@@ -241,9 +286,14 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const raw = await signAs(letter({ subject: null, headers: [`Message-ID: ${messageId}`] }));
       const keysBefore = (await gateway.redis.keys(`${gateway.prefix}*`)).filter((k) => !k.endsWith(':refused')).sort();
       const countedBefore = refusedByReason.filter((r) => r === 'MissingSubject').length;
-      const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+      const replies = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw,
+        helo: FIXTURE_SESSION.helo,
+      });
 
-      expect(replies['data']?.text).toMatch(/^550 5\.6\.0 MissingSubject: /);
+      expect(replies.data?.text).toMatch(/^550 5\.6\.0 MissingSubject: /);
       expect((await gateway.redis.keys(`${gateway.prefix}*`)).filter((k) => !k.endsWith(':refused')).sort()).toEqual(keysBefore);
       expect(refusedByReason.filter((r) => r === 'MissingSubject').length).toBe(countedBefore + 1);
       const records = await new SessionRefusals(gateway.redis, gateway.prefix, gateway.config.recordRetentionMs).list(100, Date.now());

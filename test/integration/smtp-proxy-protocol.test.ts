@@ -17,7 +17,7 @@ async function sendBehindProxy(clientIp: string) {
   const { client } = await SmtpClient.open(gateway.port, '127.0.0.1', undefined, `PROXY TCP4 ${clientIp} 127.0.0.1 40000 25`);
   const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: fixture('dkim-pass-aligned.eml') });
   await client.quit();
-  return replies['data'];
+  return replies.data;
 }
 
 describe('the PROXY protocol', () => {

@@ -2,9 +2,9 @@
 // 250, never a hang), stores nothing half-way, and accepts again on its own once Redis returns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { sendOnce } from '../helpers/smtp-client.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
+import { sendOnce } from '../helpers/smtp-client.js';
 
 const ENQUEUE_TIMEOUT_MS = 1500;
 let redis: RedisServer;
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const deliver = async (title: string) =>
-  (await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title }) }))['data'];
+  (await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title }) })).data;
 
 describe('a Redis outage', () => {
   it('is answered 451 4.3.0 within the bound while Redis is down, and 250 again after it returns', async () => {
@@ -44,17 +44,17 @@ describe('a Redis outage', () => {
   });
 
   it('logs the lost connection at warn with the error, not once per reconnect attempt, and its recovery', async () => {
-    const outage = (event: string) => gateway.logs.filter((l) => l['event'] === event);
+    const outage = (event: string) => gateway.logs.filter((l) => l.event === event);
     const errorsBefore = outage('smtp.redis_error').length;
     await redis.kill();
     for (let i = 0; i < 100 && outage('smtp.redis_error').length === errorsBefore; i += 1) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 3000)); // ioredis keeps retrying meanwhile
     const logged = outage('smtp.redis_error').slice(errorsBefore);
-    expect(logged.map((l) => l['level'])).toEqual([40]);
-    expect(JSON.stringify(logged[0]?.['err'])).toMatch(/ECONNREFUSED|Connection is closed|ECONNRESET/);
+    expect(logged.map((l) => l.level)).toEqual([40]);
+    expect(JSON.stringify(logged[0]?.err)).toMatch(/ECONNREFUSED|Connection is closed|ECONNRESET/);
 
     await redis.restart();
     for (let i = 0; i < 100 && outage('smtp.redis_error_recovered').length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
-    expect(outage('smtp.redis_error_recovered').at(-1)?.['failures']).toBeGreaterThan(0);
+    expect(outage('smtp.redis_error_recovered').at(-1)?.failures).toBeGreaterThan(0);
   });
 });

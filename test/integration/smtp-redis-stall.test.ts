@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
-import { dotStuff, sendOnce, SmtpClient, type Reply } from '../helpers/smtp-client.js';
+import { dotStuff, type Reply, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 
 const ENQUEUE_TIMEOUT_MS = 1500;
 /** Time the listener may take beyond its bound: event-loop turns, draining the rest of DATA. */
@@ -44,7 +44,9 @@ async function replyWithin(client: SmtpClient, ms: number): Promise<{ reply: Rep
   let timer: NodeJS.Timeout | undefined;
   const reply = await Promise.race([
     client.read(),
-    new Promise<undefined>((ok) => { timer = setTimeout(() => ok(undefined), ms); }),
+    new Promise<undefined>((ok) => {
+      timer = setTimeout(() => ok(undefined), ms);
+    }),
   ]);
   clearTimeout(timer);
   client.close();
@@ -57,7 +59,7 @@ const bigPdf = (bytes: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), rand
 async function acceptsAgain(): Promise<void> {
   const raw = await signedLetter({ title: 'after the stall' });
   const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  expect(replies['data']?.text).toMatch(/^250 2\.0\.0 queued as /);
+  expect(replies.data?.text).toMatch(/^250 2\.0\.0 queued as /);
 }
 
 describe('a stalled Redis', () => {

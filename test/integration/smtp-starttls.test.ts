@@ -14,7 +14,11 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'letter-intake-tls-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=mx.intake.example'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=mx.intake.example'],
+    { stdio: 'ignore' },
+  );
   gateway = await startTestGateway({ env: { TLS_KEY_FILE: key, TLS_CERT_FILE: cert } });
 });
 afterAll(async () => {
@@ -30,8 +34,18 @@ describe('STARTTLS with a configured certificate', () => {
   });
 
   it('carries a message over TLS to 250', async () => {
-    const transport = createTransport({ host: '127.0.0.1', port: gateway.port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, name: 'mta.acme.example' });
-    const info = await transport.sendMail({ envelope: { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS] }, raw: fixture('dkim-pass-aligned.eml') });
+    const transport = createTransport({
+      host: '127.0.0.1',
+      port: gateway.port,
+      secure: false,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      name: 'mta.acme.example',
+    });
+    const info = await transport.sendMail({
+      envelope: { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS] },
+      raw: fixture('dkim-pass-aligned.eml'),
+    });
     transport.close();
     expect(info.response).toMatch(/^250 2\.0\.0 queued as /);
     expect((await gateway.store.get(intakeIdOf(info.response)))?.state).toBe('queued');

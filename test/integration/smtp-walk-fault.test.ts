@@ -10,10 +10,10 @@ import { silentObserver } from '../../src/intake/observer.js';
 import { createLogger } from '../../src/log.js';
 import { createAuthenticator } from '../../src/smtp/authenticator.js';
 import type { MimeWalk, WalkResult } from '../../src/smtp/mime-walk.js';
-import { startListener, type Listener } from '../../src/smtp/server.js';
-import { fixture, FIXTURE_DIR, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
-import { sendOnce } from '../helpers/smtp-client.js';
+import { type Listener, startListener } from '../../src/smtp/server.js';
+import { FIXTURE_DIR, fixture, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
+import { sendOnce } from '../helpers/smtp-client.js';
 
 let listener: Listener;
 const logs: Record<string, unknown>[] = [];
@@ -36,7 +36,12 @@ beforeAll(async () => {
     },
   });
   listener = await startListener(
-    { ...config.smtp, inboundAddresses: [PROCESSING_ADDRESS], maxMessageBytes: config.maxMessageBytes, authTimeoutMs: config.authTimeoutMs },
+    {
+      ...config.smtp,
+      inboundAddresses: [PROCESSING_ADDRESS],
+      maxMessageBytes: config.maxMessageBytes,
+      authTimeoutMs: config.authTimeoutMs,
+    },
     {
       authenticate: createAuthenticator(loadZoneResolver(resolve(FIXTURE_DIR, 'zone.json'))),
       accept: async () => {
@@ -59,14 +64,28 @@ afterAll(async () => {
 
 describe('a walk that fails', () => {
   it('gets 451 4.3.0 and an error log line, and the message is not accepted', async () => {
-    const replies = await sendOnce(listener.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: fixture('dkim-pass-aligned.eml'), helo: FIXTURE_SESSION.helo });
-    expect(replies['data']?.text).toBe('451 4.3.0 local error, try again later');
+    const replies = await sendOnce(listener.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: fixture('dkim-pass-aligned.eml'),
+      helo: FIXTURE_SESSION.helo,
+    });
+    expect(replies.data?.text).toBe('451 4.3.0 local error, try again later');
     expect(accepted).toBe(0);
-    expect(logs.find((l) => l['event'] === 'smtp.unexpected')).toMatchObject({ level: 50, command: 'DATA', err: expect.objectContaining({ message: expect.stringContaining('a bug in the walk') }) });
+    expect(logs.find((l) => l.event === 'smtp.unexpected')).toMatchObject({
+      level: 50,
+      command: 'DATA',
+      err: expect.objectContaining({ message: expect.stringContaining('a bug in the walk') }),
+    });
   });
 
   it('still lets an authentication failure answer first', async () => {
-    const replies = await sendOnce(listener.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: fixture('unsigned.eml'), helo: FIXTURE_SESSION.helo });
-    expect(replies['data']?.text).toMatch(/^550 5\.7\.1 /);
+    const replies = await sendOnce(listener.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: fixture('unsigned.eml'),
+      helo: FIXTURE_SESSION.helo,
+    });
+    expect(replies.data?.text).toMatch(/^550 5\.7\.1 /);
   });
 });

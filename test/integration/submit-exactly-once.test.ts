@@ -1,19 +1,31 @@
 // Exactly-once letter creation against the real sandbox over HTTP: whatever an earlier attempt
 // left behind (nothing, a draft marker, a recorded draft, a submitted letter), one letter results.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
 import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
 import type { LetterDraft } from '../../src/worker/decide.js';
 import { letterApiFor } from '../../src/worker/letter-api.js';
-import { submitExactlyOnce, type Checkpoint, type LetterApi } from '../../src/worker/submit-letter.js';
+import { type Checkpoint, type LetterApi, submitExactlyOnce } from '../../src/worker/submit-letter.js';
 
 const logger = createLogger({ level: 'silent' });
-const directory = parseSenderDirectory({
-  senders: [{ senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['letters@acme.example'], apiClientId: 'acme', apiClientSecret: 'acme-secret' }],
-}, {});
+const directory = parseSenderDirectory(
+  {
+    senders: [
+      {
+        senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
+        companyNameEn: 'Acme',
+        addresses: ['letters@acme.example'],
+        apiClientId: 'acme',
+        apiClientSecret: 'acme-secret',
+      },
+    ],
+  },
+  {},
+);
 const sender = directory.senders[0] as Sender;
 let sandbox: RunningSandbox;
 let strictSandbox: RunningSandbox;
@@ -38,10 +50,17 @@ beforeEach(() => {
   counter += 1;
   const pdf = Buffer.from(`%PDF-1.4 letter ${counter}`);
   pdfSha = createHash('sha256').update(pdf).digest('hex');
-  letter = { title: `Letter ${counter}`, description: 'text', genderTargeting: 'All', parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }] };
+  letter = {
+    title: `Letter ${counter}`,
+    description: 'text',
+    genderTargeting: 'All',
+    parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }],
+  };
 });
 
-function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number } = {}): Checkpoint & { recorded: string[]; strays: unknown[] } {
+function memoryCheckpoint(
+  start: { letterId?: string; draftRequestedAt?: number } = {},
+): Checkpoint & { recorded: string[]; strays: unknown[] } {
   const recorded: string[] = [];
   const strays: unknown[] = [];
   const checkpoint = {
@@ -60,7 +79,11 @@ function memoryCheckpoint(start: { letterId?: string; draftRequestedAt?: number 
   return checkpoint;
 }
 
-const deps = { clock: Date.now, signal: new AbortController().signal, isInvalidData: (e: unknown) => e instanceof SenderApiError && e.errorCode === 'InvalidData' };
+const deps = {
+  clock: Date.now,
+  signal: new AbortController().signal,
+  isInvalidData: (e: unknown) => e instanceof SenderApiError && e.errorCode === 'InvalidData',
+};
 const titled = (title: string) => sandbox.store.allLetters().filter((l) => l.title === title);
 
 describe('exactly-once submission', () => {
@@ -97,9 +120,17 @@ describe('exactly-once submission', () => {
   });
 
   it('does not adopt a draft with other PDFs', async () => {
-    const other = { ...letter, parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: Buffer.from('%PDF-other').toString('base64') }] };
+    const other = {
+      ...letter,
+      parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: Buffer.from('%PDF-other').toString('base64') }],
+    };
     await api.saveDraft(other, deps.signal);
-    const result = await submitExactlyOnce(api, memoryCheckpoint({ draftRequestedAt: Date.now() - 1000 }), { letter, pdfSha256s: [pdfSha] }, deps);
+    const result = await submitExactlyOnce(
+      api,
+      memoryCheckpoint({ draftRequestedAt: Date.now() - 1000 }),
+      { letter, pdfSha256s: [pdfSha] },
+      deps,
+    );
     expect(titled(letter.title).filter((l) => l.id === result.id && l.status === 'PendingApproval')).toHaveLength(1);
     expect(titled(letter.title).filter((l) => l.status === 'Draft')).toHaveLength(1);
   });
@@ -122,6 +153,10 @@ describe('exactly-once submission against an API that shows only what the contra
     expect(result.id).not.toBe(orphan.id);
     expect(checkpoint.recorded).toEqual([result.id]);
     expect(checkpoint.strays).toEqual([{ requestedAt: since }]);
-    expect(strictTitled(letter.title).map((l) => l.status).sort()).toEqual(['Draft', 'PendingApproval']);
+    expect(
+      strictTitled(letter.title)
+        .map((l) => l.status)
+        .sort(),
+    ).toEqual(['Draft', 'PendingApproval']);
   });
 });

@@ -4,15 +4,15 @@
 // is failed, replayable, with an operator alert. Intakes whose job lives are left alone.
 import { Queue, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
-import { silentObserver, type IntakeObserver } from '../../src/intake/observer.js';
-import { INTAKE_QUEUE, intakeJobOptions, type IntakeJobData } from '../../src/intake/queue.js';
+import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
+import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/intake/queue.js';
 import type { IntakeState } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
+import { createLogger } from '../../src/log.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { startTestGateway } from '../helpers/gateway.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const redis = connectTestRedis();
 const prefixes: string[] = [];
@@ -31,9 +31,31 @@ function setup() {
 }
 
 /** A record that entered `state` at `at` (ms since the epoch), with its job unless `job` is false. */
-async function intakeIn(env: ReturnType<typeof setup>, id: string, state: Extract<IntakeState, 'queued' | 'processing' | 'rejected'>, at: number, job = true) {
+async function intakeIn(
+  env: ReturnType<typeof setup>,
+  id: string,
+  state: Extract<IntakeState, 'queued' | 'processing' | 'rejected'>,
+  at: number,
+  job = true,
+) {
   const { store, queue } = env;
-  await store.create({ intakeId: id, receivedAt: at, envelopeFrom: '', envelopeTo: [], clientIp: '', helo: '', from: 'a@b.example', subject: 's', messageId: '', sizeBytes: 1, auth: {} }, { headers: '', body: UNREAD_BLOB }, at);
+  await store.create(
+    {
+      intakeId: id,
+      receivedAt: at,
+      envelopeFrom: '',
+      envelopeTo: [],
+      clientIp: '',
+      helo: '',
+      from: 'a@b.example',
+      subject: 's',
+      messageId: '',
+      sizeBytes: 1,
+      auth: {},
+    },
+    { headers: '', body: UNREAD_BLOB },
+    at,
+  );
   await store.transition(id, ['received'], 'queued', at);
   if (state !== 'queued') await store.transition(id, ['queued'], 'processing', at);
   if (state === 'rejected') await store.transition(id, ['processing'], 'rejected', at, { reasonCode: 'NoPdfAttachment' });
@@ -43,12 +65,23 @@ async function intakeIn(env: ReturnType<typeof setup>, id: string, state: Extrac
 /** A worker takes the job and dies with it; the next worker's stalled-job check gives up on it (maxStalledCount 0). */
 async function abandonByStalling(env: ReturnType<typeof setup>, id: string) {
   const { prefix, queue } = env;
-  const dying = new Worker(INTAKE_QUEUE, () => new Promise(() => {}), { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix, lockDuration: 1000, stalledInterval: 300 });
+  const dying = new Worker(INTAKE_QUEUE, () => new Promise(() => {}), {
+    connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    prefix,
+    lockDuration: 1000,
+    stalledInterval: 300,
+  });
   for (let i = 0; i < 100 && (await queue.getJobState(id)) !== 'active'; i += 1) await new Promise((r) => setTimeout(r, 20));
   await dying.close(true);
   await redis.del(`${prefix}:${INTAKE_QUEUE}:${id}:lock`); // as if its process had died: no one renews the lock
   await redis.del(`${prefix}:${INTAKE_QUEUE}:stalled-check`);
-  const strict = new Worker(INTAKE_QUEUE, async () => 'never', { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix, maxStalledCount: 0, stalledInterval: 300, lockDuration: 1000 });
+  const strict = new Worker(INTAKE_QUEUE, async () => 'never', {
+    connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    prefix,
+    maxStalledCount: 0,
+    stalledInterval: 300,
+    lockDuration: 1000,
+  });
   for (let i = 0; i < 200 && (await queue.getJobState(id)) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 25));
   await strict.close();
 }
@@ -67,14 +100,18 @@ describe('a worker starting after BullMQ gave up on a job', () => {
     expect(await env.queue.getJobState(id)).toBe('failed');
 
     const observer = alertRecorder();
-    const gateway = await startTestGateway({ worker: true, observer, env: { REDIS_PREFIX: env.prefix, WORKER_SWEEP_AGE_MS: '1000', WORKER_SWEEP_INTERVAL_MS: '200' } });
+    const gateway = await startTestGateway({
+      worker: true,
+      observer,
+      env: { REDIS_PREFIX: env.prefix, WORKER_SWEEP_AGE_MS: '1000', WORKER_SWEEP_INTERVAL_MS: '200' },
+    });
     try {
       const record = await gateway.settled(id, 10_000);
       expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
       expect(record.reason).toContain('stalled more than allowable limit');
       expect(await redis.zscore(env.store.blobKeys.due, UNREAD_BLOB.blobKey)).toBeNull(); // its message is kept for replay
       expect(observer.alerts).toEqual(['JobAbandoned']);
-      expect(gateway.logs.find((l) => l['event'] === 'intake.failed' && l['intakeId'] === id)?.['level']).toBe(50);
+      expect(gateway.logs.find((l) => l.event === 'intake.failed' && l.intakeId === id)?.level).toBe(50);
     } finally {
       await gateway.close();
     }
@@ -85,7 +122,11 @@ describe('a worker starting after BullMQ gave up on a job', () => {
     const id = 'inunfinished000000000000002';
     await intakeIn(env, id, 'processing', Date.now() - 60_000, false);
     const observer = alertRecorder();
-    const gateway = await startTestGateway({ worker: true, observer, env: { REDIS_PREFIX: env.prefix, WORKER_SWEEP_AGE_MS: '1000', WORKER_SWEEP_INTERVAL_MS: '200' } });
+    const gateway = await startTestGateway({
+      worker: true,
+      observer,
+      env: { REDIS_PREFIX: env.prefix, WORKER_SWEEP_AGE_MS: '1000', WORKER_SWEEP_INTERVAL_MS: '200' },
+    });
     try {
       expect(await gateway.settled(id, 10_000)).toMatchObject({ state: 'failed', errorCode: 'JobLost' });
       expect(observer.alerts).toEqual(['JobLost']);
@@ -99,7 +140,11 @@ describe('one sweep', () => {
   const logger = createLogger({ level: 'silent' });
   /** The notices each failed intake asked for: (intake id, outcome). */
   const noticesAsked: (readonly [string, string])[] = [];
-  const notices = { onOutcome: async (intakeId: string, kind: string) => { noticesAsked.push([intakeId, kind]); } };
+  const notices = {
+    onOutcome: async (intakeId: string, kind: string) => {
+      noticesAsked.push([intakeId, kind]);
+    },
+  };
 
   it('leaves alone intakes whose job waits, intakes younger than the bound, and intakes that ended; the lost one asks for its notice', async () => {
     const env = setup();
@@ -111,7 +156,9 @@ describe('one sweep', () => {
     const failed = await reconcileOnce({ ...env, clock: () => now, logger, observer: silentObserver, notices, ageMs: 10_000 });
     expect(failed).toEqual(['inunfinished000000000000013']);
     expect(noticesAsked).toEqual([['inunfinished000000000000013', 'failed']]);
-    const states = await Promise.all(['10', '11', '12', '13'].map(async (n) => (await env.store.get(`inunfinished0000000000000${n}`))?.state));
+    const states = await Promise.all(
+      ['10', '11', '12', '13'].map(async (n) => (await env.store.get(`inunfinished0000000000000${n}`))?.state),
+    );
     expect(states).toEqual(['queued', 'processing', 'rejected', 'failed']);
     await env.queue.close();
   });

@@ -2,18 +2,18 @@
 // and Redis → worker → sandbox Sender API over HTTP, once with each kind of raw store. Each fixture ends as exactly one PendingApproval letter
 // matching the e-mail, or as a recorded rejection and no letter.
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FIXTURES, FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
 import { acceptIntake } from '../../src/intake/accept.js';
-import { fixture, FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { sendOnce } from '../helpers/smtp-client.js';
-import { signedLetter } from '../helpers/signed-letter.js';
+import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+import { sendOnce } from '../helpers/smtp-client.js';
 
 describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
   let gateway: TestGateway;
@@ -30,7 +30,7 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
   async function deliver(file: string | Buffer, envelopeSender: string): Promise<string> {
     const raw = typeof file === 'string' ? fixture(file) : file;
     const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-    return intakeIdOf(replies['data']?.text ?? '');
+    return intakeIdOf(replies.data?.text ?? '');
   }
 
   const lettersTitled = (title: string) => (gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title);
@@ -97,9 +97,16 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
         { store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3, timeoutMs: 5000 },
         {
           intakeId: `in${createHash('sha256').update(`worker-path ${file}`).digest('hex').slice(0, 24)}`,
-          receivedAt: Date.now(), envelopeFrom: spec.envelopeSender, envelopeTo: [PROCESSING_ADDRESS],
-          clientIp: '127.0.0.1', helo: FIXTURE_SESSION.helo, from, subject: '', messageId: `<${file}>`,
-          sizeBytes: fixture(file).length, auth: {},
+          receivedAt: Date.now(),
+          envelopeFrom: spec.envelopeSender,
+          envelopeTo: [PROCESSING_ADDRESS],
+          clientIp: '127.0.0.1',
+          helo: FIXTURE_SESSION.helo,
+          from,
+          subject: '',
+          messageId: `<${file}>`,
+          sizeBytes: fixture(file).length,
+          auth: {},
         },
         { headers: '', body: () => putBlob(gateway.rawStore, fixture(file)) },
       );
@@ -128,13 +135,17 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const html = `<html><body>${'<div>\n'.repeat(10_000)}Dear customer${'</div>\n'.repeat(10_000)}</body></html>`;
       const intakeId = await deliver(await signedLetter({ title: 'Deeply nested HTML body', html }), 'bounce@acme.example');
       const record = await gateway.settled(intakeId);
-      expect({ state: record.state, errorCode: record.errorCode, reasonCode: record.reasonCode }).toEqual({ state: 'failed', errorCode: 'ParserError', reasonCode: undefined });
+      expect({ state: record.state, errorCode: record.errorCode, reasonCode: record.reasonCode }).toEqual({
+        state: 'failed',
+        errorCode: 'ParserError',
+        reasonCode: undefined,
+      });
       expect(record.reason).toContain('Maximum call stack size exceeded');
       expect(await gateway.redis.zscore(gateway.store.blobKeys.due, record.rawKey ?? 'no raw key')).toBeNull(); // kept for a replay
       expect(await gateway.store.raw(intakeId)).toBeDefined();
-      const logged = gateway.logs.find((l) => l['event'] === 'intake.parser_error' && l['intakeId'] === intakeId);
-      expect(logged?.['level']).toBe(50);
-      expect(JSON.stringify(logged?.['err'])).toMatch(/RangeError.*\\n\s+at /);
+      const logged = gateway.logs.find((l) => l.event === 'intake.parser_error' && l.intakeId === intakeId);
+      expect(logged?.level).toBe(50);
+      expect(JSON.stringify(logged?.err)).toMatch(/RangeError.*\\n\s+at /);
       // The record is written before BullMQ moves the job: wait for the move.
       await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).toBe('failed'), { timeout: 5000 });
     });
@@ -145,14 +156,21 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
     beforeAll(async () => {
       // The listener still knows stranger.example's address; the worker's directory no longer does.
       const dir = mkdtempSync(join(tmpdir(), 'senders-'));
-      const senders = z.object({ senders: z.array(z.unknown()) }).parse(JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')));
+      const senders = z
+        .object({ senders: z.array(z.unknown()) })
+        .parse(JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')));
       senders.senders.push({
-        senderId: '0f0e0d0c-0b0a-4909-8807-060504030201', companyNameEn: 'Stranger', addresses: ['letters@stranger.example'],
-        apiClientId: 'stranger-client', apiClientSecret: 'stranger-secret',
+        senderId: '0f0e0d0c-0b0a-4909-8807-060504030201',
+        companyNameEn: 'Stranger',
+        addresses: ['letters@stranger.example'],
+        apiClientId: 'stranger-client',
+        apiClientSecret: 'stranger-secret',
       });
       writeFileSync(join(dir, 'senders.json'), JSON.stringify(senders));
       changing = await startTestGateway({
-        worker: true, env: { SENDERS_FILE: join(dir, 'senders.json') }, workerSendersFile: join(FIXTURE_DIR, 'senders.json'),
+        worker: true,
+        env: { SENDERS_FILE: join(dir, 'senders.json') },
+        workerSendersFile: join(FIXTURE_DIR, 'senders.json'),
       });
     });
     afterAll(async () => {
@@ -160,22 +178,37 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
     });
 
     it('is accepted in the session and rejected by the worker as SenderNotRegistered, with no letter', async () => {
-      const replies = await sendOnce(changing.port, { from: 'letters@stranger.example', to: [PROCESSING_ADDRESS], raw: fixture('unregistered-sender.eml'), helo: FIXTURE_SESSION.helo });
-      const record = await changing.settled(intakeIdOf(replies['data']?.text ?? ''));
+      const replies = await sendOnce(changing.port, {
+        from: 'letters@stranger.example',
+        to: [PROCESSING_ADDRESS],
+        raw: fixture('unregistered-sender.eml'),
+        helo: FIXTURE_SESSION.helo,
+      });
+      const record = await changing.settled(intakeIdOf(replies.data?.text ?? ''));
       expect(record).toMatchObject({ state: 'rejected', reasonCode: 'SenderNotRegistered' });
-      expect(record.reason).toMatch(/^SenderNotRegistered: the From address is not a registered address of any sender \(From letters@stranger\.example\); /);
+      expect(record.reason).toMatch(
+        /^SenderNotRegistered: the From address is not a registered address of any sender \(From letters@stranger\.example\); /,
+      );
       expect(changing.sandbox?.store.allLetters()).toEqual([]);
     });
 
     it('completes the job of the rejected intake with the rejection as its result, so failed jobs are real failures only', async () => {
-      const replies = await sendOnce(changing.port, { from: 'letters@stranger.example', to: [PROCESSING_ADDRESS], raw: fixture('unregistered-sender.eml'), helo: FIXTURE_SESSION.helo });
-      const intakeId = intakeIdOf(replies['data']?.text ?? '');
+      const replies = await sendOnce(changing.port, {
+        from: 'letters@stranger.example',
+        to: [PROCESSING_ADDRESS],
+        raw: fixture('unregistered-sender.eml'),
+        helo: FIXTURE_SESSION.helo,
+      });
+      const intakeId = intakeIdOf(replies.data?.text ?? '');
       const record = await changing.settled(intakeId);
       // The record is written before BullMQ moves the job: wait for the move.
       await vi.waitFor(async () => expect(await changing.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
       const job = await changing.queue.getJob(intakeId);
-      expect({ state: await changing.queue.getJobState(intakeId), result: job?.returnvalue, failedReason: job?.failedReason })
-        .toEqual({ state: 'completed', result: { outcome: 'rejected', reasonCode: 'SenderNotRegistered' }, failedReason: undefined });
+      expect({ state: await changing.queue.getJobState(intakeId), result: job?.returnvalue, failedReason: job?.failedReason }).toEqual({
+        state: 'completed',
+        result: { outcome: 'rejected', reasonCode: 'SenderNotRegistered' },
+        failedReason: undefined,
+      });
       expect(record.reasonCode).toBe('SenderNotRegistered');
     });
   });

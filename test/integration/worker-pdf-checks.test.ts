@@ -9,8 +9,13 @@ import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
 async function deliver(gateway: TestGateway, title: string, pdf: Buffer): Promise<string> {
-  const replies = await sendOnce(gateway.port, { from: 'letters@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title, pdf }), helo: 'mta.acme.example' });
-  return intakeIdOf(replies['data']?.text ?? '');
+  const replies = await sendOnce(gateway.port, {
+    from: 'letters@acme.example',
+    to: [PROCESSING_ADDRESS],
+    raw: await signedLetter({ title, pdf }),
+    helo: 'mta.acme.example',
+  });
+  return intakeIdOf(replies.data?.text ?? '');
 }
 
 const lettersTitled = (gateway: TestGateway, title: string) => (gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title);
@@ -29,10 +34,16 @@ describe('with PDF_CHECKS=strict (the default)', () => {
     const pdf = await permissionsOnly(chromium);
     const record = await gateway.settled(await deliver(gateway, 'Statement, permissions only', pdf), 60_000);
     expect(record.state).toBe('submitted');
-    expect(record.pdfs).toEqual([{
-      fileName: 'letter.pdf', bytes: pdf.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
-      pages: 2, version: pdf.subarray(5, 8).toString('latin1'), producer: expect.stringMatching(/Skia/),
-    }]);
+    expect(record.pdfs).toEqual([
+      {
+        fileName: 'letter.pdf',
+        bytes: pdf.length,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        pages: 2,
+        version: pdf.subarray(5, 8).toString('latin1'),
+        producer: expect.stringMatching(/Skia/),
+      },
+    ]);
     expect(lettersTitled(gateway, 'Statement, permissions only')).toHaveLength(1);
   }, 90_000);
 
@@ -42,16 +53,25 @@ describe('with PDF_CHECKS=strict (the default)', () => {
   }, 90_000);
 
   const rejected: readonly [string, () => Promise<Buffer>, string, RegExp][] = [
-    ['a PDF that needs a password', async () => withUserPassword(await letterPdf()), 'PdfPasswordProtected', /"letter\.pdf" needs a password/],
+    [
+      'a PDF that needs a password',
+      async () => withUserPassword(await letterPdf()),
+      'PdfPasswordProtected',
+      /"letter\.pdf" needs a password/,
+    ],
     ['a truncated PDF', async () => (await letterPdf(3)).subarray(0, 900), 'PdfDamaged', /"letter\.pdf" cannot be read as a PDF/],
     ['a PDF with JavaScript on open', () => ACTIVE_SAMPLES[0]?.build() ?? letterPdf(), 'PdfActiveContent', /JavaScript \(document/],
   ];
-  it.each(rejected)('%s is rejected with its reason, and no letter is made', async (title, build, reasonCode, sentence) => {
-    const record = await gateway.settled(await deliver(gateway, title, await build()), 60_000);
-    expect(record).toMatchObject({ state: 'rejected', reasonCode, reason: expect.stringMatching(sentence) });
-    expect(record.pdfs?.[0]?.fileName).toBe('letter.pdf');
-    expect(lettersTitled(gateway, title)).toHaveLength(0);
-  }, 90_000);
+  it.each(rejected)(
+    '%s is rejected with its reason, and no letter is made',
+    async (title, build, reasonCode, sentence) => {
+      const record = await gateway.settled(await deliver(gateway, title, await build()), 60_000);
+      expect(record).toMatchObject({ state: 'rejected', reasonCode, reason: expect.stringMatching(sentence) });
+      expect(record.pdfs?.[0]?.fileName).toBe('letter.pdf');
+      expect(lettersTitled(gateway, title)).toHaveLength(0);
+    },
+    90_000,
+  );
 });
 
 describe('with PDF_CHECKS=off', () => {

@@ -18,7 +18,12 @@ import { denyDnsResolver, loadZoneResolver } from '../../src/auth/zone-resolver.
 const fixturesDir = join(import.meta.dirname, '../../fixtures');
 const zone = loadZoneResolver(join(fixturesDir, 'zone.json'));
 const read = (file: string): Buffer => readFileSync(join(fixturesDir, 'eml', file));
-const contextFor = (spec: FixtureSpec) => ({ ip: FIXTURE_SESSION.ip, helo: FIXTURE_SESSION.helo, mta: FIXTURE_SESSION.mta, sender: spec.envelopeSender });
+const contextFor = (spec: FixtureSpec) => ({
+  ip: FIXTURE_SESSION.ip,
+  helo: FIXTURE_SESSION.helo,
+  mta: FIXTURE_SESSION.mta,
+  sender: spec.envelopeSender,
+});
 const spec = (file: string): FixtureSpec => {
   const found = FIXTURES.find((f) => f.file === file);
   if (found === undefined) throw new Error(`${file} is not in the catalog`);
@@ -49,7 +54,9 @@ describe('each fixture gets its expected authentication verdict', () => {
 
 describe('the fixture files', () => {
   it('are exactly the catalogued ones', () => {
-    const onDisk = readdirSync(join(fixturesDir, 'eml')).filter((f) => f.endsWith('.eml')).sort();
+    const onDisk = readdirSync(join(fixturesDir, 'eml'))
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
 
     expect(onDisk).toEqual(FIXTURES.map((f) => f.file).sort());
   });
@@ -81,7 +88,16 @@ describe('authenticateMessage', () => {
       fromAddresses: ['letters@acme.example'],
       fromFields: 1,
       spf: { domain: 'acme.example', identity: 'mailfrom', result: 'pass', clientIp: '127.0.0.1' },
-      dkim: [{ signingDomain: 'acme.example', selector: 'rsa2048', algorithm: 'rsa-sha256', result: 'pass', bodyLengthTag: undefined, coversWholeBody: true }],
+      dkim: [
+        {
+          signingDomain: 'acme.example',
+          selector: 'rsa2048',
+          algorithm: 'rsa-sha256',
+          result: 'pass',
+          bodyLengthTag: undefined,
+          coversWholeBody: true,
+        },
+      ],
     });
     expect(summary.headers).toMatch(/^Received-SPF: pass .*\r\nAuthentication-Results: mx\.intake\.example;\r\n dkim=pass /s);
     expect(summary.headers.endsWith('\r\n')).toBe(true);

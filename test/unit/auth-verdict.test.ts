@@ -1,7 +1,7 @@
 // The authentication policy (docs/design.md §2.3), case by case, on synthetic summaries.
 import { describe, expect, it } from 'vitest';
 import type { AuthSummary, DkimSignatureSummary, SpfSummary } from '../../src/auth/summary.js';
-import { judgeAuthentication, type AuthPolicy, type CheckOutcome } from '../../src/auth/verdict.js';
+import { type AuthPolicy, type CheckOutcome, judgeAuthentication } from '../../src/auth/verdict.js';
 
 const signature = (overrides: Partial<DkimSignatureSummary> = {}): DkimSignatureSummary => ({
   signingDomain: 'acme.example',
@@ -94,7 +94,13 @@ const cases: readonly Case[] = [
   },
 
   // From
-  { name: 'no From address', auth: summary({ fromAddresses: [] }), outcome: 'fail', reason: ['the From header holds no address'], checks: FROM_FAILED },
+  {
+    name: 'no From address',
+    auth: summary({ fromAddresses: [] }),
+    outcome: 'fail',
+    reason: ['the From header holds no address'],
+    checks: FROM_FAILED,
+  },
   {
     name: 'two From addresses',
     auth: summary({ fromAddresses: ['letters@acme.example', 'billing@acme.example'] }),
@@ -109,7 +115,13 @@ const cases: readonly Case[] = [
     reason: ['the message has 2 From header fields'],
     checks: FROM_FAILED,
   },
-  { name: 'a From address without a domain', auth: summary({ fromAddresses: ['letters'] }), outcome: 'fail', reason: ['the From address letters has no domain'], checks: FROM_FAILED },
+  {
+    name: 'a From address without a domain',
+    auth: summary({ fromAddresses: ['letters'] }),
+    outcome: 'fail',
+    reason: ['the From address letters has no domain'],
+    checks: FROM_FAILED,
+  },
   {
     name: 'a From failure is permanent even when SPF hit a temperror',
     auth: summary({ fromAddresses: [], spf: spf({ result: 'temperror' }) }),
@@ -151,7 +163,11 @@ const cases: readonly Case[] = [
   },
   {
     name: 'sibling domains under a public suffix are not aligned',
-    auth: summary({ fromAddresses: ['letters@acme.co.uk'], spf: spf({ domain: 'evil.co.uk' }), dkim: [signature({ signingDomain: 'acme.co.uk' })] }),
+    auth: summary({
+      fromAddresses: ['letters@acme.co.uk'],
+      spf: spf({ domain: 'evil.co.uk' }),
+      dkim: [signature({ signingDomain: 'acme.co.uk' })],
+    }),
     outcome: 'fail',
     reason: ['SPF domain evil.co.uk is not aligned with acme.co.uk'],
     checks: ['pass', 'pass', 'fail', 'pass'],
@@ -218,7 +234,9 @@ const cases: readonly Case[] = [
   },
   {
     name: 'the only aligned signature hit a temperror',
-    auth: summary({ dkim: [signature({ signingDomain: 'evil.example' }), signature({ result: 'temperror', comment: 'DNS failure: ESERVFAIL' })] }),
+    auth: summary({
+      dkim: [signature({ signingDomain: 'evil.example' }), signature({ result: 'temperror', comment: 'DNS failure: ESERVFAIL' })],
+    }),
     outcome: 'temporary',
     reason: ['DKIM key for d=acme.example s=rsa2048 could not be fetched (DNS failure: ESERVFAIL)'],
     checks: ['pass', 'pass', 'pass', 'temporary'],

@@ -5,7 +5,13 @@ const policy = { baseMs: 1000, capMs: 60_000 };
 
 describe('retry backoff', () => {
   it.each([
-    [1, 0, 500], [1, 0.999, 1000], [2, 0, 1000], [3, 0.5, 3000], [7, 0, 30_000], [8, 0, 30_000], [30, 0.999, 59_970],
+    [1, 0, 500],
+    [1, 0.999, 1000],
+    [2, 0, 1000],
+    [3, 0.5, 3000],
+    [7, 0, 30_000],
+    [8, 0, 30_000],
+    [30, 0.999, 59_970],
   ])('attempt %i with random %f waits %i ms', (attempt, random, expected) => {
     expect(backoffDelayMs(attempt, policy, random)).toBe(expected);
   });

@@ -33,7 +33,7 @@ async function counted(chunks: readonly Buffer[]): Promise<{ firstBytes: Buffer;
 
 function cut(data: Buffer, random: () => number): Buffer[] {
   const chunks: Buffer[] = [];
-  for (let at = 0; at < data.length;) {
+  for (let at = 0; at < data.length; ) {
     const size = 1 + Math.floor(random() * (random() < 0.3 ? 8 : 3000));
     chunks.push(data.subarray(at, at + size));
     at += size;
@@ -43,7 +43,8 @@ function cut(data: Buffer, random: () => number): Buffer[] {
 
 const random = mulberry32(20261122);
 const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
-const lines = (data: Buffer, width = 76, end = '\r\n'): string => data.toString('base64').replace(new RegExp(`.{${width}}`, 'g'), `$&${end}`);
+const lines = (data: Buffer, width = 76, end = '\r\n'): string =>
+  data.toString('base64').replace(new RegExp(`.{${width}}`, 'g'), `$&${end}`);
 
 const SHAPES: ReadonlyArray<readonly [string, () => string | Buffer]> = [
   ['clean base64 with CRLF lines', () => lines(bytes(5000))],
@@ -51,7 +52,10 @@ const SHAPES: ReadonlyArray<readonly [string, () => string | Buffer]> = [
   ['padding at the end', () => lines(bytes(3 * 500 + 1))],
   ['each line padded on its own', () => Array.from({ length: 20 }, () => bytes(40).toString('base64')).join('\r\n')],
   ['spaces and tabs inside', () => lines(bytes(3000)).replace(/(.{10})/g, '$1 \t')],
-  ['stray bytes above 127', () => Buffer.concat([Buffer.from(lines(bytes(900))), Buffer.from([0xc1, 0xff, 0x80]), Buffer.from(lines(bytes(900)))])],
+  [
+    'stray bytes above 127',
+    () => Buffer.concat([Buffer.from(lines(bytes(900))), Buffer.from([0xc1, 0xff, 0x80]), Buffer.from(lines(bytes(900)))]),
+  ],
   ['URL-safe characters', () => lines(bytes(2000)).replace(/\+/g, '-').replace(/\//g, '_')],
   ['not base64 at all', () => '!!!! this is *not* base64 at all ####\r\n@@@@ %%%% ^^^^'],
   ['very short', () => 'JVBE'],
@@ -62,7 +66,7 @@ const SHAPES: ReadonlyArray<readonly [string, () => string | Buffer]> = [
 ];
 
 describe('counting base64 instead of decoding it', () => {
-  it.each(SHAPES)('gives the decoder\'s length and first bytes for %s, however it is cut', async (_shape, make) => {
+  it.each(SHAPES)("gives the decoder's length and first bytes for %s, however it is cut", async (_shape, make) => {
     const made = make();
     const data = typeof made === 'string' ? Buffer.from(made, 'latin1') : made;
     const expected = await decoded([data]);

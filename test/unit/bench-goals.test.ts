@@ -6,13 +6,37 @@ import { evaluateGoals, lettersPerWorkerCpuSecond } from '../../bench/goals.js';
 import type { BenchResult, EndToEndRun } from '../../bench/results.js';
 
 const percentiles = { count: 0, p50: 0, p95: 0, p99: 0, max: 0 };
-const load = { sent: 0, accepted: 0, replies: {}, errors: 0, firstError: undefined, elapsedMs: 0, acceptedPerSec: 0, wireMBPerSec: 0, replyMs: { p50: 0, p99: 0, max: 0 } };
+const load = {
+  sent: 0,
+  accepted: 0,
+  replies: {},
+  errors: 0,
+  firstError: undefined,
+  elapsedMs: 0,
+  acceptedPerSec: 0,
+  wireMBPerSec: 0,
+  replyMs: { p50: 0, p99: 0, max: 0 },
+};
 
 function drain(workers: number, letters: number, workerCpuSeconds: readonly number[]): EndToEndRun {
   const usage = Object.fromEntries(workerCpuSeconds.map((cpuSeconds, i) => [`worker-${i + 1}`, { cpuSeconds, peakRssBytes: 0 }]));
   return {
-    size: '10KB', kind: 'drain', workers, sessions: 8, offeredPerSec: undefined, load,
-    e2e: { accepted: letters, letters, notSubmitted: {}, queuedMissing: 0, latencyMs: percentiles, lettersPerSec: 1, serviceMs: percentiles, meanInService: 1 },
+    size: '10KB',
+    kind: 'drain',
+    workers,
+    sessions: 8,
+    offeredPerSec: undefined,
+    load,
+    e2e: {
+      accepted: letters,
+      letters,
+      notSubmitted: {},
+      queuedMissing: 0,
+      latencyMs: percentiles,
+      lettersPerSec: 1,
+      serviceMs: percentiles,
+      meanInService: 1,
+    },
     usage: { ...usage, sandbox: { cpuSeconds: 50, peakRssBytes: 0 } },
     cores: { ours: 1, machine: 1 },
   };
@@ -20,8 +44,23 @@ function drain(workers: number, letters: number, workerCpuSeconds: readonly numb
 
 function resultWith(runs: readonly EndToEndRun[]): Omit<BenchResult, 'goals'> {
   return {
-    meta: { startedAt: '', durationSec: 0, plan: 'quick', node: '', cpus: '', memoryGB: 0, loadAverage: { start: 0, end: 0 }, generator: '', redis: '', workerConcurrency: 4, e2eWorkers: 2, wireBytes: {} },
-    accept: [], runs, rssProbe: undefined,
+    meta: {
+      startedAt: '',
+      durationSec: 0,
+      plan: 'quick',
+      node: '',
+      cpus: '',
+      memoryGB: 0,
+      loadAverage: { start: 0, end: 0 },
+      generator: '',
+      redis: '',
+      workerConcurrency: 4,
+      e2eWorkers: 2,
+      wireBytes: {},
+    },
+    accept: [],
+    runs,
+    rssProbe: undefined,
   };
 }
 
@@ -40,7 +79,10 @@ describe('worker goals', () => {
   it('two workers spending 8% more CPU per letter are within 10%, 15% more are not', () => {
     const name = 'Letters per worker CPU-second, 2 worker processes vs 1, 10KB';
     expect(goal([drain(1, 300, [1]), drain(2, 300, [0.54, 0.54])], name)?.met).toBe(true);
-    expect(goal([drain(1, 300, [1]), drain(2, 300, [0.575, 0.575])], name)).toMatchObject({ met: false, measured: expect.stringMatching(/^0\.87×/) });
+    expect(goal([drain(1, 300, [1]), drain(2, 300, [0.575, 0.575])], name)).toMatchObject({
+      met: false,
+      measured: expect.stringMatching(/^0\.87×/),
+    });
   });
 
   it('reports a size without drain runs as not measured', () => {

@@ -19,7 +19,10 @@ describe('configuration', () => {
   });
 
   it('reads processing addresses comma-separated, trimmed and lower-cased', () => {
-    expect(loadConfig({ INBOUND_ADDRESSES: ' Letters@Intake.example, b@intake.example ' }).inboundAddresses).toEqual(['letters@intake.example', 'b@intake.example']);
+    expect(loadConfig({ INBOUND_ADDRESSES: ' Letters@Intake.example, b@intake.example ' }).inboundAddresses).toEqual([
+      'letters@intake.example',
+      'b@intake.example',
+    ]);
   });
 
   it.each([
@@ -42,11 +45,20 @@ describe('configuration', () => {
 
   it('keeps raw mail under DATA_DIR/raw unless RAW_STORE_URL says otherwise', () => {
     expect(loadConfig({ DATA_DIR: '/srv/intake' }).rawStore.location).toEqual({ kind: 'file', dir: '/srv/intake/raw' });
-    expect(loadConfig({ RAW_STORE_URL: 's3://letters-raw/intake' }).rawStore.location).toEqual({ kind: 's3', bucket: 'letters-raw', prefix: 'intake/' });
+    expect(loadConfig({ RAW_STORE_URL: 's3://letters-raw/intake' }).rawStore.location).toEqual({
+      kind: 's3',
+      bucket: 'letters-raw',
+      prefix: 'intake/',
+    });
   });
 
   it('sends notices through the relay URL given, from postmaster@ the announced name unless NOTICE_FROM says otherwise', () => {
-    expect(loadConfig({ SMTP_HOSTNAME: 'mx.intake.example' }).notices).toEqual({ smtpUrl: undefined, from: 'postmaster@mx.intake.example', attempts: 8, timeoutMs: 30_000 });
+    expect(loadConfig({ SMTP_HOSTNAME: 'mx.intake.example' }).notices).toEqual({
+      smtpUrl: undefined,
+      from: 'postmaster@mx.intake.example',
+      attempts: 8,
+      timeoutMs: 30_000,
+    });
     const config = loadConfig({ NOTICE_SMTP_URL: 'smtps://u:p@relay.example:465', NOTICE_FROM: 'no-reply@intake.example' });
     expect(config.notices).toMatchObject({ smtpUrl: 'smtps://u:p@relay.example:465', from: 'no-reply@intake.example' });
   });

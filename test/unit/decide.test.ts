@@ -3,9 +3,20 @@ import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { decide, titleFrom } from '../../src/worker/decide.js';
 import type { ParsedMessage } from '../../src/worker/parse-message.js';
 
-const directory = parseSenderDirectory({
-  senders: [{ senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['Letters@Acme.example'], apiClientId: 'acme', apiClientSecret: 's' }],
-}, {});
+const directory = parseSenderDirectory(
+  {
+    senders: [
+      {
+        senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
+        companyNameEn: 'Acme',
+        addresses: ['Letters@Acme.example'],
+        apiClientId: 'acme',
+        apiClientSecret: 's',
+      },
+    ],
+  },
+  {},
+);
 const pdf = Buffer.from('%PDF-1.4 tiny');
 const message = (over: Partial<ParsedMessage> = {}): ParsedMessage => ({
   fromAddresses: ['letters@acme.example'],
@@ -36,7 +47,11 @@ describe('the worker decision', () => {
     ['two From addresses', { fromAddresses: ['letters@acme.example', 'x@evil.example'] }, 'SenderNotRegistered'],
     ['no PDF', { attachments: [] }, 'NoPdfAttachment'],
     ['a fake PDF', { attachments: [{ fileName: 'a.pdf', contentType: 'application/pdf', content: Buffer.from('nope') }] }, 'NotAPdf'],
-    ['a big PDF', { attachments: [{ fileName: 'a.pdf', contentType: 'application/pdf', content: Buffer.concat([pdf, Buffer.alloc(2000)]) }] }, 'PdfTooLarge'],
+    [
+      'a big PDF',
+      { attachments: [{ fileName: 'a.pdf', contentType: 'application/pdf', content: Buffer.concat([pdf, Buffer.alloc(2000)]) }] },
+      'PdfTooLarge',
+    ],
     ['an empty subject', { subject: '' }, 'MissingSubject'],
     ['a blank subject', { subject: ' \t ' }, 'MissingSubject'],
   ] as const)('rejects %s', (_what, over, reasonCode) => {

@@ -2,8 +2,8 @@
 // compiled JS as a non-root user, a durable Redis, real CLI commands, known variables only.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { z } from 'zod';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -82,7 +82,7 @@ const commandOf = (s: z.infer<typeof service>): string[] => (typeof s.command ==
 
 describe('docker-compose.yml', () => {
   it('runs Redis durably: append-only, fsync on every write, no eviction, data on a named volume', () => {
-    const redis = compose.services['redis'];
+    const redis = compose.services.redis;
     const args = commandOf(redis ?? {}).join(' ');
     expect(args).toMatch(/--appendonly yes\b/);
     expect(args).toMatch(/--appendfsync always\b/);
@@ -96,28 +96,28 @@ describe('docker-compose.yml', () => {
   });
 
   it('starts the gateway only once Redis is healthy, and publishes SMTP on 25 and HTTP on 8080', () => {
-    const gateway = compose.services['gateway'];
-    expect(gateway?.depends_on?.['redis']?.condition).toBe('service_healthy');
+    const gateway = compose.services.gateway;
+    expect(gateway?.depends_on?.redis?.condition).toBe('service_healthy');
     expect(gateway?.ports).toEqual(expect.arrayContaining(['25:2525', '8080:8080']));
   });
 
   it('runs only real letter-intake commands in the gateway image', () => {
-    const ours = services.filter(([, s]) => s.image === compose.services['gateway']?.image);
+    const ours = services.filter(([, s]) => s.image === compose.services.gateway?.image);
     expect(ours.map(([name]) => name)).toEqual(expect.arrayContaining(['gateway', 'sandbox-api']));
     expect(CLI_COMMANDS.size).toBeGreaterThanOrEqual(8);
     for (const [name, s] of ours) expect(commandOf(s)[0], name).toBeOneOf([...CLI_COMMANDS]);
   });
 
   it('gives the gateway an external Redis and Sender API, so `start` embeds nothing', () => {
-    const env = compose.services['gateway']?.environment ?? {};
-    expect(env['REDIS_URL']).toMatch(/^redis:\/\/redis:6379/);
-    expect(env['SENDER_API_URL']).toMatch(/^https?:\/\//);
+    const env = compose.services.gateway?.environment ?? {};
+    expect(env.REDIS_URL).toMatch(/^redis:\/\/redis:6379/);
+    expect(env.SENDER_API_URL).toMatch(/^https?:\/\//);
     expect(Object.keys(env)).toEqual(expect.arrayContaining(['INBOUND_ADDRESSES', 'SENDERS_FILE', 'DASHBOARD_PASSWORD']));
   });
 
   it('uses only variables the config schema knows, in environments and in interpolations', () => {
     expect(CONFIG_VARIABLES.size).toBeGreaterThan(20);
-    const ours = services.filter(([, s]) => s.image === compose.services['gateway']?.image);
+    const ours = services.filter(([, s]) => s.image === compose.services.gateway?.image);
     const named = ours.flatMap(([, s]) => Object.keys(s.environment ?? {}));
     const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
     expect(named.length).toBeGreaterThan(0);
@@ -136,18 +136,23 @@ describe('docker-compose.yml monitoring profile', () => {
 
   it('gives Prometheus the scrape config and the alert rules, and Grafana its provisioning and the dashboard, from files in the repository', () => {
     expect(mounts('prometheus')).toEqual(expect.arrayContaining(['./deploy/prometheus/prometheus.yml', './deploy/prometheus/alerts.yml']));
-    expect(mounts('grafana')).toEqual(expect.arrayContaining([
-      './deploy/grafana/provisioning/datasources', './deploy/grafana/provisioning/dashboards', './deploy/grafana/letter-intake.json',
-    ]));
+    expect(mounts('grafana')).toEqual(
+      expect.arrayContaining([
+        './deploy/grafana/provisioning/datasources',
+        './deploy/grafana/provisioning/dashboards',
+        './deploy/grafana/letter-intake.json',
+      ]),
+    );
     for (const path of [...mounts('prometheus'), ...mounts('grafana')].filter((p) => p.startsWith('./'))) {
       expect(existsSync(resolve(REPO, path)), path).toBe(true);
     }
   });
 
   it('points the provisioned dashboards at the folder the dashboard file is mounted in', () => {
-    const provider = z.object({ providers: z.array(z.object({ options: z.object({ path: z.string() }) })) })
+    const provider = z
+      .object({ providers: z.array(z.object({ options: z.object({ path: z.string() }) })) })
       .parse(parse(read('deploy/grafana/provisioning/dashboards/letter-intake.yml')));
-    const dashboardMount = (compose.services['grafana']?.volumes ?? []).find((v) => v.startsWith('./deploy/grafana/letter-intake.json:'));
+    const dashboardMount = (compose.services.grafana?.volumes ?? []).find((v) => v.startsWith('./deploy/grafana/letter-intake.json:'));
     expect(dashboardMount?.split(':')[1]).toBe(`${provider.providers[0]?.options.path}/letter-intake.json`);
   });
 });

@@ -10,8 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { RelaxedHash } from 'mailauth/lib/dkim/body/relaxed.js';
-import { authenticate } from 'mailauth/lib/mailauth.js';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { authenticate } from 'mailauth/lib/mailauth.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
@@ -24,12 +24,23 @@ import { createZoneResolver, loadZoneResolver } from '../../src/auth/zone-resolv
 import { PEER_CORPUS_DIR, peerCorpus } from '../helpers/peer-corpus.js';
 
 const PEER_CORPUS_PRESENT = peerCorpus('dkim', 'dkim-body-hash-equivalence (peer DKIM messages)') !== undefined;
+
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 const SEED = 20261122;
 const FIXTURES_DIR = join(import.meta.dirname, '../../fixtures');
 const PEER_DKIM = join(PEER_CORPUS_DIR, 'dkim');
-const PEER_MESSAGES = ['ed25519test.msg', 'ed25519test2.msg', 'message.mbox', 'rfc6376.msg', 'rfc6376.signed.msg', 'test.message', 'test2.message', 'test_extra.message', 'test_nofrom.message']
+const PEER_MESSAGES = [
+  'ed25519test.msg',
+  'ed25519test2.msg',
+  'message.mbox',
+  'rfc6376.msg',
+  'rfc6376.signed.msg',
+  'test.message',
+  'test2.message',
+  'test_extra.message',
+  'test_nofrom.message',
+]
   .map((f) => `dkimpy/${f}`)
   .concat(['mailauth/ec/signed.eml', 'mailauth/message1.eml']);
 
@@ -94,7 +105,10 @@ function randomBody(random: () => number, pieces: number): string {
 
 function generatedBodies(): (readonly [string, Buffer])[] {
   const random = mulberry32(SEED);
-  const generated = Array.from({ length: 60 }, (_, i) => [`random white-space body #${i + 1}`, Buffer.from(randomBody(random, 1 + Math.floor(random() * 400)))] as const);
+  const generated = Array.from(
+    { length: 60 },
+    (_, i) => [`random white-space body #${i + 1}`, Buffer.from(randomBody(random, 1 + Math.floor(random() * 400)))] as const,
+  );
   return [...NAMED_BODIES.map(([name, body]) => [name, Buffer.from(body, 'latin1')] as const), ...generated];
 }
 
@@ -143,7 +157,9 @@ function withSignatures(message: Buffer, body: Buffer): Buffer {
   for (const c of ['relaxed/relaxed', 'simple/simple', 'relaxed/simple', 'simple/relaxed']) {
     for (const a of ['rsa-sha256', 'rsa-sha1']) {
       for (const l of ['', '; l=0', '; l=3', `; l=${Math.floor(body.length / 2)}`]) {
-        rows.push(`DKIM-Signature: v=1; a=${a}; c=${c}; d=example.com; s=sel; h=from:subject${l}; bh=AAAA; b=${Buffer.from(`${c}${a}${l}`).toString('base64')}\r\n`);
+        rows.push(
+          `DKIM-Signature: v=1; a=${a}; c=${c}; d=example.com; s=sel; h=from:subject${l}; bh=AAAA; b=${Buffer.from(`${c}${a}${l}`).toString('base64')}\r\n`,
+        );
       }
     }
   }
@@ -192,7 +208,13 @@ const SESSION = { ip: '127.0.0.1', helo: 'mta.example', mta: 'mx.intake.example'
 
 async function bothAuthenticate(message: Buffer, resolver: DnsResolver, sender: string): Promise<void> {
   const options = { ...SESSION, ip: FIXTURE_SESSION.ip, helo: FIXTURE_SESSION.helo, sender, resolver };
-  const expected = await authenticate(message, { ...options, trustReceived: false, disableArc: true, disableBimi: true, disableDmarc: true });
+  const expected = await authenticate(message, {
+    ...options,
+    trustReceived: false,
+    disableArc: true,
+    disableBimi: true,
+    disableDmarc: true,
+  });
   const keyCache = createParsedKeyCache(resolver);
   for (let round = 0; round < 2; round++) {
     // the second round takes the key from the shared cache
@@ -210,9 +232,15 @@ describe('the whole authentication result equals mailauth’s authenticate()', (
     await bothAuthenticate(readFileSync(join(FIXTURES_DIR, 'eml', file)), zone, spec?.envelopeSender ?? 'letters@acme.example');
   });
 
-  it.skipIf(!PEER_CORPUS_PRESENT).each(['mailauth/ec/signed.eml', 'dkimpy/rfc6376.signed.msg'])('signed peer message %s, keys from its project', async (file) => {
-    const records = z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(join(PEER_DKIM, 'mailauth/ec/dns.json'), 'utf8')));
-    const zone = { ...records, 'test._domainkey.football.example.com': { TXT: [readFileSync(join(PEER_DKIM, 'dkimpy/test.txt'), 'utf8').trim()] } };
-    await bothAuthenticate(readFileSync(join(PEER_DKIM, file)), createZoneResolver(zone), 'joe@football.example.com');
-  });
+  it.skipIf(!PEER_CORPUS_PRESENT).each(['mailauth/ec/signed.eml', 'dkimpy/rfc6376.signed.msg'])(
+    'signed peer message %s, keys from its project',
+    async (file) => {
+      const records = z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(join(PEER_DKIM, 'mailauth/ec/dns.json'), 'utf8')));
+      const zone = {
+        ...records,
+        'test._domainkey.football.example.com': { TXT: [readFileSync(join(PEER_DKIM, 'dkimpy/test.txt'), 'utf8').trim()] },
+      };
+      await bothAuthenticate(readFileSync(join(PEER_DKIM, file)), createZoneResolver(zone), 'joe@football.example.com');
+    },
+  );
 });

@@ -11,9 +11,16 @@ import { exitCodeOf, fail, ok, warn } from '../../src/doctor/result.js';
 
 const MiB = 1024 * 1024;
 const durable: RedisFacts = {
-  version: '7.2.4', aofEnabled: true, appendfsync: 'always', maxmemoryPolicy: 'noeviction', maxmemory: 0, usedMemory: 10 * MiB, systemMemory: 4096 * MiB,
+  version: '7.2.4',
+  aofEnabled: true,
+  appendfsync: 'always',
+  maxmemoryPolicy: 'noeviction',
+  maxmemory: 0,
+  usedMemory: 10 * MiB,
+  systemMemory: 4096 * MiB,
 };
-const statuses = (facts: Partial<RedisFacts>): string[] => judgeRedisDurability({ ...durable, ...facts }).map((r) => `${r.name} ${r.status}`);
+const statuses = (facts: Partial<RedisFacts>): string[] =>
+  judgeRedisDurability({ ...durable, ...facts }).map((r) => `${r.name} ${r.status}`);
 
 describe('Redis durability', () => {
   it.each([
@@ -50,26 +57,36 @@ describe('Sender API transport', () => {
 
 describe('sender directory', () => {
   it('names an address claimed by two senders (in any case) and inline secrets', () => {
-    const results = judgeDirectory({
-      senders: [
-        { companyNameEn: 'Acme', addresses: ['letters@acme.example'], apiClientSecret: 'x' },
-        { companyNameEn: 'Globex', addresses: ['Letters@Acme.example'] },
-      ],
-    }, new Set(['acme.example']));
-    expect(results.map((r) => [r.name, r.status])).toEqual([['duplicate addresses', 'fail'], ['secrets', 'warn'], ['addresses with SPF', 'fail']]);
+    const results = judgeDirectory(
+      {
+        senders: [
+          { companyNameEn: 'Acme', addresses: ['letters@acme.example'], apiClientSecret: 'x' },
+          { companyNameEn: 'Globex', addresses: ['Letters@Acme.example'] },
+        ],
+      },
+      new Set(['acme.example']),
+    );
+    expect(results.map((r) => [r.name, r.status])).toEqual([
+      ['duplicate addresses', 'fail'],
+      ['secrets', 'warn'],
+      ['addresses with SPF', 'fail'],
+    ]);
     expect(results[0]?.detail).toContain('letters@acme.example (Acme, Globex)');
     expect(results[1]?.detail).toContain('given inline for Acme');
   });
 });
 
 describe('DNS records', () => {
-  it('reads signing domains and selectors from the records\' DKIM checks', () => {
+  it("reads signing domains and selectors from the records' DKIM checks", () => {
     const selectors = selectorsIn([
       'pass: DKIM pass for d=acme.example s=rsa2048, aligned with acme.example',
       'temporary: DKIM key for d=Globex.example s=Sel1 could not be fetched',
       'fail: no passing DKIM signature aligned with x.example (found: d=evil.example fail, unaligned)',
     ]);
-    expect([...selectors].map(([d, s]) => [d, [...s]])).toEqual([['acme.example', ['rsa2048']], ['globex.example', ['sel1']]]);
+    expect([...selectors].map(([d, s]) => [d, [...s]])).toEqual([
+      ['acme.example', ['rsa2048']],
+      ['globex.example', ['sel1']],
+    ]);
   });
 
   it('fails two SPF records and a revoked DKIM key', () => {
@@ -83,8 +100,14 @@ describe('DNS records', () => {
 
 describe('checklist', () => {
   it('groups by area, marks each line and exits non-zero only on a failure', () => {
-    const results = [ok('Redis', 'appendonly', 'yes'), warn('TLS', 'expiry', '9 days left'), fail('Redis', 'maxmemory-policy', 'allkeys-lru')];
-    expect(formatChecklist(results)).toBe('Redis\n  ✓ appendonly: yes\n  ✗ maxmemory-policy: allkeys-lru\nTLS\n  ! expiry: 9 days left\n\n1 ok, 1 warnings, 1 failed\n');
+    const results = [
+      ok('Redis', 'appendonly', 'yes'),
+      warn('TLS', 'expiry', '9 days left'),
+      fail('Redis', 'maxmemory-policy', 'allkeys-lru'),
+    ];
+    expect(formatChecklist(results)).toBe(
+      'Redis\n  ✓ appendonly: yes\n  ✗ maxmemory-policy: allkeys-lru\nTLS\n  ! expiry: 9 days left\n\n1 ok, 1 warnings, 1 failed\n',
+    );
     expect(exitCodeOf(results)).toBe(1);
     expect(exitCodeOf(results.slice(0, 2))).toBe(0);
   });

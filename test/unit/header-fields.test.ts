@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readHeaderFields } from '../../src/smtp/header-fields.js';
 import { intakeIdFor } from '../../src/intake/intake-id.js';
+import { readHeaderFields } from '../../src/smtp/header-fields.js';
 
 describe('header fields for the intake record', () => {
   it('reads a folded Message-ID and an RFC 2047 subject', () => {
-    const raw = Buffer.from('From: a@b.example\r\nMessage-ID:\r\n <abc@b.example>\r\nSubject: =?UTF-8?Q?Preis=C3=A4nderung?= 2027\r\n\r\nSubject: not this\r\n');
+    const raw = Buffer.from(
+      'From: a@b.example\r\nMessage-ID:\r\n <abc@b.example>\r\nSubject: =?UTF-8?Q?Preis=C3=A4nderung?= 2027\r\n\r\nSubject: not this\r\n',
+    );
     expect(readHeaderFields(raw)).toEqual({ messageId: '<abc@b.example>', subject: 'Preisänderung 2027' });
   });
 

@@ -4,12 +4,25 @@ import { parseListQuery } from '../../src/ops/intake-query.js';
 
 describe('the intake list query', () => {
   it('defaults to failed and rejected, page 1 of 50, no search', () => {
-    expect(parseListQuery({})).toEqual({ ok: true, states: ['failed', 'rejected'], explicitStates: false, limit: 50, page: 1, q: undefined });
+    expect(parseListQuery({})).toEqual({
+      ok: true,
+      states: ['failed', 'rejected'],
+      explicitStates: false,
+      limit: 50,
+      page: 1,
+      q: undefined,
+    });
   });
 
   it('takes a trimmed search term, states and a page', () => {
-    expect(parseListQuery({ q: '  <a@b.example> ', state: ['failed', 'queued,failed'], page: '3', limit: '20' }))
-      .toEqual({ ok: true, states: ['failed', 'queued'], explicitStates: true, limit: 20, page: 3, q: '<a@b.example>' });
+    expect(parseListQuery({ q: '  <a@b.example> ', state: ['failed', 'queued,failed'], page: '3', limit: '20' })).toEqual({
+      ok: true,
+      states: ['failed', 'queued'],
+      explicitStates: true,
+      limit: 20,
+      page: 3,
+      q: '<a@b.example>',
+    });
   });
 
   it.each([

@@ -1,12 +1,17 @@
 // Log lines on a terminal: readable when pino-pretty is installed, JSON when stdout is not a
 // terminal or pino-pretty is absent (production images carry no development dependencies).
 import { describe, expect, it } from 'vitest';
-import { terminalDestination } from '../../src/log-terminal.js';
 import { createLogger } from '../../src/log.js';
+import { terminalDestination } from '../../src/log-terminal.js';
 
 function capture(): { write(text: string): void; text(): string } {
   let all = '';
-  return { write: (text) => { all += text; }, text: () => all };
+  return {
+    write: (text) => {
+      all += text;
+    },
+    text: () => all,
+  };
 }
 
 const notInstalled = () => Promise.reject(Object.assign(new Error("Cannot find package 'pino-pretty'"), { code: 'ERR_MODULE_NOT_FOUND' }));
@@ -20,6 +25,7 @@ describe('log lines on a terminal', () => {
 
     createLogger({ level: 'info', name: 'smtp', destination }).info({ event: 'smtp.listening', port: 2525 }, 'listening');
 
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour escapes (ESC)
     const text = out.text().replace(/\u001b\[[0-9;]*m/g, ''); // colours off for the comparison
     expect(text).not.toMatch(/^\{/);
     expect(text).toMatch(/INFO.*\(smtp\).*listening/);
@@ -40,7 +46,13 @@ describe('log lines on a terminal', () => {
 
   it('stay JSON when stdout is not a terminal, without loading pino-pretty', async () => {
     let loads = 0;
-    const destination = await terminalDestination({ isTerminal: false, load: () => { loads += 1; return notInstalled(); } });
+    const destination = await terminalDestination({
+      isTerminal: false,
+      load: () => {
+        loads += 1;
+        return notInstalled();
+      },
+    });
     expect(destination).toBeUndefined();
     expect(loads).toBe(0);
   });

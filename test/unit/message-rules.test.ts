@@ -6,8 +6,18 @@ import { claimsToBePdf, judgeMessage } from '../../src/policy/message-rules.js';
 
 const REGISTERED = 'letters@acme.example';
 const ctx = { isRegistered: (a: string) => a === REGISTERED, maxPdfBytes: 1000 };
-const pdf = (fileName: string, decodedBytes = 500): PartFacts => ({ contentType: 'application/pdf', fileName, firstBytes: Buffer.from('%PDF-1.7'), decodedBytes });
-const facts = (over: Partial<MessageFacts> = {}): MessageFacts => ({ from: REGISTERED, subject: 'Your bill', parts: [pdf('bill.pdf')], ...over });
+const pdf = (fileName: string, decodedBytes = 500): PartFacts => ({
+  contentType: 'application/pdf',
+  fileName,
+  firstBytes: Buffer.from('%PDF-1.7'),
+  decodedBytes,
+});
+const facts = (over: Partial<MessageFacts> = {}): MessageFacts => ({
+  from: REGISTERED,
+  subject: 'Your bill',
+  parts: [pdf('bill.pdf')],
+  ...over,
+});
 
 describe('which attachments claim to be PDFs', () => {
   it.each([
@@ -33,8 +43,16 @@ describe('judging a message by its facts', () => {
     ['an unregistered From', { from: 'letters@stranger.example' }, 'SenderNotRegistered'],
     ['no single From', { from: '' }, 'SenderNotRegistered'],
     ['no attachment at all', { parts: [] }, 'NoPdfAttachment'],
-    ['only a PNG', { parts: [{ contentType: 'image/png', fileName: 'x.png', firstBytes: Buffer.from('\x89PNG'), decodedBytes: 4 }] }, 'NoPdfAttachment'],
-    ['a ZIP named .pdf', { parts: [{ ...pdf('bill.pdf'), contentType: 'application/octet-stream', firstBytes: Buffer.from('PK\x03\x04') }] }, 'NotAPdf'],
+    [
+      'only a PNG',
+      { parts: [{ contentType: 'image/png', fileName: 'x.png', firstBytes: Buffer.from('\x89PNG'), decodedBytes: 4 }] },
+      'NoPdfAttachment',
+    ],
+    [
+      'a ZIP named .pdf',
+      { parts: [{ ...pdf('bill.pdf'), contentType: 'application/octet-stream', firstBytes: Buffer.from('PK\x03\x04') }] },
+      'NotAPdf',
+    ],
     ['an empty PDF part', { parts: [{ ...pdf('bill.pdf'), firstBytes: Buffer.alloc(0), decodedBytes: 0 }] }, 'NotAPdf'],
     ['a PDF one byte over the limit', { parts: [pdf('big.pdf', 1001)] }, 'PdfTooLarge'],
     ['an empty subject', { subject: '' }, 'MissingSubject'],
@@ -48,19 +66,23 @@ describe('judging a message by its facts', () => {
   });
 
   it('answers with the first rule that fails: the sender before the PDF before the subject', () => {
-    expect(judgeMessage(facts({ from: 'x@stranger.example', parts: [], subject: '' }), ctx)).toMatchObject({ reasonCode: 'SenderNotRegistered' });
+    expect(judgeMessage(facts({ from: 'x@stranger.example', parts: [], subject: '' }), ctx)).toMatchObject({
+      reasonCode: 'SenderNotRegistered',
+    });
     expect(judgeMessage(facts({ parts: [], subject: '' }), ctx)).toMatchObject({ reasonCode: 'NoPdfAttachment' });
   });
 });
 
 describe('the sentence of a rule', () => {
   it('starts with the code, says the rule and what to do, with the limit in words', () => {
-    expect(ruleSentence('NoPdfAttachment', { maxPdfBytes: 10 * 1024 * 1024 }))
-      .toBe('NoPdfAttachment: the message carries no PDF attachment; attach the letter as a PDF (at most 10 MiB)');
+    expect(ruleSentence('NoPdfAttachment', { maxPdfBytes: 10 * 1024 * 1024 })).toBe(
+      'NoPdfAttachment: the message carries no PDF attachment; attach the letter as a PDF (at most 10 MiB)',
+    );
   });
 
   it('puts the detail after what the rule says', () => {
-    expect(ruleSentence('PdfTooLarge', { maxPdfBytes: 1000 }, '"a.pdf" is 1001 bytes'))
-      .toBe('PdfTooLarge: a PDF attachment is larger than 1000 bytes ("a.pdf" is 1001 bytes); send a smaller PDF');
+    expect(ruleSentence('PdfTooLarge', { maxPdfBytes: 1000 }, '"a.pdf" is 1001 bytes')).toBe(
+      'PdfTooLarge: a PDF attachment is larger than 1000 bytes ("a.pdf" is 1001 bytes); send a smaller PDF',
+    );
   });
 });

@@ -3,21 +3,40 @@ import { describe, expect, it } from 'vitest';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import { composeNotice, noticeMessageId } from '../../src/notices/compose.js';
 import { explain } from '../../src/notices/explain.js';
-import { reportParts, statusField, type ReportPart } from '../helpers/report-parts.js';
+import { type ReportPart, reportParts, statusField } from '../helpers/report-parts.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const record = (over: Partial<IntakeRecord> = {}): IntakeRecord => ({
-  intakeId: 'in0123456789abcdef01234567', state: 'rejected', receivedAt: Date.UTC(2026, 10, 22, 11, 59, 0),
-  envelopeFrom: 'bounce@acme.example', envelopeTo: ['letters@intake.example'], clientIp: '127.0.0.1', helo: 'mta.acme.example',
-  from: 'letters@acme.example', subject: 'Rechnung für Oktober', messageId: '<m1@acme.example>', sizeBytes: 100, auth: {},
-  attempts: 3, reasonCode: 'ApiRejected', reason: 'The Sender API refused the letter: title\r\ntoo long', timeline: {}, ...over,
+  intakeId: 'in0123456789abcdef01234567',
+  state: 'rejected',
+  receivedAt: Date.UTC(2026, 10, 22, 11, 59, 0),
+  envelopeFrom: 'bounce@acme.example',
+  envelopeTo: ['letters@intake.example'],
+  clientIp: '127.0.0.1',
+  helo: 'mta.acme.example',
+  from: 'letters@acme.example',
+  subject: 'Rechnung für Oktober',
+  messageId: '<m1@acme.example>',
+  sizeBytes: 100,
+  auth: {},
+  attempts: 3,
+  reasonCode: 'ApiRejected',
+  reason: 'The Sender API refused the letter: title\r\ntoo long',
+  timeline: {},
+  ...over,
 });
-const original = 'Authentication-Results: mx.intake.example; dkim=pass\r\nFrom: Acme <letters@acme.example>\r\nSubject: Rechnung\r\nMessage-ID: <m1@acme.example>\r\n';
+const original =
+  'Authentication-Results: mx.intake.example; dkim=pass\r\nFrom: Acme <letters@acme.example>\r\nSubject: Rechnung\r\nMessage-ID: <m1@acme.example>\r\n';
 
 async function composed(r: IntakeRecord, kind: 'rejected' | 'failed' | 'submitted') {
   const notice = await composeNotice({
-    record: r, kind, to: 'letters@acme.example', from: 'postmaster@mx.intake.example', reportingMta: 'mx.intake.example',
-    originalHeaders: original, now: NOW,
+    record: r,
+    kind,
+    to: 'letters@acme.example',
+    from: 'postmaster@mx.intake.example',
+    reportingMta: 'mx.intake.example',
+    originalHeaders: original,
+    now: NOW,
   });
   return { notice, mail: await simpleParser(notice.raw), parts: await reportParts(notice.raw) };
 }
@@ -50,7 +69,9 @@ describe('a notice in the RFC 3464 shape', () => {
     expect(statusField(perRecipient, 'Final-Recipient')).toBe('rfc822; letters@intake.example');
     expect(statusField(perRecipient, 'Action')).toBe('failed');
     expect(statusField(perRecipient, 'Status')).toBe('5.0.0');
-    expect(statusField(perRecipient, 'Diagnostic-Code')).toBe('X-letter-intake; ApiRejected: The Sender API refused the letter: title too long');
+    expect(statusField(perRecipient, 'Diagnostic-Code')).toBe(
+      'X-letter-intake; ApiRejected: The Sender API refused the letter: title too long',
+    );
     expect(part(parts, 'text/rfc822-headers')).toBe(original);
   });
 
@@ -64,7 +85,10 @@ describe('a notice in the RFC 3464 shape', () => {
   });
 
   it('confirms a created letter with its id and status PendingApproval', async () => {
-    const { mail, parts } = await composed(record({ state: 'submitted', letterId: 'L-42', reasonCode: undefined, reason: undefined }), 'submitted');
+    const { mail, parts } = await composed(
+      record({ state: 'submitted', letterId: 'L-42', reasonCode: undefined, reason: undefined }),
+      'submitted',
+    );
     expect(mail.text).toContain('letter id L-42, status PendingApproval');
     const status = part(parts, 'message/delivery-status');
     expect(statusField(status, 'Action')).toBe('delivered');
@@ -72,9 +96,18 @@ describe('a notice in the RFC 3464 shape', () => {
   });
 
   it('gives each rule its own status and advice', () => {
-    expect(explain(record({ reasonCode: 'SenderNotRegistered' }), 'rejected')).toMatchObject({ status: '5.7.1', text: expect.stringContaining('What to do: Send from the address registered for your organization.') });
-    expect(explain(record({ reasonCode: 'PdfTooLarge' }), 'rejected')).toMatchObject({ status: '5.3.4', text: expect.stringContaining('smaller PDF') });
-    expect(explain(record({ reasonCode: 'MissingSubject' }), 'rejected')).toMatchObject({ status: '5.6.0', text: expect.stringContaining('subject') });
+    expect(explain(record({ reasonCode: 'SenderNotRegistered' }), 'rejected')).toMatchObject({
+      status: '5.7.1',
+      text: expect.stringContaining('What to do: Send from the address registered for your organization.'),
+    });
+    expect(explain(record({ reasonCode: 'PdfTooLarge' }), 'rejected')).toMatchObject({
+      status: '5.3.4',
+      text: expect.stringContaining('smaller PDF'),
+    });
+    expect(explain(record({ reasonCode: 'MissingSubject' }), 'rejected')).toMatchObject({
+      status: '5.6.0',
+      text: expect.stringContaining('subject'),
+    });
   });
 
   it('keeps the same Message-ID for every attempt at the same notice', () => {

@@ -1,17 +1,22 @@
 // DKIM keys parsed once and shared across messages: the same record gives the same imported
 // key object, a changed record (key rotation) a new one at once, and DNS failures are never
 // kept. Records are the fixture zone's; the resolver is a function over a mutable record.
+
+import { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createParsedKeyCache } from '../../src/auth/parsed-key-cache.js';
 import type { DnsResolver } from '../../src/auth/resolver.js';
 
-const zone = z.record(z.string(), z.object({ TXT: z.union([z.array(z.string()), z.string()]).optional() }).loose())
+const zone = z
+  .record(z.string(), z.object({ TXT: z.union([z.array(z.string()), z.string()]).optional() }).loose())
   .parse(JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/zone.json'), 'utf8')));
-const recordOf = (name: string): string => { const txt = zone[name]?.TXT; return Array.isArray(txt) ? (txt[0] ?? '') : ''; };
+const recordOf = (name: string): string => {
+  const txt = zone[name]?.TXT;
+  return Array.isArray(txt) ? (txt[0] ?? '') : '';
+};
 const ACME = recordOf('rsa2048._domainkey.acme.example');
 const GLOBEX = recordOf('rsa2048._domainkey.globex.example');
 const NAME = 'rsa2048._domainkey.acme.example';
@@ -22,7 +27,9 @@ function switchable(): { resolver: DnsResolver; set(answer: string | Error): voi
   const queries: string[] = [];
   return {
     queries,
-    set: (answer) => void (current = answer),
+    set: (answer) => {
+      current = answer;
+    },
     resolver: (name, rrtype) => {
       queries.push(`${rrtype} ${name}`);
       return current instanceof Error ? Promise.reject(current) : Promise.resolve([[current]]);

@@ -6,7 +6,11 @@ const part = (contentType: string, fileName: string | undefined, content: Buffer
 
 describe('selecting the letter PDFs', () => {
   it('keeps every PDF in order with its sha256 and lists the ignored attachments', () => {
-    const result = selectPdfs([part('application/pdf', 'one.pdf', pdf), part('image/png', 'logo.png', Buffer.from('x')), part('application/octet-stream', 'two.pdf', pdf)]);
+    const result = selectPdfs([
+      part('application/pdf', 'one.pdf', pdf),
+      part('image/png', 'logo.png', Buffer.from('x')),
+      part('application/octet-stream', 'two.pdf', pdf),
+    ]);
     expect(result.pdfs.map((p) => p.fileName)).toEqual(['one.pdf', 'two.pdf']);
     expect(result.pdfs[0]?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(result.ignored).toEqual(['"logo.png" (image/png)']);

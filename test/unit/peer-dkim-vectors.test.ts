@@ -15,7 +15,8 @@ const peerText = (file: string): string => readFileSync(resolve(peerDkim ?? '', 
 const peerRecord = (file: string): string => peerText(file).trim();
 
 /** mailauth's ec/dns.json is already in the zone format (TXT as lists of character-strings). */
-const footballZone = (): Record<string, unknown> => z.record(z.string(), z.record(z.string(), z.unknown())).parse(JSON.parse(peerText('mailauth/ec/dns.json')));
+const footballZone = (): Record<string, unknown> =>
+  z.record(z.string(), z.record(z.string(), z.unknown())).parse(JSON.parse(peerText('mailauth/ec/dns.json')));
 const BRISBANE = 'brisbane._domainkey.football.example.com';
 const TEST = 'test._domainkey.football.example.com';
 

@@ -21,13 +21,44 @@ const cases: Case[] = [
   { name: 'everything answers, no API call yet', api: {}, ready: true, apiOk: true },
   { name: 'this process makes no API calls', api: undefined, ready: true, apiOk: true },
   { name: 'Redis is down', redis: down, api: {}, ready: false, apiOk: true },
-  { name: 'the queue does not answer', queue: { ok: false, error: 'queue intake: no answer within 1000 ms' }, api: {}, ready: false, apiOk: true },
+  {
+    name: 'the queue does not answer',
+    queue: { ok: false, error: 'queue intake: no answer within 1000 ms' },
+    api: {},
+    ready: false,
+    apiOk: true,
+  },
   { name: 'the API answered last', api: { lastOkAt: ago(1000) }, ready: true, apiOk: true },
-  { name: 'the API recovered after a failure', api: { lastOkAt: ago(1000), lastFailureAt: ago(5000), lastError: 'HTTP 503' }, ready: true, apiOk: true },
-  { name: 'the API failed just now', api: { lastOkAt: ago(120_000), lastFailureAt: ago(500), failingSince: ago(500), lastError: 'no answer' }, ready: true, apiOk: true },
-  { name: 'the API has failed for exactly the grace', api: { lastFailureAt: ago(1000), failingSince: ago(API_OUTAGE_GRACE_MS) }, ready: true, apiOk: true },
-  { name: 'the API has failed for longer than the grace', api: { lastOkAt: ago(300_000), lastFailureAt: ago(1000), failingSince: ago(API_OUTAGE_GRACE_MS + 1) }, ready: false, apiOk: false },
-  { name: 'the API never answered, failing since long ago', api: { lastFailureAt: ago(90_000), lastError: 'no answer' }, ready: false, apiOk: false },
+  {
+    name: 'the API recovered after a failure',
+    api: { lastOkAt: ago(1000), lastFailureAt: ago(5000), lastError: 'HTTP 503' },
+    ready: true,
+    apiOk: true,
+  },
+  {
+    name: 'the API failed just now',
+    api: { lastOkAt: ago(120_000), lastFailureAt: ago(500), failingSince: ago(500), lastError: 'no answer' },
+    ready: true,
+    apiOk: true,
+  },
+  {
+    name: 'the API has failed for exactly the grace',
+    api: { lastFailureAt: ago(1000), failingSince: ago(API_OUTAGE_GRACE_MS) },
+    ready: true,
+    apiOk: true,
+  },
+  {
+    name: 'the API has failed for longer than the grace',
+    api: { lastOkAt: ago(300_000), lastFailureAt: ago(1000), failingSince: ago(API_OUTAGE_GRACE_MS + 1) },
+    ready: false,
+    apiOk: false,
+  },
+  {
+    name: 'the API never answered, failing since long ago',
+    api: { lastFailureAt: ago(90_000), lastError: 'no answer' },
+    ready: false,
+    apiOk: false,
+  },
 ];
 
 describe('judgeReadiness', () => {
@@ -51,7 +82,9 @@ describe('judgeReadiness', () => {
 
   it('reports the API times as ISO strings and says how long it has been failing', () => {
     const verdict = judgeReadiness({
-      redis: up, queue: up, now: NOW,
+      redis: up,
+      queue: up,
+      now: NOW,
       api: { lastOkAt: ago(200_000), lastFailureAt: ago(1000), failingSince: ago(90_000), lastError: 'ServiceUnavailable (HTTP 503)' },
     });
     expect(verdict.checks.senderApi).toMatchObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyApiFailure, MAX_RETRY_AFTER_MS, parseRetryAfterMs, type ApiFailure } from '../../src/sender-api/classify.js';
+import { type ApiFailure, classifyApiFailure, MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '../../src/sender-api/classify.js';
 import type { FailureKind } from '../../src/sender-api/errors.js';
 
 describe('classifyApiFailure', () => {
@@ -39,7 +39,10 @@ describe('classifyApiFailure', () => {
   it('caps a Retry-After far in the future at MAX_RETRY_AFTER_MS, so one answer cannot pause the queue for long', () => {
     expect(MAX_RETRY_AFTER_MS).toBe(60_000);
     expect(classifyApiFailure({ status: 429, retryAfter: '999999999' }).retryAfterMs).toBe(60_000);
-    expect(classifyApiFailure({ status: 503, retryAfter: 'Fri, 01 Jan 2100 00:00:00 GMT', nowMs: Date.parse('2026-11-02T09:00:00Z') }).retryAfterMs).toBe(60_000);
+    expect(
+      classifyApiFailure({ status: 503, retryAfter: 'Fri, 01 Jan 2100 00:00:00 GMT', nowMs: Date.parse('2026-11-02T09:00:00Z') })
+        .retryAfterMs,
+    ).toBe(60_000);
     expect(classifyApiFailure({ status: 429, retryAfter: '59' }).retryAfterMs).toBe(59_000);
   });
 

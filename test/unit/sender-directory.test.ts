@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRegisteredAddresses, loadSenderDirectory, parseSenderDirectory, SenderDirectoryError } from '../../src/senders/directory.js';
 
-const acme = { senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f', companyNameEn: 'Acme', addresses: ['Letters@Acme.example'], apiClientId: 'acme' };
+const acme = {
+  senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
+  companyNameEn: 'Acme',
+  addresses: ['Letters@Acme.example'],
+  apiClientId: 'acme',
+};
 
 describe('the sender directory', () => {
   it('finds a sender by any case of its address, with the secret from the named variable', () => {
@@ -26,14 +31,27 @@ describe('the sender directory', () => {
 
   it('sends confirmations only to senders who ask for them', () => {
     expect(parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a' }] }, {}).senders[0]?.notify).toEqual([]);
-    expect(parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a', notify: ['submitted'] }] }, {}).senders[0]?.notify).toEqual(['submitted']);
+    expect(parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a', notify: ['submitted'] }] }, {}).senders[0]?.notify).toEqual([
+      'submitted',
+    ]);
   });
 
   it('allows PDF form fields only for a sender whose entry says allowPdfForms: true', () => {
-    const directory = parseSenderDirectory({ senders: [
-      { ...acme, apiClientSecret: 'a', allowPdfForms: true },
-      { ...acme, apiClientSecret: 'b', senderId: '1b4e28ba-2fa1-41d2-883f-0016d3cca427', apiClientId: 'beta', addresses: ['letters@beta.example'] },
-    ] }, {});
+    const directory = parseSenderDirectory(
+      {
+        senders: [
+          { ...acme, apiClientSecret: 'a', allowPdfForms: true },
+          {
+            ...acme,
+            apiClientSecret: 'b',
+            senderId: '1b4e28ba-2fa1-41d2-883f-0016d3cca427',
+            apiClientId: 'beta',
+            addresses: ['letters@beta.example'],
+          },
+        ],
+      },
+      {},
+    );
     expect(directory.byAddress('letters@acme.example')?.allowPdfForms).toBe(true);
     expect(directory.byAddress('letters@beta.example')?.allowPdfForms).toBe(false);
     expect(() => parseSenderDirectory({ senders: [{ ...acme, apiClientSecret: 'a', allowPdfForms: 'yes' }] }, {})).toThrow('allowPdfForms');

@@ -69,7 +69,10 @@ describe('createZoneResolver failures', () => {
   });
 
   it('denyDnsResolver refuses every query and names it', async () => {
-    await expect(denyDnsResolver('acme.example', 'TXT')).rejects.toMatchObject({ code: 'EDENIED', message: 'query TXT acme.example: EDENIED' });
+    await expect(denyDnsResolver('acme.example', 'TXT')).rejects.toMatchObject({
+      code: 'EDENIED',
+      message: 'query TXT acme.example: EDENIED',
+    });
   });
 });
 
@@ -85,10 +88,22 @@ describe('zone validation', () => {
   });
 
   it.each([
-    ['an MX given as a string', { 'a.example': { MX: ['10 mx.a.example'] } }, 'a.example MX: MX values are {"exchange": name, "priority": number}'],
+    [
+      'an MX given as a string',
+      { 'a.example': { MX: ['10 mx.a.example'] } },
+      'a.example MX: MX values are {"exchange": name, "priority": number}',
+    ],
     ['an A record given as an object', { 'a.example': { A: [{ exchange: 'x', priority: 1 }] } }, 'a.example A: A values are strings'],
-    ['a TXT value given as an object', { 'a.example': { TXT: [{ exchange: 'x', priority: 1 }] } }, 'a.example TXT: TXT values are strings or lists of strings'],
-    ['the same name twice in different case', { 'a.example': { TXT: ['x'] }, 'A.example': { TXT: ['y'] } }, 'the name a.example appears twice'],
+    [
+      'a TXT value given as an object',
+      { 'a.example': { TXT: [{ exchange: 'x', priority: 1 }] } },
+      'a.example TXT: TXT values are strings or lists of strings',
+    ],
+    [
+      'the same name twice in different case',
+      { 'a.example': { TXT: ['x'] }, 'A.example': { TXT: ['y'] } },
+      'the name a.example appears twice',
+    ],
   ])('refuses %s', (_what, json, message) => {
     expect(() => createZoneResolver(json)).toThrow(message);
   });

@@ -1,0 +1,79 @@
+// The Sender API client's default `fetch`: the same contract (a Request's URL and init in, a
+// Response out, rejecting on network errors and on abort), carried by node:http and node:https.
+// Measured on this project's letters, the global fetch costs about 60 ms of CPU to send a
+// 13.7 MB JSON body (it copies the body through web streams several times) where node:http
+// writes the same bytes in about 3 ms, and about 0.5 ms more on every small call.
+// Only what the transport uses is supported: string or byte bodies, headers as a record,
+// `signal`; redirects are never followed (the transport asks for 'manual').
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+const httpAgent = new HttpAgent({ keepAlive: true });
+const httpsAgent = new HttpsAgent({ keepAlive: true });
+
+export const httpFetch: typeof fetch = (input, init) =>
+  new Promise<Response>((resolve, reject) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const signal = init?.signal ?? undefined;
+    if (signal?.aborted === true) {
+      reject(signal.reason);
+      return;
+    }
+    const body = bodyBytes(init?.body);
+    const headers: Record<string, string> = { ...headerRecord(init?.headers) };
+    if (body !== undefined) headers['content-length'] = String(body.length);
+    const https = url.protocol === 'https:';
+    const request = (https ? httpsRequest : httpRequest)(url, {
+      method: init?.method ?? 'GET',
+      headers,
+      agent: https ? httpsAgent : httpAgent,
+    });
+    const onAbort = (): void => {
+      request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.once('close', () => signal?.removeEventListener('abort', onAbort));
+    request.once('error', reject);
+    request.once('response', (response: IncomingMessage) => {
+      response.once('error', () => undefined); // surfaced to the reader through the web stream
+      try {
+        resolve(toResponse(response));
+      } catch (err) {
+        // e.g. a status the Response type refuses (over 599): a broken endpoint, a network error
+        response.destroy();
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    request.end(body);
+  });
+
+function toResponse(response: IncomingMessage): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const status = response.statusCode ?? 0;
+  // A Response may not carry a body with these statuses.
+  const empty = status === 204 || status === 205 || status === 304;
+  if (empty) response.resume();
+  const stream: ReadableStream<Uint8Array> | null = empty ? null : Readable.toWeb(response);
+  return new Response(stream, { status, statusText: response.statusMessage ?? '', headers });
+}
+
+function bodyBytes(body: RequestInit['body']): Buffer | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  throw new TypeError('httpFetch sends string or byte bodies only');
+}
+
+function headerRecord(headers: RequestInit['headers']): Record<string, string> {
+  const record: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    record[name] = value;
+  });
+  return record;
+}
