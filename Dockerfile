@@ -25,6 +25,10 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# Raw mail (RAW_STORE_URL=file:///var/lib/letter-intake/raw): a volume owned by the process's user.
+RUN mkdir -p /var/lib/letter-intake/raw && chown -R node:node /var/lib/letter-intake
+ENV RAW_STORE_URL=file:///var/lib/letter-intake/raw
+VOLUME /var/lib/letter-intake
 USER node
 # 2525: SMTP listener (publish as 25); 8080: /healthz, /readyz, /metrics, /admin.
 EXPOSE 2525 8080

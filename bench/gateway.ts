@@ -1,6 +1,9 @@
 // The gateway in production shape for the bench: a private Redis, the sandbox Sender API, one
-// listener process and 0..n worker processes, every process tracked by the sampler.
-import { resolve } from 'node:path';
+// listener process and 0..n worker processes, every process tracked by the sampler. Raw mail
+// goes to a directory beside the Redis data (RAW_STORE_URL; extraEnv may point it elsewhere).
+import { readdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../src/intake/queue.js';
 import { freePort } from '../src/runtime/redis.js';
@@ -43,13 +46,23 @@ export interface Gateway {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { logDir, sampler } = options;
   const started: Running[] = [];
-  const redis = await startRedis(logDir, options.dataDir);
+  const started0 = await startRedis(logDir, options.dataDir);
+  const rawDir = join(dirname(options.dataDir), 'raw');
+  // Between phases the bench drops what was accepted: the blobs go with Redis's keys.
+  const redis: RunningRedis = {
+    ...started0,
+    flush: async () => {
+      await started0.flush();
+      emptyRawDir(rawDir);
+    },
+  };
   sampler.track('redis', redis.pid);
   try {
     const sandboxPort = await freePort();
     const smtpPort = await freePort();
     const env: Record<string, string> = {
       REDIS_URL: redis.url,
+      RAW_STORE_URL: pathToFileURL(rawDir).href,
       REDIS_PREFIX: BENCH_PREFIX,
       INBOUND_ADDRESSES: 'letters@intake.example',
       DNS_ZONE_FILE: resolve(REPO, 'fixtures', 'zone.json'),
@@ -151,5 +164,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     for (const p of started) await p.stop();
     await redis.stop();
     throw err;
+  }
+}
+
+/** Deletes the blobs (and abandoned writes) in a directory store, keeping its directories. */
+function emptyRawDir(dir: string): void {
+  for (const sub of [dir, join(dir, '.incoming')]) {
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(sub);
+    } catch {
+      continue; // not created yet
+    }
+    for (const name of entries) if (name !== '.incoming') rmSync(join(sub, name), { force: true });
   }
 }

@@ -1,7 +1,10 @@
 // Environment → one typed, frozen config. The only module that reads process.env
 // (the composition roots pass `process.env` in; tests pass a plain object).
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;
@@ -109,6 +112,29 @@ const schema = z.object({
   SANDBOX_STRICT_CONTRACT: flag,
   /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */
   DATA_DIR: z.string().default('.data'),
+  /**
+   * Where raw messages live: file:///dir or s3://bucket/prefix; unset → file://$DATA_DIR/raw.
+   * For s3 the AWS SDK reads its own standard variables (AWS_REGION, credentials,
+   * AWS_ENDPOINT_URL_S3, AWS_REQUEST_CHECKSUM_CALCULATION, ...): the one place besides this file
+   * that looks at the environment, on purpose, so that S3 is configured as everywhere else.
+   */
+  RAW_STORE_URL: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      try {
+        parseRawStoreUrl(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      }
+    }),
+  /** Address buckets in the path (http://host/bucket/key), as many S3-compatible stores need. */
+  RAW_STORE_S3_PATH_STYLE: flag,
+  /** A blob no record points at is deleted once it is this old (longer than any acceptance). */
+  RAW_STORE_ORPHAN_AFTER_MS: int(60_000, 3_600_000),
+  /** How often the worker role sweeps orphans and deletes raw mail past its retention. */
+  RAW_STORE_SWEEP_INTERVAL_MS: int(1000, 600_000),
   /** Outbound relay for notices to senders; unset → notices are recorded, not sent. */
   NOTICE_SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps://user:pass@ URL' }).optional(),
   /** From address of notices; unset → postmaster@SMTP_HOSTNAME. */
@@ -173,6 +199,14 @@ export interface Config {
   readonly recordRetentionMs: number;
   readonly sandbox: { readonly host: string; readonly port: number; readonly strictContract: boolean };
   readonly dataDir: string;
+  readonly rawStore: {
+    /** RAW_STORE_URL as given, or the default under DATA_DIR. */
+    readonly url: string;
+    readonly location: RawStoreLocation;
+    readonly s3PathStyle: boolean;
+    readonly orphanAfterMs: number;
+    readonly sweepIntervalMs: number;
+  };
   readonly notices: {
     readonly smtpUrl: string | undefined;
     readonly from: string;
@@ -248,6 +282,7 @@ export function loadConfig(env: Env): Config {
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, strictContract: e.SANDBOX_STRICT_CONTRACT },
     dataDir: e.DATA_DIR,
+    rawStore: rawStoreSection(e),
     notices: {
       smtpUrl: e.NOTICE_SMTP_URL,
       from: e.NOTICE_FROM ?? `postmaster@${e.SMTP_HOSTNAME}`,
@@ -256,6 +291,17 @@ export function loadConfig(env: Env): Config {
     },
     logLevel: e.LOG_LEVEL,
   });
+}
+
+function rawStoreSection(e: Parsed): Config['rawStore'] {
+  const url = e.RAW_STORE_URL ?? pathToFileURL(resolve(e.DATA_DIR, 'raw')).href;
+  return {
+    url,
+    location: parseRawStoreUrl(url),
+    s3PathStyle: e.RAW_STORE_S3_PATH_STYLE,
+    orphanAfterMs: e.RAW_STORE_ORPHAN_AFTER_MS,
+    sweepIntervalMs: e.RAW_STORE_SWEEP_INTERVAL_MS,
+  };
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -1,8 +1,8 @@
-// The raw store: where accepted messages are kept until RETENTION_DAYS after their intake ended.
-// Today they live in Redis beside the record; a store of their own (file or S3) plugs in here as
-// another RawStoreProbe.
+// The raw store: where accepted messages are kept until RETENTION_DAYS after their intake ended
+// (RAW_STORE_URL: a directory or an S3 bucket; intakes from before it kept theirs in Redis).
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { RawStore } from '../raw-store/raw-store.js';
 import { type CheckResult, fail, ok } from './result.js';
 
 const AREA = 'Raw store';
@@ -12,6 +12,23 @@ export interface RawStoreProbe {
   readonly location: string;
   /** Writes a probe object, reads it back, deletes it; resolves to the bytes read. */
   roundTrip(probe: Buffer): Promise<Buffer | undefined>;
+}
+
+/** The configured raw store: a probe blob written, committed, read back and deleted. */
+export function rawStoreProbe(store: RawStore): RawStoreProbe {
+  return {
+    location: store.location,
+    async roundTrip(probe) {
+      const write = store.begin();
+      await write.write(probe);
+      await write.commit();
+      try {
+        return await store.readBuffer(write.key);
+      } finally {
+        await store.delete(write.key);
+      }
+    },
+  };
 }
 
 /** Raw messages in Redis under the gateway's prefix; the probe key expires on its own. */

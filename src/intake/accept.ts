@@ -1,9 +1,9 @@
-// Durable acceptance: raw message + record stored, job queued, all acknowledged by Redis before
+// Durable acceptance: raw message committed to the raw store, record stored and job queued (both acknowledged by Redis) before
 // the caller may answer 250. Idempotent: the same message again finds the first intake.
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
-import type { SpooledBody } from './raw-spool.js';
+import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
 import { requeueJob } from './requeue.js';
 import type { IntakeStore } from './store.js';
@@ -21,8 +21,8 @@ export interface AcceptDeps {
 export interface IncomingMessage {
   /** Received-SPF and Authentication-Results, stored in front of the message. */
   readonly headers: string;
-  /** Writes the spool's last batch and gives the body: inside the bound, as it may wait on Redis. */
-  readonly body: () => Promise<SpooledBody>;
+  /** Commits the body to the raw store and names its blob: inside the bound, as it may wait on the store. */
+  readonly body: () => Promise<StoredBody>;
 }
 
 export interface Accepted {

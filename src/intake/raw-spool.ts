@@ -1,68 +1,45 @@
-// Where a message's bytes go while they arrive. Small messages stay in memory; once a message
-// passes one batch, its bytes are appended to a Redis spool key batch by batch, so a listener's
-// memory does not grow with message size × concurrent clients. Acceptance turns the spool into
-// the stored raw message inside Redis (IntakeStore.create); an abandoned spool expires.
-import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import type { IntakeKeys } from './keys.js';
+// Where a message's bytes go while they arrive: straight to the raw store (a directory or an S3
+// bucket), so neither the listener's memory nor Redis grows with message size × concurrent
+// clients. finish() commits the blob (durable before any 250); the record then points at it
+// (IntakeStore.create). A message refused or abandoned before the commit leaves nothing; a
+// committed blob that no record came to point at (Redis failed, the listener died) is an orphan
+// the raw-store sweep removes.
+import type { RawStore } from '../raw-store/raw-store.js';
 
-/** The message body as acceptance gets it: in memory, or already in Redis under a spool key. */
-export type SpooledBody = { readonly bytes: Buffer } | { readonly spoolKey: string };
+/** The message body once stored: a committed blob in the raw store. */
+export interface StoredBody {
+  readonly blobKey: string;
+}
 
 export interface RawSpool {
-  /** Takes a chunk; resolves when it may be reused (backpressure while a batch is written). */
+  /** Takes a chunk; a promise means: wait for it before the next chunk (backpressure). */
   write(chunk: Buffer): Promise<void> | undefined;
-  /** The whole body, once every byte was written. */
-  finish(): Promise<SpooledBody>;
+  /** Commits the whole body, once every byte was written. */
+  finish(): Promise<StoredBody>;
   /** Forgets the message (refused, or the session ended). */
   discard(): Promise<void>;
-  /** Bytes held in memory right now (the batch being collected and the one being written). */
+  /** Bytes held in memory right now (not yet handed to the store). */
   readonly buffered: number;
 }
 
-export interface SpoolOptions {
-  readonly batchBytes: number;
-  /** A spool nobody accepted or discarded (a listener died mid-DATA) expires after this. */
-  readonly ttlMs: number;
-}
-
-export function redisSpool(redis: Redis, keys: IntakeKeys, options: SpoolOptions): () => RawSpool {
+export function rawStoreSpool(store: RawStore): () => RawSpool {
   return () => {
-    const key = keys.spool(randomUUID());
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let flushed = false;
-    let inFlight = 0;
-    const flush = async (): Promise<void> => {
-      const batch = Buffer.concat(pending);
-      pending = [];
-      pendingBytes = 0;
-      inFlight = batch.length;
-      try {
-        await redis.multi().append(key, batch).pexpire(key, options.ttlMs).exec();
-      } finally {
-        inFlight = 0;
-      }
-      flushed = true;
-    };
+    const write = store.begin();
+    let committing = false;
     return {
-      write(chunk) {
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        return pendingBytes >= options.batchBytes ? flush() : undefined;
-      },
+      write: (chunk) => write.write(chunk),
       async finish() {
-        if (!flushed) return { bytes: Buffer.concat(pending) };
-        if (pendingBytes > 0) await flush();
-        return { spoolKey: key };
+        committing = true;
+        await write.commit();
+        return { blobKey: write.key };
       },
       async discard() {
-        pending = [];
-        pendingBytes = 0;
-        if (flushed) await redis.del(key);
+        // Once a commit began, Redis may have recorded the blob before the reply failed (a
+        // re-delivery then finds it): it is left to the sweep, which deletes only unreferenced blobs.
+        if (!committing) await write.abort();
       },
       get buffered() {
-        return pendingBytes + inFlight;
+        return write.buffered;
       },
     };
   };

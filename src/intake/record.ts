@@ -72,6 +72,10 @@ const storedSchema = z.object({
   sizeBytes: z.coerce.number(),
   /** Each authentication check's result in words (spf, dkim, alignment, from). */
   auth: json(z.record(z.string(), z.string())),
+  /** The message's blob in the raw store (absent: accepted before the raw store, the message is in Redis). */
+  rawKey: z.string().optional(),
+  /** Our Received-SPF and Authentication-Results lines, put in front of the blob when it is read. */
+  rawHeaders: z.string().optional(),
   attempts: z.coerce.number().default(0),
   senderId: z.string().optional(),
   letterId: z.string().optional(),
@@ -94,7 +98,7 @@ export type Timeline = Partial<Record<IntakeState, number>>;
 export type IntakeRecord = Stored & { readonly timeline: Timeline; readonly notices?: Notices };
 
 /** What the listener writes when it accepts a message. */
-export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts' | 'notices'>;
+export type NewIntake = Omit<IntakeRecord, 'state' | 'timeline' | 'attempts' | 'notices' | 'rawKey' | 'rawHeaders'>;
 
 /** Fields a worker or operator may set alongside a transition. */
 export type IntakeUpdate = Partial<

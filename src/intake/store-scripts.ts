@@ -2,39 +2,38 @@
 // record's state, its owner, its timeline and the state indexes never disagree.
 import { luaScript } from './lua-script.js';
 
-// KEYS: record, raw, received-index, spool, failed-index. ARGV: now, headers, body, spooled ('1': the
-// body is in the spool key, which must exist), intakeId, unfinishedTtlMs, field, value, ...
-// The raw message is the headers followed by the body. Returns 'created'; or, for a re-delivery,
-// ['requeued', letterId or ''] when the record was `failed` (it is `received` again, keeping its letter id and
-// raw message, with no owner: the sender expects another try), else the existing state.
-// A `received` record expires unless queueing confirms it; so do its index entries.
+// KEYS: record, received-index, failed-index, raw-blobs. ARGV: now, intakeId, unfinishedTtlMs,
+// rawKey, rawHeaders, field, value, ...
+// The message itself was committed to the raw store under rawKey before this runs: the record
+// points at it and the blob index names its intake (blob-index.ts). Returns 'created'; or, for a
+// re-delivery, ['requeued', letterId or ''] when the record was `failed` (it is `received` again,
+// keeping its letter id, with no owner, pointing at the new copy of the same bytes: the sender
+// expects another try, and a lost blob is healed), else the existing state (the new copy is then
+// an orphan for the sweep). A `received` record expires unless queueing confirms it; so do its
+// index entries.
 export const CREATE = luaScript(
   `
-local body = ARGV[3]
-if ARGV[4] == '1' then
-  body = redis.call('GET', KEYS[4])
-  if not body then return redis.error_reply('NOSPOOL the message spool is gone') end
-  redis.call('DEL', KEYS[4])
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1] - ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[3])
 local existing = redis.call('HGET', KEYS[1], 'state')
 if existing == 'failed' then
   redis.call('HDEL', KEYS[1], 'owner')
-  redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1])
-  redis.call('ZREM', KEYS[5], ARGV[5])
-  redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
+  redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], 'rawKey', ARGV[4], 'rawHeaders', ARGV[5])
+  redis.call('HSET', KEYS[4], ARGV[4], ARGV[2])
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
   return {'requeued', redis.call('HGET', KEYS[1], 'letterId') or ''}
 end
 if existing then return existing end
-redis.call('SET', KEYS[2], ARGV[2] .. body, 'PX', ARGV[6])
-redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], unpack(ARGV, 7))
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[5])
+redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], 'rawKey', ARGV[4], 'rawHeaders', ARGV[5], unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
 return 'created'`,
-  5,
+  4,
 );
 
-// KEYS: record, raw, state-index prefix. ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
+// KEYS: record, raw (intakes from before the raw store), state-index prefix, raw-due.
+// ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
 // expected owner ('' = anyone), new owner ('' = none), field, value, ...
 // Returns 'ok', 'notowner' when an expected owner no longer holds the record, or the current state
 // when the transition is not allowed from it ('' if no record). Every transition but a claim
@@ -60,8 +59,11 @@ redis.call('ZADD', KEYS[3] .. ARGV[1], ARGV[2], id)
 if tonumber(ARGV[3]) >= 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3] .. ARGV[1], '-inf', ARGV[2] - ARGV[3]) end
 if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redis.call('PERSIST', KEYS[2]) end
+-- an ended intake's blob is due for deletion when its retention is over (raw-store housekeeping)
+local rawKey = redis.call('HGET', KEYS[1], 'rawKey')
+if rawKey and tonumber(ARGV[4]) >= 0 then redis.call('ZADD', KEYS[4], string.format('%d', ARGV[2] + ARGV[4]), rawKey) end
 return 'ok'`,
-  3,
+  4,
 );
 
 // KEYS: record. ARGV: owner, write-once field ('' = none), field, value, ...

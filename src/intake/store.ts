@@ -1,8 +1,12 @@
-// The spool: raw messages and intake records in Redis. Every state change is one Lua script,
-// so a record's state, its timeline and the state indexes never disagree.
+// Intake records in Redis; the messages themselves are in the raw store, and a record points at
+// its blob. Every state change is one Lua script, so a record's state, its timeline, the state
+// indexes and the blob index never disagree.
 import type { Redis } from 'ioredis';
+import type { RawStore } from '../raw-store/raw-store.js';
+import { type BlobIndexKeys, blobIndexKeys } from './blob-index.js';
 import { type IntakeKeys, intakeKeys } from './keys.js';
-import type { SpooledBody } from './raw-spool.js';
+import { loadRawMessage, type RawMessage } from './raw-message.js';
+import type { StoredBody } from './raw-spool.js';
 import {
   FINAL_STATES,
   fromHash,
@@ -47,6 +51,7 @@ export interface RetentionPolicy {
 
 export class IntakeStore {
   readonly keys: IntakeKeys;
+  readonly blobKeys: BlobIndexKeys;
   /** Lookup by Message-ID, From and letter id, and counts of ended intakes (search-index.ts). */
   readonly search: IntakeSearch;
 
@@ -54,34 +59,33 @@ export class IntakeStore {
     private readonly redis: Redis,
     prefix: string,
     private readonly retention: RetentionPolicy,
+    /** Where the messages are; a process that reads none (the ops role) has none. */
+    private readonly rawStore?: RawStore,
   ) {
     this.keys = intakeKeys(prefix);
+    this.blobKeys = blobIndexKeys(prefix);
     this.search = new IntakeSearch(redis, prefix, Math.max(retention.recordMs, retention.rawMs, UNFINISHED_TTL_MS));
   }
 
   /**
-   * Stores the raw message (headers, then the body from memory or from its spool) and a
-   * `received` record, unless a record with this id exists; a `failed` one becomes `received`.
+   * Stores a `received` record pointing at the committed blob and its header lines, unless a
+   * record with this id exists; a `failed` one becomes `received` (pointing at the new blob).
    */
-  async create(intake: NewIntake, message: { headers: string; body: SpooledBody }, now: number): Promise<CreateResult> {
+  async create(intake: NewIntake, message: { headers: string; body: StoredBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
-    const { body } = message;
-    const [spoolKey, bytes, spooled] = 'spoolKey' in body ? [body.spoolKey, '', '1'] : [this.keys.spool('unused'), body.bytes, '0'];
     // Sent together with the record (same connection, one round trip); a re-delivery re-adds the same ids.
     const [result] = await Promise.all([
       CREATE(
         this.redis,
         this.keys.record(intake.intakeId),
-        this.keys.raw(intake.intakeId),
         this.keys.stateIndex('received'),
-        spoolKey,
         this.keys.stateIndex('failed'),
+        this.blobKeys.blobs,
         String(now),
-        message.headers,
-        bytes,
-        spooled,
         intake.intakeId,
         String(UNFINISHED_TTL_MS),
+        message.body.blobKey,
+        message.headers,
         ...fields,
       ),
       this.search.created(intake, now),
@@ -121,6 +125,7 @@ export class IntakeStore {
       this.keys.record(intakeId),
       this.keys.raw(intakeId),
       this.keys.stateIndexPrefix,
+      this.blobKeys.due,
       to,
       String(now),
       String(ttlRecordMs),
@@ -183,7 +188,24 @@ export class IntakeStore {
     return fromHash(await this.redis.hgetall(this.keys.record(intakeId)));
   }
 
+  /** The intake's message (our header lines, then the stored bytes), or undefined when it is gone. */
   async raw(intakeId: string): Promise<Buffer | undefined> {
+    const record = await this.get(intakeId);
+    if (record === undefined) return undefined;
+    const message = await this.rawMessage(record);
+    return message.found ? message.bytes : undefined;
+  }
+
+  /**
+   * The message of a record, or why it is missing. A raw store that does not answer throws
+   * (StorageUnavailable): the caller retries later rather than calling the message lost.
+   */
+  async rawMessage(record: Pick<IntakeRecord, 'intakeId' | 'rawKey' | 'rawHeaders'>): Promise<RawMessage> {
+    return loadRawMessage({ rawStore: this.rawStore, legacy: (id) => this.legacyRaw(id) }, record);
+  }
+
+  /** The whole message of an intake accepted before the raw store, kept in Redis. */
+  private async legacyRaw(intakeId: string): Promise<Buffer | undefined> {
     return (await this.redis.getBuffer(this.keys.raw(intakeId))) ?? undefined;
   }
 

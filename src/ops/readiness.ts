@@ -1,6 +1,7 @@
 // The readiness verdict for /readyz, from facts gathered by the server (pure: no I/O, no clock).
 //
-// Redis and the queue must answer: without them nothing is accepted or processed.
+// Redis, the queue and (for the listener and the worker) the raw store must answer: without
+// them nothing is accepted or processed.
 // The Sender API is reported, and makes the process unready only when it has been failing for
 // more than API_OUTAGE_GRACE_MS with no healthy answer since the failing began. The choice: a
 // single failed call (a blip the worker's retries absorb) must not flap readiness, while a
@@ -38,6 +39,8 @@ export interface SenderApiCheck {
 export interface ReadinessInput {
   readonly redis: DependencyCheck;
   readonly queue: QueueCheck;
+  /** The raw store's probe (absent: this process uses none). */
+  readonly rawStore?: DependencyCheck;
   readonly api: ApiHealthSnapshot | undefined;
   /** Has this process's role started? (Absent: it has.) */
   readonly started?: boolean;
@@ -51,16 +54,18 @@ export interface Readiness {
     readonly role: DependencyCheck;
     readonly redis: DependencyCheck;
     readonly queue: QueueCheck;
+    readonly rawStore: DependencyCheck;
     readonly senderApi: SenderApiCheck;
   };
 }
 
 export function judgeReadiness(input: ReadinessInput): Readiness {
   const senderApi = judgeSenderApi(input.api, input.now);
+  const rawStore: DependencyCheck = input.rawStore ?? { ok: true, skipped: true };
   const role: DependencyCheck = input.started === false ? { ok: false, error: 'still starting' } : { ok: true };
   return {
-    ready: role.ok && input.redis.ok && input.queue.ok && senderApi.ok,
-    checks: { role, redis: input.redis, queue: input.queue, senderApi },
+    ready: role.ok && input.redis.ok && input.queue.ok && rawStore.ok && senderApi.ok,
+    checks: { role, redis: input.redis, queue: input.queue, rawStore, senderApi },
   };
 }
 

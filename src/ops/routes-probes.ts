@@ -4,14 +4,17 @@ import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { ApiHealth } from './api-health.js';
-import { checkQueue, checkRedis } from './dependency-checks.js';
+import { CHECK_TIMEOUT_MS, checkQueue, checkRedis } from './dependency-checks.js';
+import { checkRawStore } from './raw-store-check.js';
 import { judgeReadiness } from './readiness.js';
 
 export interface ProbeDeps {
   readonly registry: Registry;
   readonly redis?: Redis | undefined;
   readonly queue?: Queue | undefined;
+  readonly rawStore?: RawStore | undefined;
   readonly apiHealth?: ApiHealth | undefined;
   readonly started: () => boolean;
   readonly clock: () => number;
@@ -23,8 +26,19 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
 
     let wasReady: boolean | undefined;
     app.get('/readyz', async (request, reply) => {
-      const [redis, queue] = await Promise.all([checkRedis(deps.redis), checkQueue(deps.queue)]);
-      const verdict = judgeReadiness({ redis, queue, api: deps.apiHealth?.snapshot(), started: deps.started(), now: deps.clock() });
+      const [redis, queue, rawStore] = await Promise.all([
+        checkRedis(deps.redis),
+        checkQueue(deps.queue),
+        checkRawStore(deps.rawStore, CHECK_TIMEOUT_MS),
+      ]);
+      const verdict = judgeReadiness({
+        redis,
+        queue,
+        rawStore,
+        api: deps.apiHealth?.snapshot(),
+        started: deps.started(),
+        now: deps.clock(),
+      });
       // One line when readiness changes, not one per probe.
       if (verdict.ready !== wasReady) {
         if (verdict.ready) request.log.info({ event: 'ops.ready' }, 'ready');

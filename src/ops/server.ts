@@ -10,6 +10,7 @@ import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { ApiHealth } from './api-health.js';
 import { probeRoutes } from './routes-probes.js';
 
@@ -24,6 +25,8 @@ export interface OpsServerDeps {
   readonly queue?: Queue<IntakeJobData>;
   /** Backs the intake pages; without it they are not served. */
   readonly store?: IntakeStore;
+  /** The role's raw store, probed by /readyz (absent: not used by this process). */
+  readonly rawStore?: RawStore | undefined;
   /** Backs the page of messages refused in the session; without it, it is not served. */
   readonly refusals?: SessionRefusals;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
@@ -53,6 +56,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
       registry: deps.registry,
       redis: deps.redis,
       queue: deps.queue,
+      rawStore: deps.rawStore,
       apiHealth: deps.apiHealth,
       started: deps.started ?? (() => true),
       clock: deps.clock ?? Date.now,

@@ -3,9 +3,11 @@
 import { createLiveResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import { formatChecklist } from '../doctor/printer.js';
+import { rawStoreProbe } from '../doctor/raw-store-checks.js';
 import { exitCodeOf } from '../doctor/result.js';
 import { runDoctor } from '../doctor/run-doctor.js';
 import { createLogger } from '../log.js';
+import { openRawStore } from '../raw-store/open-store.js';
 import { roleContext } from './context.js';
 
 export async function doctorCommand(): Promise<number> {
@@ -15,13 +17,19 @@ export async function doctorCommand(): Promise<number> {
     config.dns.zoneFile === undefined
       ? createLiveResolver({ timeoutMs: config.dns.timeoutMs, tries: config.dns.tries })
       : loadZoneResolver(config.dns.zoneFile);
+  const rawStore = openRawStore({
+    location: config.rawStore.location,
+    timeoutMs: config.enqueueTimeoutMs,
+    s3PathStyle: config.rawStore.s3PathStyle,
+  });
   const results = await runDoctor({
     config,
     env: ctx.env,
     clock: ctx.clock,
     resolver,
     logger: createLogger({ level: 'silent' }),
-  });
+    rawStore: rawStoreProbe(rawStore),
+  }).finally(() => rawStore.close());
   process.stdout.write(formatChecklist(results));
   return exitCodeOf(results);
 }

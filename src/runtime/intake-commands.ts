@@ -1,6 +1,5 @@
 // `letter-intake status ID` and `letter-intake replay ID`: an operator's view of one intake.
 
-import { silentObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
 import { required, roleContext } from './context.js';
@@ -56,7 +55,7 @@ async function withStore(
   const redis = producerConnection(redisUrl, COMMAND_TIMEOUT_MS);
   try {
     await waitForRedis(redis, redisUrl, 5000);
-    return await run({ store: storeFor({ ...ctx, observer: silentObserver, redisUrl }, redis), ctx, redis }, id);
+    return await run({ store: storeFor({ config: ctx.config }, redis), ctx, redis }, id);
   } finally {
     redis.disconnect();
   }

@@ -6,6 +6,7 @@ import { replayIntake } from '../intake/replay.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
@@ -19,7 +20,14 @@ export interface OpsPart extends Closable {
   markStarted(): void;
 }
 
-export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: { readonly admin: boolean }): Promise<OpsPart> {
+export async function startOpsPart(
+  ctx: RoleContext,
+  redisUrl: string,
+  options: {
+    readonly admin: boolean /** The role's raw store, checked by /readyz (none for `ops`). */;
+    readonly rawStore?: RawStore | undefined;
+  },
+): Promise<OpsPart> {
   const { config } = ctx;
   const log = ctx.logger.child({ role: 'ops' });
   const redis = workerConnection(redisUrl);
@@ -28,7 +36,7 @@ export async function startOpsPart(ctx: RoleContext, redisUrl: string, options: 
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', (err) => log.warn({ err, event: 'ops.queue_error' }, 'queue error'));
   const metrics = createMetrics({ queue });
-  const store = storeFor({ ...ctx, observer: metrics.observer, redisUrl }, redis);
+  const store = storeFor({ config, rawStore: options.rawStore }, redis);
   let started = false;
   const server = await startOpsServer({
     host: config.http.host,

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 
 export interface PartContext {
   readonly config: Config;
@@ -12,13 +13,24 @@ export interface PartContext {
   readonly clock: () => number;
   readonly observer: IntakeObserver;
   readonly redisUrl: string;
+  /** Where messages are written (listener) and read (worker); opened and checked by the composition root. */
+  readonly rawStore: RawStore;
   /** DNS for the listener instead of the configured one (tests inject failures with it). */
   readonly resolver?: DnsResolver;
 }
 
-export function storeFor(ctx: PartContext, redis: ConstructorParameters<typeof IntakeStore>[0]): IntakeStore {
-  return new IntakeStore(redis, ctx.config.redisPrefix, {
-    rawMs: ctx.config.retentionMs,
-    recordMs: ctx.config.recordRetentionMs,
-  });
+/** The intake store over a role's connection; without a raw store it reads records only (ops). */
+export function storeFor(
+  ctx: Pick<PartContext, 'config'> & { readonly rawStore?: RawStore | undefined },
+  redis: ConstructorParameters<typeof IntakeStore>[0],
+): IntakeStore {
+  return new IntakeStore(
+    redis,
+    ctx.config.redisPrefix,
+    {
+      rawMs: ctx.config.retentionMs,
+      recordMs: ctx.config.recordRetentionMs,
+    },
+    ctx.rawStore,
+  );
 }

@@ -1,6 +1,7 @@
 // `letter-intake smtp | worker | ops`: one role per process, for scaling out. Each serves its
 // own /healthz, /readyz and /metrics on HTTP_PORT; `ops` adds the dashboard and intake pages.
 import type { Config } from '../config.js';
+import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { type RoleContext, required, roleContext, senderDirectoryOf } from './context.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
 import { startOpsPart } from './ops-part.js';
@@ -25,12 +26,19 @@ export async function opsCommand(): Promise<'running'> {
   return runRole(ctx, 'ops', async () => undefined);
 }
 
-async function runRole(ctx: RoleContext, role: string, start: (part: PartContext) => Promise<Closable | undefined>): Promise<'running'> {
+async function runRole(
+  ctx: RoleContext,
+  role: 'smtp' | 'worker' | 'ops',
+  start: (part: PartContext) => Promise<Closable | undefined>,
+): Promise<'running'> {
   const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
-  const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops' });
-  const part = await start({ ...ctx, observer: ops.observer, redisUrl });
+  // The listener writes messages and the worker reads them: both need the store, checked at start.
+  const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
+  const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore });
+  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisUrl, rawStore });
   ops.markStarted();
-  closeOnSignals(part === undefined ? [ops] : [part, ops], ctx.logger, shutdownBoundMs(ctx.config));
+  const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore?.close()) };
+  closeOnSignals(part === undefined ? [ops, closeStore] : [part, ops, closeStore], ctx.logger, shutdownBoundMs(ctx.config));
   return 'running';
 }
 

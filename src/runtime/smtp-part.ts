@@ -1,12 +1,13 @@
 // The listener part: the SMTP server, its authentication (DNS from the zone file or live, DKIM
-// keys cached), durable acceptance into Redis, each over the role's own connections.
+// keys cached), durable acceptance (the message into the raw store, the record and the job into
+// Redis), each over the role's own connections.
 import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
 import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import type { Config } from '../config.js';
 import { acceptIntake } from '../intake/accept.js';
 import { createIntakeQueue } from '../intake/queue.js';
-import { redisSpool } from '../intake/raw-spool.js';
+import { rawStoreSpool } from '../intake/raw-spool.js';
 import { type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { loadRegisteredAddresses } from '../senders/directory.js';
@@ -17,11 +18,6 @@ import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
-
-/** A message past this is appended to Redis in batches of this size while it arrives. */
-const SPOOL_BATCH_BYTES = 256 * 1024;
-/** A spool left behind by a listener that died mid-DATA is gone after this. */
-const SPOOL_TTL_MS = 3600_000;
 
 export function resolverFor(config: Config): DnsResolver {
   const resolver =
@@ -54,7 +50,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     },
     {
       authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
-      spool: redisSpool(redis, store.keys, { batchBytes: SPOOL_BATCH_BYTES, ttlMs: SPOOL_TTL_MS }),
+      spool: rawStoreSpool(ctx.rawStore),
       accept: async (intake, message) => {
         const started = performance.now();
         const accepted = await acceptIntake(acceptDeps, intake, message);

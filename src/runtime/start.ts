@@ -3,6 +3,7 @@
 // unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
 import { fileURLToPath } from 'node:url';
 import type { Env } from '../config.js';
+import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { startSandbox } from '../sandbox/index.js';
 import { roleContext, senderDirectoryOf } from './context.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
@@ -62,18 +63,26 @@ export async function startCommand(): Promise<'running'> {
       : undefined;
   const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 
-  const ops = await startOpsPart(ctx, redisUrl, { admin: true });
-  const part = { ...ctx, observer: ops.observer, redisUrl };
+  const rawStore = await openCheckedRawStore(config);
+  const ops = await startOpsPart(ctx, redisUrl, { admin: true, rawStore });
+  const part = { ...ctx, observer: ops.observer, redisUrl, rawStore };
   const smtp = await startSmtpPart(part);
   const worker = await startWorkerPart(part, directory, apiUrl);
   ops.markStarted();
-  parts.push(smtp, worker, ops);
+  parts.push(smtp, worker, ops, { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) });
   if (sandbox !== undefined) parts.push({ name: 'sandbox', close: () => sandbox.close() });
   if (redis !== undefined) parts.push({ name: 'redis', close: () => redis.stop() });
   closeOnSignals(parts, logger, shutdownBoundMs(config));
 
   logger.info(
-    { event: 'start.ready', smtpPort: smtp.port, ops: ops.url, senderApi: apiUrl, redis: redis === undefined ? 'external' : 'embedded' },
+    {
+      event: 'start.ready',
+      smtpPort: smtp.port,
+      ops: ops.url,
+      senderApi: apiUrl,
+      redis: redis === undefined ? 'external' : 'embedded',
+      rawStore: rawStore.location,
+    },
     'letter-intake is running',
   );
   if (demo) process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl));

@@ -1,10 +1,13 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
-// client, and the sweep for intakes whose job no longer runs, over the role's own connections.
+// client, the sweep for intakes whose job no longer runs, and the raw store's housekeeping
+// (orphans, retention), over the role's own connections.
 import { type Job, Worker } from 'bullmq';
+import { redisBlobIndex } from '../intake/blob-index.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { startNoticePart } from '../notices/notice-part.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
 import { createPdfChecker } from '../pdf/checker-pool.js';
+import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { backoffDelayMs } from '../worker/backoff.js';
@@ -77,6 +80,14 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     { store, queue, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices, ageMs: config.worker.sweepAgeMs },
     config.worker.sweepIntervalMs,
   );
+  const housekeeping = startHousekeeping({
+    store: ctx.rawStore,
+    index: redisBlobIndex(connection, config.redisPrefix),
+    clock: ctx.clock,
+    logger: logger.child({ part: 'raw-store' }),
+    orphanAfterMs: config.rawStore.orphanAfterMs,
+    intervalMs: config.rawStore.sweepIntervalMs,
+  });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {
     name: 'worker',
@@ -92,6 +103,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         await within(config.worker.closeTimeoutMs);
       }
       await sweeper.stop();
+      await housekeeping.stop();
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await notices.close(config.worker.closeTimeoutMs);
       await pdfChecker?.close();

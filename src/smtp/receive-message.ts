@@ -87,7 +87,7 @@ async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, re
     // The client went away mid-DATA: nothing was promised; release what was kept.
     collector.destroy(err instanceof Error ? err : undefined);
     walk.abort();
-    void spool.discard().catch(() => undefined); // not awaited: a stalled Redis must not delay anything
+    void spool.discard().catch(() => undefined); // not awaited: a stalled store must not delay anything
     throw err;
   }
   // Every chunk has been through the collector's checks (size, line length, spool writes).
@@ -95,7 +95,7 @@ async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, re
   try {
     return await accept(deps, collector, spool, digest, decision, walk, started, envelope);
   } catch (err) {
-    // Not awaited: the reply must not wait on a stalled Redis; an orphan spool expires anyway.
+    // Not awaited: the reply must not wait on a stalled store; an orphan blob is swept anyway.
     void spool.discard().catch(() => undefined);
     throw err;
   }

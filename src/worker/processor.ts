@@ -102,8 +102,10 @@ export function createProcessor(deps: ProcessorDeps) {
 
 async function work(run: Run): Promise<IntakeOutcome> {
   const { deps, record } = run;
-  const raw = await deps.store.raw(record.intakeId);
-  if (raw === undefined) return failed(run, { code: 'RawMessageMissing', message: WORKER_FAILURES.RawMessageMissing });
+  // A raw store that does not answer throws StorageUnavailable: a retry, not a missing message.
+  const message = await deps.store.rawMessage(record);
+  if (!message.found) return failed(run, { code: 'RawMessageMissing', message: `${WORKER_FAILURES.RawMessageMissing} ${message.reason}` });
+  const raw = message.bytes;
 
   const parseStarted = performance.now();
   let parsed: ParsedMessage;

@@ -13,6 +13,7 @@ import type { CheckResult } from '../../src/doctor/result.js';
 import { runDoctor } from '../../src/doctor/run-doctor.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { createLogger } from '../../src/log.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
@@ -112,12 +113,14 @@ beforeAll(async () => {
 
   // Recent intakes from both senders, accepted by a real listener: their records hold the selectors.
   const config = loadConfig({ ...healthy, TLS_CERT_FILE: '', TLS_KEY_FILE: '' });
+  const rawStore = openRawStore({ location: config.rawStore.location, timeoutMs: config.enqueueTimeoutMs, s3PathStyle: false });
   const listener = await startSmtpPart({
     config,
     logger: createLogger({ level: 'silent' }),
     clock: Date.now,
     observer: silentObserver,
     redisUrl: redis.url,
+    rawStore,
   });
   try {
     for (const [file, from] of [
@@ -129,6 +132,7 @@ beforeAll(async () => {
     }
   } finally {
     await listener.close();
+    rawStore.close();
   }
   sentAt = Date.now();
 }, 60_000);

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
-import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
 import { startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -15,7 +16,13 @@ import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 
 const redis = connectTestRedis();
 const prefix = randomPrefix();
-const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
+// The directory the role processes write messages to (testEnv's RAW_STORE_URL).
+const store = new IntakeStore(
+  redis,
+  prefix,
+  { rawMs: 60_000, recordMs: 60_000 },
+  fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 }),
+);
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 

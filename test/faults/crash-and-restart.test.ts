@@ -14,11 +14,14 @@ import { INTAKE_QUEUE } from '../../src/intake/queue.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { createSandboxServer, SandboxStore } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
-import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
 import { type RoleProcess, startRole } from '../helpers/processes.js';
+import { blobsIn } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, offer } from '../helpers/retrying-mta.js';
@@ -108,6 +111,7 @@ interface Gateway {
   readonly env: Record<string, string>;
   readonly port: number;
   readonly store: IntakeStore;
+  readonly rawStore: RawStore;
   readonly queue: Queue;
   start(role: 'smtp' | 'worker'): Promise<RoleProcess>;
 }
@@ -127,11 +131,14 @@ async function gateway(): Promise<Gateway> {
     WORKER_ATTEMPTS: '30',
   });
   const queue = new Queue(INTAKE_QUEUE, { connection: reader, prefix });
+  // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
+  const rawStore = fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 });
   return {
     env,
     port,
     queue,
-    store: new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }),
+    rawStore,
+    store: new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }, rawStore),
     async start(role) {
       const proc = await startRole(role, env);
       roles.push(proc);
@@ -221,16 +228,16 @@ async function letters(label: string, count: number, paddingBytes = 0): Promise<
   return { titles, raws: await Promise.all(titles.map((title) => signedLetter({ title, pdf: pdf(title) }))) };
 }
 
-/** Records and raw messages stored under the gateway's prefix, whatever their ids. */
+/** Records under the gateway's prefix and committed blobs in its raw store (as `blob:<key>`), whatever their ids. */
 async function storedKeys(gw: Gateway): Promise<string[]> {
-  const patterns = [gw.store.keys.record('*'), gw.store.keys.raw('*')];
-  return (await Promise.all(patterns.map((p) => reader.keys(p)))).flat();
+  const records = await reader.keys(gw.store.keys.record('*'));
+  return [...records, ...(await blobsIn(gw.rawStore)).committed.map((key) => `blob:${key}`)];
 }
 
 describe('the listener killed', () => {
   it.each([
     ['a small message', 0],
-    ['a message spooled to Redis while it arrives (past 256 KiB)', 3_000_000],
+    ['a message written to the raw store while it arrives (past 256 KiB)', 3_000_000],
   ])('in the middle of DATA of %s: no record, no 250; the re-sent message becomes one letter', async (what, paddingBytes) => {
     const gw = await gateway();
     const listener = await gw.start('smtp');
@@ -246,22 +253,21 @@ describe('the listener killed', () => {
     const stuffed = dotStuff(raw);
     // Two thirds of the message and no terminating dot: the only reply that can come is the connection closing.
     const reply = client.command(stuffed.subarray(0, Math.floor((stuffed.length * 2) / 3)).toString('latin1'));
-    const spools = () => reader.keys(gw.store.keys.spool('*'));
-    if (paddingBytes > 0) await waitFor(async () => (await spools()).length > 0, 20_000); // bytes already in Redis
+    const incomplete = async () => (await blobsIn(gw.rawStore)).incomplete;
+    if (paddingBytes > 0) await waitFor(async () => (await incomplete()).length > 0, 20_000); // bytes already in the store
     await listener.stop('SIGKILL');
     expect(await reply).toEqual({ code: 0, text: '(connection closed)' });
     await client.quit();
     expect(await storedKeys(gw)).toEqual([]); // no record, no raw message
-    // A spool the dead listener left behind expires by itself.
-    const ttls = await Promise.all((await spools()).map((k) => reader.pttl(k)));
-    expect(ttls.filter((ms) => ms <= 0)).toEqual([]);
-    expect(ttls.length).toBe(paddingBytes > 0 ? 1 : 0);
+    // An incomplete write the dead listener left behind is the raw-store sweep's (RAW_STORE_ORPHAN_AFTER_MS).
+    expect((await incomplete()).length).toBe(paddingBytes > 0 ? 1 : 0);
 
     await gw.start('smtp');
     await gw.start('worker');
     const delivered = await deliver(gw.port, raw);
     expect(delivered.refusals).toEqual([]);
-    expect((await storedKeys(gw)).sort()).toEqual([gw.store.keys.raw(delivered.intakeId), gw.store.keys.record(delivered.intakeId)]);
+    const rawKey = (await gw.store.get(delivered.intakeId))?.rawKey ?? 'no raw key';
+    expect((await storedKeys(gw)).sort()).toEqual([`blob:${rawKey}`, gw.store.keys.record(delivered.intakeId)].sort());
     expectOneLetterEach(titles, await settled(gw.store, [delivered.intakeId]));
   });
 

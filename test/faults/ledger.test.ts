@@ -8,15 +8,19 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPdf, buildZip } from '../../fixtures/pdf.js';
+import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { INTAKE_QUEUE } from '../../src/intake/queue.js';
 import { INTAKE_STATES, type IntakeRecord } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
+import { sweepOrphans } from '../../src/raw-store/sweep.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
-import { FIXTURE_DIR, intakeIdOf, testEnv } from '../helpers/gateway.js';
+import { FIXTURE_DIR, intakeIdOf, testEnv, testRawDir } from '../helpers/gateway.js';
 import { type RoleProcess, startRole } from '../helpers/processes.js';
+import { blobsIn } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, type Outcome } from '../helpers/retrying-mta.js';
@@ -114,7 +118,9 @@ describe('the ledger after a load run with faults at random moments', () => {
       WORKER_BACKOFF_CAP_MS: '1000',
       WORKER_ATTEMPTS: '30',
     });
-    const store = new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 });
+    // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
+    const rawStore = fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 });
+    const store = new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }, rawStore);
     const start = async (role: 'smtp' | 'worker') => {
       const proc = await startRole(role, env);
       roles.push(proc);
@@ -185,7 +191,18 @@ describe('the ledger after a load run with faults at random moments', () => {
     const records = new Map<string, IntakeRecord>();
     for (const state of INTAKE_STATES) for (const r of await store.list(state, 100_000)) records.set(r.intakeId, r);
     const letters = sandbox.store.allLetters();
-    const spoolTtls = await Promise.all((await reader.keys(store.keys.spool('*'))).map((k) => reader.pttl(k)));
+    const leftBehind = (await blobsIn(rawStore)).incomplete.length;
+    // The sweep, as a worker runs it once they are old enough: no incomplete write survives it,
+    // and no blob an intake points at is taken.
+    const index = redisBlobIndex(reader, prefix);
+    await sweepOrphans({
+      store: rawStore,
+      referenced: index.referenced,
+      forget: index.forget,
+      clock: () => Date.now() + 2 * 3600_000,
+      orphanAfterMs: 3600_000,
+    });
+    const afterSweep = await blobsIn(rawStore);
 
     // The books.
     const byKind = (kind: Kind) => messages.flatMap((m, i) => (m.kind === kind ? [{ m, o: outcomes[i] }] : []));
@@ -207,13 +224,13 @@ describe('the ledger after a load run with faults at random moments', () => {
       ['  re-sent after a lost connection', retried.filter((c) => c === 0).length],
       ['intakes recorded', records.size],
       ['  submitted', submitted.length],
-      ['    of them large (spooled while arriving)', submitted.filter((r) => r.sizeBytes > 1024 * 1024).length],
+      ['    of them large (written while arriving)', submitted.filter((r) => r.sizeBytes > 1024 * 1024).length],
       ...[...reasons].map(([code, rs]): [string, number] => [`  rejected ${code}`, rs.length]),
       ['  failed', failed.length],
       ['letters at the API', letters.length],
       ['  PendingApproval', letters.filter((l) => l.status === 'PendingApproval').length],
       ['  titles with more than one letter', titlesTwice.length],
-      ['spools left behind (all expiring)', spoolTtls.length],
+      ['incomplete writes left behind (swept)', leftBehind],
       ['run time (s)', (tookMs / 1000).toFixed(1)],
     ];
     const table = (rows: [string, number | string][]) => rows.map(([k, v]) => `  ${k.padEnd(40)} ${String(v).padStart(6)}`).join('\n');
@@ -246,8 +263,10 @@ describe('the ledger after a load run with faults at random moments', () => {
       return found.length !== 1 || found[0]?.status !== 'PendingApproval' || found[0]?.title !== r.subject;
     });
     expect(wrong.map((r) => r.intakeId)).toEqual([]);
-    // A message's bytes spooled by a listener that could not finish it expire by themselves.
-    expect(spoolTtls.filter((ms) => ms <= 0)).toEqual([]);
+    // A message's bytes written by a listener that could not finish it are swept; what intakes point at stays.
+    expect(afterSweep.incomplete).toEqual([]);
+    const lost = [...records.values()].filter((r) => r.rawKey !== undefined && !afterSweep.committed.includes(r.rawKey));
+    expect(lost.map((r) => r.intakeId)).toEqual([]);
     // The storm did happen (else the books prove little).
     expect(faults['worker SIGKILL + restart'] + faults['Redis SIGKILL + restart'] + faults['API 503 burst']).toBeGreaterThanOrEqual(3);
   });
@@ -264,7 +283,7 @@ async function explain(store: IntakeStore, id: string): Promise<string> {
     `INTAKE ${id} "${title}"`,
     `  record: ${JSON.stringify(await reader.hgetall(store.keys.record(id)))}`,
     `  in state indexes: ${JSON.stringify(indexes.filter(([, score]) => score !== null))}`,
-    `  raw kept: ${(await reader.exists(store.keys.raw(id))) === 1}`,
+    `  raw kept: ${(await store.raw(id)) !== undefined}`,
     `  letters: ${JSON.stringify(
       sandbox.store
         .allLetters()

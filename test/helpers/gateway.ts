@@ -1,9 +1,12 @@
 // The gateway's parts started in the test process, each over its real protocol: the SMTP
-// listener on a free port, real Redis under a random prefix, the worker, and the sandbox
-// Sender API over HTTP. DNS comes from fixtures/zone.json. Logs are captured for inspection.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+// listener on a free port, real Redis under a random prefix, the raw store (a fresh directory,
+// or a fresh prefix in the S3 test server), the worker, and the sandbox Sender API over HTTP.
+// DNS comes from fixtures/zone.json. Logs are captured for inspection.
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DnsResolver } from '../../src/auth/resolver.js';
@@ -13,12 +16,15 @@ import { INTAKE_QUEUE, type IntakeJobData } from '../../src/intake/queue.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import type { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
 import type { Closable } from '../../src/runtime/lifecycle.js';
 import { storeFor } from '../../src/runtime/part-context.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
 import { startWorkerPart } from '../../src/runtime/worker-part.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
+import type { RawStoreKind } from './raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix, TEST_REDIS_URL } from './redis.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -37,6 +43,8 @@ export interface GatewayOptions {
   readonly resolver?: DnsResolver;
   /** The worker's (and sandbox's) sender directory, when it differs from the listener's SENDERS_FILE. */
   readonly workerSendersFile?: string;
+  /** The raw store: a fresh place of this kind (its setup() done), or a store the test made. Default: a fresh directory. */
+  readonly rawStore?: RawStoreKind | RawStore;
 }
 
 export interface TestGateway {
@@ -45,6 +53,7 @@ export interface TestGateway {
   readonly prefix: string;
   readonly redis: Redis;
   readonly store: IntakeStore;
+  readonly rawStore: RawStore;
   readonly queue: Queue<IntakeJobData>;
   readonly sandbox: RunningSandbox | undefined;
   /** Every log line written so far, parsed. */
@@ -70,14 +79,33 @@ export function testEnv(prefix: string, extra: Record<string, string> = {}): Rec
     SMTP_CLOSE_TIMEOUT_MS: '2000',
     WORKER_CLOSE_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'info',
+    // A directory per prefix (created on first use), never the repository's .data/.
+    RAW_STORE_URL: pathToFileURL(testRawDir(prefix)).href,
     ...extra,
   };
 }
 
+/** The default raw store directory of a test prefix (testEnv). */
+export function testRawDir(prefix: string): string {
+  return join(tmpdir(), 'letter-intake-test-raw', prefix.replace(/[^A-Za-z0-9-]/g, ''));
+}
+
 export async function startTestGateway(options: GatewayOptions = {}): Promise<TestGateway> {
   const prefix = randomPrefix();
-  const env = testEnv(prefix, options.env);
+  const given = options.rawStore;
+  const place = given !== undefined && 'fresh' in given ? given.fresh() : undefined;
+  const env = testEnv(prefix, { ...options.env, ...place?.env });
   const config = loadConfig(env);
+  const rawStore =
+    given !== undefined && !('fresh' in given)
+      ? given
+      : openRawStore(
+          place?.settings(config.enqueueTimeoutMs) ?? {
+            location: config.rawStore.location,
+            timeoutMs: config.enqueueTimeoutMs,
+            s3PathStyle: false,
+          },
+        );
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -93,6 +121,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     clock: Date.now,
     observer: options.observer ?? silentObserver,
     redisUrl,
+    rawStore,
     ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
   };
   const parts: Closable[] = [];
@@ -123,6 +152,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     prefix,
     redis,
     store,
+    rawStore,
     queue,
     sandbox,
     logs,
@@ -139,6 +169,9 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
       for (const part of parts) await part.close();
       await queue.close();
       await dropPrefix(redis, prefix).catch(() => undefined); // the test may have stopped its Redis
+      if (given === undefined || place !== undefined) rawStore.close(); // a store the test made is the test's
+      place?.cleanup();
+      rmSync(testRawDir(prefix), { recursive: true, force: true });
       redis.disconnect();
     },
   };

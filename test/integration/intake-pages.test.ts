@@ -9,6 +9,7 @@ import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const HTML = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}`, accept: 'text/html' };
@@ -77,7 +78,7 @@ async function intake(
       sizeBytes: 100,
       auth: {},
     },
-    { headers: '', body: { bytes: Buffer.from('raw') } },
+    { headers: '', body: UNREAD_BLOB },
     t0,
   );
   await store.transition(intakeId, ['received'], 'queued', t0 + 1);

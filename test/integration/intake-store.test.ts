@@ -1,12 +1,20 @@
-// The spool's bookkeeping in Redis: what acceptance refuses to store, what expires, what stays.
+// The intake records' bookkeeping in Redis: where a record's message is, what expires, what stays.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NewIntake } from '../../src/intake/record.js';
+import { toHashFields } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
+import { putBlob, UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const redis = connectTestRedis();
 const prefix = randomPrefix();
-const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 });
+const rawDir = mkdtempSync(join(tmpdir(), 'letter-intake-store-'));
+const rawStore = fileRawStore({ dir: rawDir, timeoutMs: 5000 });
+const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 }, rawStore);
 const intake = (intakeId: string): NewIntake => ({
   intakeId,
   receivedAt: 1,
@@ -24,67 +32,101 @@ const intake = (intakeId: string): NewIntake => ({
 afterAll(async () => {
   await dropPrefix(redis, prefix);
   redis.disconnect();
+  rmSync(rawDir, { recursive: true, force: true });
 });
 
 describe('the intake store', () => {
-  it('refuses to accept a spooled message whose spool is gone, storing nothing', async () => {
-    const create = store.create(
-      intake('inspool00000000000000001'),
-      { headers: 'H: 1\r\n', body: { spoolKey: store.keys.spool('vanished') } },
-      1,
-    );
-    await expect(create).rejects.toThrow(/NOSPOOL/);
-    expect(await store.get('inspool00000000000000001')).toBeUndefined();
+  it('points the record at the committed blob, names the intake in the blob index, and keeps no message in Redis', async () => {
+    const body = await putBlob(rawStore, Buffer.from('body bytes'));
+    await store.create(intake('inspool00000000000000002'), { headers: 'H: 1\r\n', body }, 1);
+    expect((await store.get('inspool00000000000000002'))?.rawKey).toBe(body.blobKey);
+    expect((await store.raw('inspool00000000000000002'))?.toString()).toBe('H: 1\r\nbody bytes');
+    expect(await redis.hget(store.blobKeys.blobs, body.blobKey)).toBe('inspool00000000000000002');
+    expect(await redis.exists(store.keys.raw('inspool00000000000000002'))).toBe(0);
   });
 
-  it('stores a spooled body behind the headers and removes the spool', async () => {
-    const spoolKey = store.keys.spool('present');
-    await redis.set(spoolKey, 'body bytes');
-    await store.create(intake('inspool00000000000000002'), { headers: 'H: 1\r\n', body: { spoolKey } }, 1);
-    expect((await store.raw('inspool00000000000000002'))?.toString()).toBe('H: 1\r\nbody bytes');
-    expect(await redis.exists(spoolKey)).toBe(0);
+  it('reads the message of an intake accepted before the raw store from Redis', async () => {
+    const id = 'inlegacy0000000000000001';
+    await redis.hset(store.keys.record(id), { ...toHashFields(intake(id)), state: 'queued' });
+    await redis.set(store.keys.raw(id), 'Received-SPF: pass\r\nold message');
+    expect((await store.raw(id))?.toString()).toBe('Received-SPF: pass\r\nold message');
+  });
+
+  it('says which blob is missing when the store lost it', async () => {
+    await store.create(intake('inmissing000000000000001'), { headers: '', body: UNREAD_BLOB }, 1);
+    const record = await store.get('inmissing000000000000001');
+    const message = record === undefined ? undefined : await store.rawMessage(record);
+    expect(message).toEqual({
+      found: false,
+      reason: `the raw message ${UNREAD_BLOB.blobKey} is missing from the raw store file://${rawDir}`,
+    });
   });
 
   it('lets a record that was never confirmed queued expire, and keeps a queued one', async () => {
-    await store.create(intake('inspool00000000000000003'), { headers: '', body: { bytes: Buffer.from('x') } }, 1);
+    await store.create(intake('inspool00000000000000003'), { headers: '', body: UNREAD_BLOB }, 1);
     expect(await redis.pttl(store.keys.record('inspool00000000000000003'))).toBeGreaterThan(0);
-    expect(await redis.pttl(store.keys.raw('inspool00000000000000003'))).toBeGreaterThan(0);
     await store.transition('inspool00000000000000003', ['received'], 'queued', 2);
     expect(await redis.pttl(store.keys.record('inspool00000000000000003'))).toBe(-1);
-    expect(await redis.pttl(store.keys.raw('inspool00000000000000003'))).toBe(-1);
+  });
+
+  it('makes the blob of a submitted or rejected intake due when its retention ends, and never that of a failed one', async () => {
+    const submitted = await putBlob(rawStore, Buffer.from('a'));
+    const failed = await putBlob(rawStore, Buffer.from('b'));
+    await store.create(intake('indue0000000000000000001'), { headers: '', body: submitted }, 1);
+    await store.create(intake('indue0000000000000000002'), { headers: '', body: failed }, 1);
+    await store.transition('indue0000000000000000001', ['received'], 'submitted', 1_000_000);
+    await store.transition('indue0000000000000000002', ['received'], 'failed', 1_000_000);
+    expect(await redis.zscore(store.blobKeys.due, submitted.blobKey)).toBe(String(1_000_000 + 60_000));
+    expect(await redis.zscore(store.blobKeys.due, failed.blobKey)).toBeNull();
   });
 
   it('drops index entries of ended intakes whose records have expired', async () => {
     const index = store.keys.stateIndex('submitted');
     await redis.zadd(index, '1000', 'inexpired0000000000000001');
-    await store.create(intake('inspool00000000000000004'), { headers: '', body: { bytes: Buffer.from('x') } }, 500_000);
+    await store.create(intake('inspool00000000000000004'), { headers: '', body: UNREAD_BLOB }, 500_000);
     await store.transition('inspool00000000000000004', ['received'], 'submitted', 500_000);
-    expect(await redis.zrange(index, '0', '-1')).toEqual(['inspool00000000000000004']);
+    expect(await redis.zrange(index, '0', '-1')).toEqual(expect.arrayContaining(['inspool00000000000000004']));
+    expect(await redis.zrange(index, '0', '-1')).not.toContain('inexpired0000000000000001');
   });
 
   it('drops received-index entries of records that expired unconfirmed, so state:received does not grow for ever', async () => {
     const index = store.keys.stateIndex('received');
     const day = 24 * 3600 * 1000;
-    await store.create(intake('inspool00000000000000005'), { headers: '', body: { bytes: Buffer.from('x') } }, 1000);
+    await store.create(intake('inspool00000000000000005'), { headers: '', body: UNREAD_BLOB }, 1000);
     await redis.del(store.keys.record('inspool00000000000000005')); // as its TTL would have done
-    await store.create(intake('inspool00000000000000006'), { headers: '', body: { bytes: Buffer.from('x') } }, 1000 + day + 1);
+    await store.create(intake('inspool00000000000000006'), { headers: '', body: UNREAD_BLOB }, 1000 + day + 1);
     expect(await redis.zrange(index, '0', '-1')).not.toContain('inspool00000000000000005');
     expect(await redis.zrange(index, '0', '-1')).toContain('inspool00000000000000006');
   });
 
-  it('makes a failed record received again on re-delivery, keeping its letter id and its first raw message', async () => {
-    await store.create(intake('inspool00000000000000007'), { headers: '', body: { bytes: Buffer.from('first') } }, 1);
+  it('makes a failed record received again on re-delivery, keeping its letter id and pointing at the new copy', async () => {
+    const first = await putBlob(rawStore, Buffer.from('same bytes'));
+    const second = await putBlob(rawStore, Buffer.from('same bytes'));
+    await store.create(intake('inspool00000000000000007'), { headers: '', body: first }, 1);
     await store.transition('inspool00000000000000007', ['received'], 'failed', 2, { letterId: 'l-7' });
-    const again = await store.create(intake('inspool00000000000000007'), { headers: '', body: { bytes: Buffer.from('second') } }, 3);
+    const again = await store.create(intake('inspool00000000000000007'), { headers: '', body: second }, 3);
     expect(again).toEqual({ created: false, state: 'received', requeued: true, letterId: 'l-7' });
-    expect((await store.get('inspool00000000000000007'))?.letterId).toBe('l-7');
-    expect((await store.raw('inspool00000000000000007'))?.toString()).toBe('first');
+    expect(await store.get('inspool00000000000000007')).toMatchObject({ letterId: 'l-7', rawKey: second.blobKey });
     expect(await redis.zscore(store.keys.stateIndex('failed'), 'inspool00000000000000007')).toBeNull();
+  });
+
+  it('keeps the first blob of a re-delivered intake that did not fail (the new copy is left for the sweep)', async () => {
+    const first = await putBlob(rawStore, Buffer.from('once'));
+    const second = await putBlob(rawStore, Buffer.from('once'));
+    await store.create(intake('inspool00000000000000008'), { headers: '', body: first }, 1);
+    await store.transition('inspool00000000000000008', ['received'], 'queued', 2);
+    expect(await store.create(intake('inspool00000000000000008'), { headers: '', body: second }, 3)).toEqual({
+      created: false,
+      state: 'queued',
+      requeued: false,
+    });
+    expect((await store.get('inspool00000000000000008'))?.rawKey).toBe(first.blobKey);
+    expect(await redis.hget(store.blobKeys.blobs, second.blobKey)).toBeNull();
   });
 
   describe('ownership of a processing intake', () => {
     const held = async (id: string, owner: string) => {
-      await store.create(intake(id), { headers: '', body: { bytes: Buffer.from('x') } }, 1);
+      await store.create(intake(id), { headers: '', body: UNREAD_BLOB }, 1);
       await store.transition(id, ['received'], 'processing', 2, {}, { claim: owner });
     };
 

@@ -14,6 +14,7 @@ import { createNoticeQueue, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { type RelayedMail, startTestRelay, type TestRelay } from '../helpers/notice-relay.js';
+import { putBlob } from '../helpers/raw-stores.js';
 import { reportParts, statusField } from '../helpers/report-parts.js';
 import { type LetterSpec, signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
@@ -182,7 +183,7 @@ describe('no notice', () => {
           dkim: 'fail: no passing DKIM signature',
         },
       },
-      { headers: '', body: { bytes: raw } },
+      { headers: '', body: await putBlob(gateway.rawStore, raw) },
       Date.now(),
     );
     await gateway.store.transition(intakeId, ['received'], 'rejected', Date.now(), { reasonCode: 'NoPdfAttachment', reason: 'x' });

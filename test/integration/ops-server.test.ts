@@ -17,6 +17,7 @@ import { withTimeout } from '../../src/ops/bounded.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
 import { freePort, waitForRedis, workerConnection } from '../../src/runtime/redis.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const USER = 'admin';
@@ -99,7 +100,7 @@ async function intakeIn(
       sizeBytes: 2048,
       auth: { spf: 'pass', dkim: 'pass' },
     },
-    { headers: '', body: { bytes: Buffer.from('raw message') } },
+    { headers: '', body: UNREAD_BLOB },
     t0,
   );
   expect(await store.transition(intakeId, ['received'], 'queued', t0 + 1)).toEqual({ ok: true });

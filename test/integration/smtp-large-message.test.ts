@@ -1,9 +1,10 @@
-// Messages larger than one spool batch go to Redis while they arrive (the listener does not hold
-// them whole): the stored raw message is still byte-exact, and nothing is left behind.
+// Messages larger than one write batch go to the raw store while they arrive (the listener does
+// not hold them whole): the stored raw message is still byte-exact, and nothing is left behind.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { blobsIn } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 
@@ -17,10 +18,11 @@ afterAll(async () => {
 });
 
 const bigPdf = () => Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(3 * 1024 * 1024)]);
-const spoolKeys = () => gateway.redis.keys(`${gateway.prefix}:spool:*`);
+/** Writes under way or abandoned in the raw store (a directory keeps them as files). */
+const incompleteWrites = async () => (await blobsIn(gateway.rawStore)).incomplete;
 
-describe('a message larger than a spool batch', () => {
-  it('is stored byte for byte behind the Authentication-Results, with no spool left over', async () => {
+describe('a message larger than a write batch', () => {
+  it('is stored byte for byte behind the Authentication-Results, with no incomplete write left over', async () => {
     const raw = await signedLetter({ title: 'A large letter', pdf: bigPdf() });
     const replies = await sendOnce(gateway.port, {
       from: 'bounce@acme.example',
@@ -36,12 +38,13 @@ describe('a message larger than a spool batch', () => {
       /^Received-SPF: pass[\s\S]*Authentication-Results: /,
     );
     expect((await gateway.store.get(intakeIdOf(replies.data?.text ?? '')))?.sizeBytes).toBe(body.length);
-    expect(await spoolKeys()).toEqual([]);
+    expect(await incompleteWrites()).toEqual([]);
   });
 
   it('leaves nothing behind when it is refused', async () => {
     const raw = await signedLetter({ title: 'A large forged letter', pdf: bigPdf() });
     const forged = Buffer.concat([raw, Buffer.from('appended after signing\r\n')]);
+    const before = (await blobsIn(gateway.rawStore)).committed.length;
     const replies = await sendOnce(gateway.port, {
       from: 'bounce@acme.example',
       to: [PROCESSING_ADDRESS],
@@ -49,10 +52,11 @@ describe('a message larger than a spool batch', () => {
       helo: FIXTURE_SESSION.helo,
     });
     expect(replies.data?.text).toMatch(/^550 5\.7\.1 /);
-    expect(await spoolKeys()).toEqual([]);
+    expect(await incompleteWrites()).toEqual([]);
+    expect((await blobsIn(gateway.rawStore)).committed.length).toBe(before);
   });
 
-  it('leaves no spool behind when the client goes away in the middle of DATA', async () => {
+  it('leaves no incomplete write behind when the client goes away in the middle of DATA', async () => {
     const raw = dotStuff(await signedLetter({ title: 'A large letter cut off', pdf: bigPdf() }));
     const { client } = await SmtpClient.open(gateway.port);
     await client.command('EHLO mta.acme.example');
@@ -60,11 +64,11 @@ describe('a message larger than a spool batch', () => {
     await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`);
     await client.command('DATA');
     client.write(raw.subarray(0, 2 * 1024 * 1024));
-    for (let i = 0; i < 100 && (await spoolKeys()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
-    expect((await spoolKeys()).length).toBe(1); // it was being spooled ...
+    for (let i = 0; i < 100 && (await incompleteWrites()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect((await incompleteWrites()).length).toBe(1); // it was being written ...
     client.close();
-    for (let i = 0; i < 100 && (await spoolKeys()).length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
-    expect(await spoolKeys()).toEqual([]); // ... and is gone with the client
+    for (let i = 0; i < 100 && (await incompleteWrites()).length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(await incompleteWrites()).toEqual([]); // ... and is gone with the client
   });
 
   it('knows a message without a Message-ID again by its header block, however TCP split it', async () => {
@@ -80,6 +84,6 @@ describe('a message larger than a spool batch', () => {
     const first = intakeIdOf((await send()).data?.text ?? '');
     const second = intakeIdOf((await send()).data?.text ?? '');
     expect(second).toBe(first);
-    expect(await spoolKeys()).toEqual([]);
+    expect(await incompleteWrites()).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { createAuthenticator } from '../../src/smtp/authenticator.js';
 import type { MimeWalk, WalkResult } from '../../src/smtp/mime-walk.js';
 import { type Listener, startListener } from '../../src/smtp/server.js';
 import { FIXTURE_DIR, fixture, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
 let listener: Listener;
@@ -47,7 +48,7 @@ beforeAll(async () => {
         accepted += 1;
         return { intakeId: 'in000000000000000000000000', duplicate: false };
       },
-      spool: () => ({ write: () => undefined, buffered: 0, finish: async () => ({ bytes: Buffer.alloc(0) }), discard: async () => {} }),
+      spool: () => ({ write: () => undefined, buffered: 0, finish: async () => UNREAD_BLOB, discard: async () => {} }),
       startWalk: failingWalk,
       rules: { isRegistered: () => true, maxPdfBytes: config.maxPdfBytes },
       refused: async () => {},

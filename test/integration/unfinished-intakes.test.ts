@@ -11,6 +11,7 @@ import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { startTestGateway } from '../helpers/gateway.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const redis = connectTestRedis();
@@ -52,7 +53,7 @@ async function intakeIn(
       sizeBytes: 1,
       auth: {},
     },
-    { headers: '', body: { bytes: Buffer.from('raw') } },
+    { headers: '', body: UNREAD_BLOB },
     at,
   );
   await store.transition(id, ['received'], 'queued', at);
@@ -108,7 +109,7 @@ describe('a worker starting after BullMQ gave up on a job', () => {
       const record = await gateway.settled(id, 10_000);
       expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
       expect(record.reason).toContain('stalled more than allowable limit');
-      expect(await redis.pttl(env.store.keys.raw(id))).toBe(-1);
+      expect(await redis.zscore(env.store.blobKeys.due, UNREAD_BLOB.blobKey)).toBeNull(); // its message is kept for replay
       expect(observer.alerts).toEqual(['JobAbandoned']);
       expect(gateway.logs.find((l) => l.event === 'intake.failed' && l.intakeId === id)?.level).toBe(50);
     } finally {

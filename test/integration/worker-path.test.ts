@@ -1,5 +1,5 @@
-// The whole path in one process, each hop over its real protocol: a fixture over SMTP → Redis →
-// worker → sandbox Sender API over HTTP. Each fixture ends as exactly one PendingApproval letter
+// The whole path in one process, each hop over its real protocol: a fixture over SMTP → raw store
+// and Redis → worker → sandbox Sender API over HTTP, once with each kind of raw store. Each fixture ends as exactly one PendingApproval letter
 // matching the e-mail, or as a recorded rejection and no letter.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,197 +11,205 @@ import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
 import { acceptIntake } from '../../src/intake/accept.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
-let gateway: TestGateway;
+describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
+  let gateway: TestGateway;
 
-beforeAll(async () => {
-  gateway = await startTestGateway({ worker: true });
-});
-afterAll(async () => {
-  await gateway.close();
-});
-
-async function deliver(file: string | Buffer, envelopeSender: string): Promise<string> {
-  const raw = typeof file === 'string' ? fixture(file) : file;
-  const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
-  return intakeIdOf(replies.data?.text ?? '');
-}
-
-const lettersTitled = (title: string) => (gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title);
-
-describe('an e-mail becomes a letter', () => {
-  const submitted = FIXTURES.filter((f) => f.worker?.outcome === 'submitted');
-  it.each(submitted.map((f) => [f.file, f] as const))('%s ends as one PendingApproval letter matching the e-mail', async (file, spec) => {
-    const intakeId = await deliver(file, spec.envelopeSender);
-    const record = await gateway.settled(intakeId);
-    expect(record.state).toBe('submitted');
-
-    const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
-    expect(letter?.status).toBe('PendingApproval');
-    const mail = await simpleParser(fixture(file));
-    const expectedPdfs = mail.attachments.filter((a) => a.content.subarray(0, 5).toString('latin1') === '%PDF-');
-    expect(letter?.title).toBe(spec.worker?.outcome === 'submitted' ? spec.worker.title : '');
-    expect(letter?.parts.map((p) => p.fileName)).toEqual(spec.worker?.outcome === 'submitted' ? spec.worker.pdfFileNames : []);
-    expect(letter?.parts.map((p) => p.sha256)).toEqual(expectedPdfs.map((a) => createHash('sha256').update(a.content).digest('hex')));
-    expect(letter?.description.length).toBeGreaterThan(0);
-    if (mail.text !== undefined && mail.text.trim() !== '') expect(letter?.description).toBe(mail.text.trim());
-    expect(record.pdfs?.map((p) => p.sha256)).toEqual(letter?.parts.map((p) => p.sha256));
-    expect(record.timeline.submitted).toBeGreaterThanOrEqual(record.timeline.processing ?? Infinity);
-  });
-
-  it('describes an HTML-only message by its text', async () => {
-    const spec = FIXTURES.find((f) => f.file === 'html-only-body.eml');
-    const intakeId = await deliver('html-only-body.eml', spec?.envelopeSender ?? '');
-    const record = await gateway.settled(intakeId);
-    const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
-    expect(letter?.description).not.toMatch(/<[a-z]+[ >]/i);
-    expect(letter?.description.length).toBeGreaterThan(10);
-  });
-
-  it('creates one letter when the same message arrives twice', async () => {
-    const first = await deliver('pdf-attachment.eml', 'letters@acme.example');
-    const second = await deliver('pdf-attachment.eml', 'letters@acme.example');
-    await gateway.settled(first);
-    expect(second).toBe(first);
-    expect(lettersTitled('Annual statement 2026')).toHaveLength(1);
-  });
-});
-
-describe('retention', () => {
-  it('keeps the raw message of an ended intake for RETENTION_DAYS and its record longer, then Redis deletes them', async () => {
-    const intakeId = await deliver('pdf-with-inline-logo.eml', 'bounce@acme.example');
-    await gateway.settled(intakeId);
-    const rawTtl = await gateway.redis.pttl(gateway.store.keys.raw(intakeId));
-    const recordTtl = await gateway.redis.pttl(gateway.store.keys.record(intakeId));
-    expect(rawTtl).toBeGreaterThan(gateway.config.retentionMs - 60_000);
-    expect(rawTtl).toBeLessThanOrEqual(gateway.config.retentionMs);
-    expect(recordTtl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
-  });
-});
-
-describe('the worker applies the message rules again, whatever the listener decided', () => {
-  // These fixtures are refused in the SMTP session; here they reach the worker anyway (as from a
-  // listener that accepted them before a rule or the directory changed), through the same
-  // durable acceptance the listener uses.
-  const rejected = FIXTURES.filter((f) => f.worker?.outcome === 'rejected');
-  it.each(rejected.map((f) => [f.file, f] as const))('%s is rejected with its reason and no letter', async (file, spec) => {
-    const before = gateway.sandbox?.store.allLetters().length ?? 0;
-    const from = spec.file === 'unregistered-sender.eml' ? 'letters@stranger.example' : 'letters@acme.example';
-    const { intakeId } = await acceptIntake(
-      { store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3, timeoutMs: 5000 },
-      {
-        intakeId: `in${createHash('sha256').update(`worker-path ${file}`).digest('hex').slice(0, 24)}`,
-        receivedAt: Date.now(),
-        envelopeFrom: spec.envelopeSender,
-        envelopeTo: [PROCESSING_ADDRESS],
-        clientIp: '127.0.0.1',
-        helo: FIXTURE_SESSION.helo,
-        from,
-        subject: '',
-        messageId: `<${file}>`,
-        sizeBytes: fixture(file).length,
-        auth: {},
-      },
-      { headers: '', body: async () => ({ bytes: fixture(file) }) },
-    );
-    const record = await gateway.settled(intakeId);
-    expect(record.state).toBe('rejected');
-    expect(record.reasonCode).toBe(spec.worker?.outcome === 'rejected' ? spec.worker.reason : '');
-    expect(record.reason).toMatch(new RegExp(`^${record.reasonCode ?? '-'}: .+; .+`));
-    expect(gateway.sandbox?.store.allLetters().length).toBe(before);
-  });
-});
-
-describe('how a job ends in the queue', () => {
-  it('completes the job of a submitted intake with the letter id as its result', async () => {
-    const intakeId = await deliver(await signedLetter({ title: 'Job result of a submitted intake' }), 'bounce@acme.example');
-    const record = await gateway.settled(intakeId);
-    await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
-    const job = await gateway.queue.getJob(intakeId);
-    expect(record.state).toBe('submitted');
-    expect(job?.returnvalue).toEqual({ outcome: 'submitted', letterId: record.letterId });
-  });
-});
-
-describe('an error that is a defect, not a rule of the message', () => {
-  it('fails the intake for an operator, replayable and logged with its stack, instead of rejecting the sender as unparseable', async () => {
-    // html-to-text recurses once per element: 10,000 nested elements overflow the stack.
-    const html = `<html><body>${'<div>\n'.repeat(10_000)}Dear customer${'</div>\n'.repeat(10_000)}</body></html>`;
-    const intakeId = await deliver(await signedLetter({ title: 'Deeply nested HTML body', html }), 'bounce@acme.example');
-    const record = await gateway.settled(intakeId);
-    expect({ state: record.state, errorCode: record.errorCode, reasonCode: record.reasonCode }).toEqual({
-      state: 'failed',
-      errorCode: 'ParserError',
-      reasonCode: undefined,
-    });
-    expect(record.reason).toContain('Maximum call stack size exceeded');
-    expect(await gateway.redis.pttl(gateway.store.keys.raw(intakeId))).toBe(-1); // kept for a replay
-    const logged = gateway.logs.find((l) => l.event === 'intake.parser_error' && l.intakeId === intakeId);
-    expect(logged?.level).toBe(50);
-    expect(JSON.stringify(logged?.err)).toMatch(/RangeError.*\\n\s+at /);
-    // The record is written before BullMQ moves the job: wait for the move.
-    await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).toBe('failed'), { timeout: 5000 });
-  });
-});
-
-describe('a sender removed from the directory between acceptance and processing', () => {
-  let changing: TestGateway;
   beforeAll(async () => {
-    // The listener still knows stranger.example's address; the worker's directory no longer does.
-    const dir = mkdtempSync(join(tmpdir(), 'senders-'));
-    const senders = z.object({ senders: z.array(z.unknown()) }).parse(JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')));
-    senders.senders.push({
-      senderId: '0f0e0d0c-0b0a-4909-8807-060504030201',
-      companyNameEn: 'Stranger',
-      addresses: ['letters@stranger.example'],
-      apiClientId: 'stranger-client',
-      apiClientSecret: 'stranger-secret',
-    });
-    writeFileSync(join(dir, 'senders.json'), JSON.stringify(senders));
-    changing = await startTestGateway({
-      worker: true,
-      env: { SENDERS_FILE: join(dir, 'senders.json') },
-      workerSendersFile: join(FIXTURE_DIR, 'senders.json'),
-    });
+    await kind.setup();
+    gateway = await startTestGateway({ worker: true, rawStore: kind });
   });
   afterAll(async () => {
-    await changing.close();
+    await gateway.close();
+    await kind.teardown();
   });
 
-  it('is accepted in the session and rejected by the worker as SenderNotRegistered, with no letter', async () => {
-    const replies = await sendOnce(changing.port, {
-      from: 'letters@stranger.example',
-      to: [PROCESSING_ADDRESS],
-      raw: fixture('unregistered-sender.eml'),
-      helo: FIXTURE_SESSION.helo,
+  async function deliver(file: string | Buffer, envelopeSender: string): Promise<string> {
+    const raw = typeof file === 'string' ? fixture(file) : file;
+    const replies = await sendOnce(gateway.port, { from: envelopeSender, to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    return intakeIdOf(replies.data?.text ?? '');
+  }
+
+  const lettersTitled = (title: string) => (gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title);
+
+  describe('an e-mail becomes a letter', () => {
+    const submitted = FIXTURES.filter((f) => f.worker?.outcome === 'submitted');
+    it.each(submitted.map((f) => [f.file, f] as const))('%s ends as one PendingApproval letter matching the e-mail', async (file, spec) => {
+      const intakeId = await deliver(file, spec.envelopeSender);
+      const record = await gateway.settled(intakeId);
+      expect(record.state).toBe('submitted');
+
+      const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
+      expect(letter?.status).toBe('PendingApproval');
+      const mail = await simpleParser(fixture(file));
+      const expectedPdfs = mail.attachments.filter((a) => a.content.subarray(0, 5).toString('latin1') === '%PDF-');
+      expect(letter?.title).toBe(spec.worker?.outcome === 'submitted' ? spec.worker.title : '');
+      expect(letter?.parts.map((p) => p.fileName)).toEqual(spec.worker?.outcome === 'submitted' ? spec.worker.pdfFileNames : []);
+      expect(letter?.parts.map((p) => p.sha256)).toEqual(expectedPdfs.map((a) => createHash('sha256').update(a.content).digest('hex')));
+      expect(letter?.description.length).toBeGreaterThan(0);
+      if (mail.text !== undefined && mail.text.trim() !== '') expect(letter?.description).toBe(mail.text.trim());
+      expect(record.pdfs?.map((p) => p.sha256)).toEqual(letter?.parts.map((p) => p.sha256));
+      expect(record.timeline.submitted).toBeGreaterThanOrEqual(record.timeline.processing ?? Infinity);
     });
-    const record = await changing.settled(intakeIdOf(replies.data?.text ?? ''));
-    expect(record).toMatchObject({ state: 'rejected', reasonCode: 'SenderNotRegistered' });
-    expect(record.reason).toMatch(
-      /^SenderNotRegistered: the From address is not a registered address of any sender \(From letters@stranger\.example\); /,
-    );
-    expect(changing.sandbox?.store.allLetters()).toEqual([]);
+
+    it('describes an HTML-only message by its text', async () => {
+      const spec = FIXTURES.find((f) => f.file === 'html-only-body.eml');
+      const intakeId = await deliver('html-only-body.eml', spec?.envelopeSender ?? '');
+      const record = await gateway.settled(intakeId);
+      const letter = gateway.sandbox?.store.allLetters().find((l) => l.id === record.letterId);
+      expect(letter?.description).not.toMatch(/<[a-z]+[ >]/i);
+      expect(letter?.description.length).toBeGreaterThan(10);
+    });
+
+    it('creates one letter when the same message arrives twice', async () => {
+      const first = await deliver('pdf-attachment.eml', 'letters@acme.example');
+      const second = await deliver('pdf-attachment.eml', 'letters@acme.example');
+      await gateway.settled(first);
+      expect(second).toBe(first);
+      expect(lettersTitled('Annual statement 2026')).toHaveLength(1);
+    });
   });
 
-  it('completes the job of the rejected intake with the rejection as its result, so failed jobs are real failures only', async () => {
-    const replies = await sendOnce(changing.port, {
-      from: 'letters@stranger.example',
-      to: [PROCESSING_ADDRESS],
-      raw: fixture('unregistered-sender.eml'),
-      helo: FIXTURE_SESSION.helo,
+  describe('retention', () => {
+    it('keeps the raw message of an ended intake for RETENTION_DAYS and its record longer, then deletes them', async () => {
+      const intakeId = await deliver('pdf-with-inline-logo.eml', 'bounce@acme.example');
+      const record = await gateway.settled(intakeId);
+      const deleteAt = Number(await gateway.redis.zscore(gateway.store.blobKeys.due, record.rawKey ?? 'no raw key'));
+      const recordTtl = await gateway.redis.pttl(gateway.store.keys.record(intakeId));
+      expect(deleteAt - (record.timeline.submitted ?? 0)).toBe(gateway.config.retentionMs);
+      expect(await gateway.store.raw(intakeId)).toBeDefined(); // until then
+      expect(recordTtl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
     });
-    const intakeId = intakeIdOf(replies.data?.text ?? '');
-    const record = await changing.settled(intakeId);
-    // The record is written before BullMQ moves the job: wait for the move.
-    await vi.waitFor(async () => expect(await changing.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
-    const job = await changing.queue.getJob(intakeId);
-    expect({ state: await changing.queue.getJobState(intakeId), result: job?.returnvalue, failedReason: job?.failedReason }).toEqual({
-      state: 'completed',
-      result: { outcome: 'rejected', reasonCode: 'SenderNotRegistered' },
-      failedReason: undefined,
+  });
+
+  describe('the worker applies the message rules again, whatever the listener decided', () => {
+    // These fixtures are refused in the SMTP session; here they reach the worker anyway (as from a
+    // listener that accepted them before a rule or the directory changed), through the same
+    // durable acceptance the listener uses.
+    const rejected = FIXTURES.filter((f) => f.worker?.outcome === 'rejected');
+    it.each(rejected.map((f) => [f.file, f] as const))('%s is rejected with its reason and no letter', async (file, spec) => {
+      const before = gateway.sandbox?.store.allLetters().length ?? 0;
+      const from = spec.file === 'unregistered-sender.eml' ? 'letters@stranger.example' : 'letters@acme.example';
+      const { intakeId } = await acceptIntake(
+        { store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3, timeoutMs: 5000 },
+        {
+          intakeId: `in${createHash('sha256').update(`worker-path ${file}`).digest('hex').slice(0, 24)}`,
+          receivedAt: Date.now(),
+          envelopeFrom: spec.envelopeSender,
+          envelopeTo: [PROCESSING_ADDRESS],
+          clientIp: '127.0.0.1',
+          helo: FIXTURE_SESSION.helo,
+          from,
+          subject: '',
+          messageId: `<${file}>`,
+          sizeBytes: fixture(file).length,
+          auth: {},
+        },
+        { headers: '', body: () => putBlob(gateway.rawStore, fixture(file)) },
+      );
+      const record = await gateway.settled(intakeId);
+      expect(record.state).toBe('rejected');
+      expect(record.reasonCode).toBe(spec.worker?.outcome === 'rejected' ? spec.worker.reason : '');
+      expect(record.reason).toMatch(new RegExp(`^${record.reasonCode ?? '-'}: .+; .+`));
+      expect(gateway.sandbox?.store.allLetters().length).toBe(before);
     });
-    expect(record.reasonCode).toBe('SenderNotRegistered');
+  });
+
+  describe('how a job ends in the queue', () => {
+    it('completes the job of a submitted intake with the letter id as its result', async () => {
+      const intakeId = await deliver(await signedLetter({ title: 'Job result of a submitted intake' }), 'bounce@acme.example');
+      const record = await gateway.settled(intakeId);
+      await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
+      const job = await gateway.queue.getJob(intakeId);
+      expect(record.state).toBe('submitted');
+      expect(job?.returnvalue).toEqual({ outcome: 'submitted', letterId: record.letterId });
+    });
+  });
+
+  describe('an error that is a defect, not a rule of the message', () => {
+    it('fails the intake for an operator, replayable and logged with its stack, instead of rejecting the sender as unparseable', async () => {
+      // html-to-text recurses once per element: 10,000 nested elements overflow the stack.
+      const html = `<html><body>${'<div>\n'.repeat(10_000)}Dear customer${'</div>\n'.repeat(10_000)}</body></html>`;
+      const intakeId = await deliver(await signedLetter({ title: 'Deeply nested HTML body', html }), 'bounce@acme.example');
+      const record = await gateway.settled(intakeId);
+      expect({ state: record.state, errorCode: record.errorCode, reasonCode: record.reasonCode }).toEqual({
+        state: 'failed',
+        errorCode: 'ParserError',
+        reasonCode: undefined,
+      });
+      expect(record.reason).toContain('Maximum call stack size exceeded');
+      expect(await gateway.redis.zscore(gateway.store.blobKeys.due, record.rawKey ?? 'no raw key')).toBeNull(); // kept for a replay
+      expect(await gateway.store.raw(intakeId)).toBeDefined();
+      const logged = gateway.logs.find((l) => l.event === 'intake.parser_error' && l.intakeId === intakeId);
+      expect(logged?.level).toBe(50);
+      expect(JSON.stringify(logged?.err)).toMatch(/RangeError.*\\n\s+at /);
+      // The record is written before BullMQ moves the job: wait for the move.
+      await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).toBe('failed'), { timeout: 5000 });
+    });
+  });
+
+  describe('a sender removed from the directory between acceptance and processing', () => {
+    let changing: TestGateway;
+    beforeAll(async () => {
+      // The listener still knows stranger.example's address; the worker's directory no longer does.
+      const dir = mkdtempSync(join(tmpdir(), 'senders-'));
+      const senders = z
+        .object({ senders: z.array(z.unknown()) })
+        .parse(JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')));
+      senders.senders.push({
+        senderId: '0f0e0d0c-0b0a-4909-8807-060504030201',
+        companyNameEn: 'Stranger',
+        addresses: ['letters@stranger.example'],
+        apiClientId: 'stranger-client',
+        apiClientSecret: 'stranger-secret',
+      });
+      writeFileSync(join(dir, 'senders.json'), JSON.stringify(senders));
+      changing = await startTestGateway({
+        worker: true,
+        env: { SENDERS_FILE: join(dir, 'senders.json') },
+        workerSendersFile: join(FIXTURE_DIR, 'senders.json'),
+      });
+    });
+    afterAll(async () => {
+      await changing.close();
+    });
+
+    it('is accepted in the session and rejected by the worker as SenderNotRegistered, with no letter', async () => {
+      const replies = await sendOnce(changing.port, {
+        from: 'letters@stranger.example',
+        to: [PROCESSING_ADDRESS],
+        raw: fixture('unregistered-sender.eml'),
+        helo: FIXTURE_SESSION.helo,
+      });
+      const record = await changing.settled(intakeIdOf(replies.data?.text ?? ''));
+      expect(record).toMatchObject({ state: 'rejected', reasonCode: 'SenderNotRegistered' });
+      expect(record.reason).toMatch(
+        /^SenderNotRegistered: the From address is not a registered address of any sender \(From letters@stranger\.example\); /,
+      );
+      expect(changing.sandbox?.store.allLetters()).toEqual([]);
+    });
+
+    it('completes the job of the rejected intake with the rejection as its result, so failed jobs are real failures only', async () => {
+      const replies = await sendOnce(changing.port, {
+        from: 'letters@stranger.example',
+        to: [PROCESSING_ADDRESS],
+        raw: fixture('unregistered-sender.eml'),
+        helo: FIXTURE_SESSION.helo,
+      });
+      const intakeId = intakeIdOf(replies.data?.text ?? '');
+      const record = await changing.settled(intakeId);
+      // The record is written before BullMQ moves the job: wait for the move.
+      await vi.waitFor(async () => expect(await changing.queue.getJobState(intakeId)).not.toBe('active'), { timeout: 5000 });
+      const job = await changing.queue.getJob(intakeId);
+      expect({ state: await changing.queue.getJobState(intakeId), result: job?.returnvalue, failedReason: job?.failedReason }).toEqual({
+        state: 'completed',
+        result: { outcome: 'rejected', reasonCode: 'SenderNotRegistered' },
+        failedReason: undefined,
+      });
+      expect(record.reasonCode).toBe('SenderNotRegistered');
+    });
   });
 });

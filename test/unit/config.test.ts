@@ -31,6 +31,9 @@ describe('configuration', () => {
     ['INBOUND_ADDRESSES', 'not-an-address'],
     ['REDIS_URL', 'localhost:6379 x'],
     ['LOG_LEVEL', 'loud'],
+    ['RAW_STORE_URL', 'file://relative/dir'],
+    ['RAW_STORE_URL', 's3://Not_A_Bucket/raw'],
+    ['RAW_STORE_URL', 'redis://127.0.0.1/raw'],
     ['NOTICE_SMTP_URL', 'http://relay.example:25'],
     ['NOTICE_FROM', 'postmaster'],
     ['PDF_CHECKS', 'lenient'],
@@ -38,6 +41,15 @@ describe('configuration', () => {
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);
+  });
+
+  it('keeps raw mail under DATA_DIR/raw unless RAW_STORE_URL says otherwise', () => {
+    expect(loadConfig({ DATA_DIR: '/srv/intake' }).rawStore.location).toEqual({ kind: 'file', dir: '/srv/intake/raw' });
+    expect(loadConfig({ RAW_STORE_URL: 's3://letters-raw/intake' }).rawStore.location).toEqual({
+      kind: 's3',
+      bucket: 'letters-raw',
+      prefix: 'intake/',
+    });
   });
 
   it('sends notices through the relay URL given, from postmaster@ the announced name unless NOTICE_FROM says otherwise', () => {

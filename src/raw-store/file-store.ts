@@ -1,0 +1,171 @@
+// The file:// raw store: one file per message in a directory (local disk, or a shared mount for
+// several hosts). A write goes to `.incoming/<key>` while DATA arrives; commit flushes it,
+// fsyncs the file, renames it to `<key>` and fsyncs the directory, so a committed blob
+// survives a power cut and a crash leaves at most an incomplete file the sweep removes.
+import { randomUUID } from 'node:crypto';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { INCOMPLETE_PREFIX, isBlobKey, newBlobKey } from './blob-key.js';
+import { bounded } from './bounded.js';
+import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
+
+export interface FileStoreOptions {
+  readonly dir: string;
+  /** Bound on each operation (a hung mount fails instead of stalling a session). */
+  readonly timeoutMs: number;
+  /** Chunks are gathered up to this many bytes before each write to the file. */
+  readonly batchBytes?: number;
+}
+
+const DEFAULT_BATCH_BYTES = 256 * 1024;
+
+export function fileRawStore(options: FileStoreOptions): RawStore {
+  const { dir, timeoutMs } = options;
+  const incomingDir = join(dir, INCOMPLETE_PREFIX);
+  let ready: Promise<unknown> | undefined;
+  const ensureDirs = (): Promise<unknown> => {
+    // Created once; a failure is retried by the next caller.
+    ready ??= mkdir(incomingDir, { recursive: true }).catch((err: unknown) => {
+      ready = undefined;
+      throw err;
+    });
+    return ready;
+  };
+  const pathOf = (key: string): string => {
+    if (!isBlobKey(key)) throw new Error(`not a raw store key: ${JSON.stringify(key)}`);
+    return join(dir, key);
+  };
+
+  return {
+    location: `file://${dir}`,
+    begin: () => fileWrite(dir, ensureDirs, timeoutMs, options.batchBytes ?? DEFAULT_BATCH_BYTES),
+    async read(key) {
+      const handle = await bounded(openIfPresent(pathOf(key)), timeoutMs, `open ${key}`);
+      return handle?.createReadStream() satisfies Readable | undefined;
+    },
+    async readBuffer(key) {
+      return bounded(readFile(pathOf(key)).catch(absentAsUndefined), timeoutMs, `read ${key}`);
+    },
+    async delete(key) {
+      await bounded(unlink(pathOf(key)).catch(absentAsUndefined), timeoutMs, `delete ${key}`);
+    },
+    async *listOlderThan(before) {
+      yield* listDir(dir, '', before, timeoutMs);
+      yield* listDir(incomingDir, INCOMPLETE_PREFIX, before, timeoutMs);
+    },
+    async check() {
+      await bounded(probe(incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
+    },
+    close() {},
+  };
+}
+
+function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: number, batchBytes: number): RawWrite {
+  const key = newBlobKey();
+  const temp = join(dir, INCOMPLETE_PREFIX, key);
+  let handle: Promise<FileHandle> | undefined;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** Bytes of batches handed to the file system and not yet written. */
+  let inFlight = 0;
+  // Writes run one after another even if a caller does not wait (appends must keep their order).
+  let chain: Promise<void> = Promise.resolve();
+
+  const file = (): Promise<FileHandle> => (handle ??= ensureDirs().then(() => open(temp, 'wx')));
+  const flush = (): Promise<void> => {
+    const batch = Buffer.concat(pending);
+    pending = [];
+    pendingBytes = 0;
+    inFlight += batch.length;
+    chain = chain
+      .then(async () => {
+        const fh = await file();
+        await fh.write(batch);
+      })
+      .finally(() => {
+        inFlight -= batch.length;
+      });
+    return bounded(chain, timeoutMs, `write ${key}`);
+  };
+
+  return {
+    key,
+    write(chunk) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      return pendingBytes >= batchBytes ? flush() : undefined;
+    },
+    async commit() {
+      await flush();
+      const commit = async (): Promise<void> => {
+        const fh = await file();
+        await fh.sync();
+        await fh.close();
+        await rename(temp, join(dir, key));
+        await syncDir(dir); // the rename itself is durable only once the directory is synced
+      };
+      await bounded(commit(), timeoutMs, `commit ${key}`);
+    },
+    async abort() {
+      pending = [];
+      const opened = handle;
+      if (opened === undefined) return;
+      const drop = async (): Promise<void> => {
+        await chain.catch(() => undefined);
+        await opened.then((fh) => fh.close()).catch(() => undefined);
+        await unlink(temp).catch(absentAsUndefined);
+      };
+      await bounded(drop(), timeoutMs, `abort ${key}`);
+    },
+    get buffered() {
+      return pendingBytes + inFlight;
+    },
+  };
+}
+
+async function* listDir(path: string, keyPrefix: string, before: number, timeoutMs: number): AsyncIterable<StoredBlob> {
+  const entries = await bounded(readdir(path, { withFileTypes: true }).catch(absentAsUndefined), timeoutMs, `list ${path}`);
+  for (const entry of entries ?? []) {
+    if (!entry.isFile()) continue;
+    const key = keyPrefix + entry.name;
+    if (!isBlobKey(key)) continue; // not ours
+    const info = await bounded(stat(join(path, entry.name)).catch(absentAsUndefined), timeoutMs, `stat ${key}`);
+    if (info !== undefined && info.mtimeMs < before) yield { key, modifiedAt: info.mtimeMs, incomplete: keyPrefix !== '' };
+  }
+}
+
+/** Writes, syncs, reads back and deletes a file: the directory exists and is writable. */
+async function probe(incomingDir: string, ensureDirs: () => Promise<unknown>): Promise<void> {
+  await ensureDirs();
+  const path = join(incomingDir, `.probe-${randomUUID()}`);
+  const content = `probe ${path}\n`;
+  const fh = await open(path, 'wx');
+  try {
+    await fh.write(content);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  const back = await readFile(path, 'utf8');
+  await unlink(path);
+  if (back !== content) throw new Error('read back different bytes than written');
+}
+
+async function syncDir(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function openIfPresent(path: string): Promise<FileHandle | undefined> {
+  return open(path, 'r').catch(absentAsUndefined);
+}
+
+function absentAsUndefined(err: unknown): undefined {
+  if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return undefined;
+  throw err;
+}

@@ -1,0 +1,62 @@
+// Runs the orphan sweep and retention deletes every interval, one round at a time, until
+// stopped. A failed round is logged and tried again next interval (the store or Redis may be
+// away for a while; nothing is lost by waiting).
+
+import type { BlobIndex } from '../intake/blob-index.js';
+import type { Logger } from '../log.js';
+import type { RawStore } from './raw-store.js';
+import { deleteExpiredBlobs, type OrphanSweepDeps, sweepOrphans } from './sweep.js';
+
+export interface HousekeepingDeps {
+  readonly store: RawStore;
+  readonly index: BlobIndex;
+  readonly clock: () => number;
+  readonly logger: Logger;
+  readonly orphanAfterMs: OrphanSweepDeps['orphanAfterMs'];
+  readonly intervalMs: number;
+}
+
+export interface Housekeeping {
+  /** One round now (tests, and the first round at start). */
+  runOnce(): Promise<{ orphans: number; expired: number }>;
+  /** Stops the timer and waits for a round in progress. */
+  stop(): Promise<void>;
+}
+
+export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
+  const { store, index, clock, logger } = deps;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const round = async (): Promise<{ orphans: number; expired: number }> => {
+    const expired = await deleteExpiredBlobs({ store, due: index.due, forget: index.forget, clock });
+    const swept = await sweepOrphans({
+      store,
+      referenced: index.referenced,
+      forget: index.forget,
+      clock,
+      orphanAfterMs: deps.orphanAfterMs,
+    });
+    if (expired > 0 || swept.deleted > 0) {
+      logger.info({ event: 'raw_store.housekeeping', expired, orphans: swept.deleted, store: store.location }, 'raw store housekeeping');
+    }
+    return { orphans: swept.deleted, expired };
+  };
+  const runOnce = (): Promise<{ orphans: number; expired: number }> => {
+    const next = running.then(round);
+    running = next.catch(() => undefined);
+    return next;
+  };
+  const timer = setInterval(() => {
+    if (stopped) return;
+    runOnce().catch((err: unknown) => logger.warn({ event: 'raw_store.housekeeping_failed', err }, 'raw store housekeeping failed'));
+  }, deps.intervalMs);
+  timer.unref();
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

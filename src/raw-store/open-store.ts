@@ -1,0 +1,58 @@
+// RAW_STORE_URL → a RawStore, and the start-up check that fails fast naming the variable.
+
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import { StartupError } from '../errors.js';
+import { fileRawStore } from './file-store.js';
+import { describeLocation, type RawStoreLocation } from './location.js';
+import type { RawStore } from './raw-store.js';
+import { s3RawStore } from './s3-store.js';
+
+export interface RawStoreSettings {
+  readonly location: RawStoreLocation;
+  readonly timeoutMs: number;
+  readonly s3PathStyle: boolean;
+  /** Client settings beyond the SDK's standard configuration (tests: a loopback endpoint). */
+  readonly s3Client?: S3ClientConfig;
+}
+
+export function openRawStore(settings: RawStoreSettings): RawStore {
+  const { location, timeoutMs } = settings;
+  if (location.kind === 'file') return fileRawStore({ dir: location.dir, timeoutMs });
+  return s3RawStore({
+    bucket: location.bucket,
+    prefix: location.prefix,
+    timeoutMs,
+    forcePathStyle: settings.s3PathStyle,
+    ...(settings.s3Client === undefined ? {} : { client: settings.s3Client }),
+  });
+}
+
+/** Start-up: the store must be reachable and writable, or the role does not start. */
+export async function checkRawStoreAtStart(store: RawStore, location: RawStoreLocation): Promise<void> {
+  try {
+    await store.check();
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new StartupError(`the raw store ${describeLocation(location)} is not usable (RAW_STORE_URL): ${detail}`, { cause: err });
+  }
+}
+
+/** The configured store, checked: what a role that accepts or processes mail starts with. */
+export async function openCheckedRawStore(config: {
+  readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
+  readonly enqueueTimeoutMs: number;
+}): Promise<RawStore> {
+  // One bound for every store operation: the listener's whole store-and-queue step has this bound too.
+  const store = openRawStore({
+    location: config.rawStore.location,
+    timeoutMs: config.enqueueTimeoutMs,
+    s3PathStyle: config.rawStore.s3PathStyle,
+  });
+  try {
+    await checkRawStoreAtStart(store, config.rawStore.location);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return store;
+}

@@ -1,0 +1,49 @@
+// The raw store: where accepted messages live, byte for byte, outside Redis (Redis keeps the
+// queue, the records and small indexes). One interface, two places: a directory (file://) and
+// an S3-compatible bucket (s3://), chosen by RAW_STORE_URL.
+//
+// A blob is written while DATA arrives and becomes visible only when committed: before that a
+// reader, a lister and a crash see nothing but an abandoned incomplete write. Keys are chosen
+// by the store at `begin` (the intake id is only known at the end of DATA); the intake record
+// points at the key. Every operation is bounded: a dead or slow store fails with
+// IntakeError('StorageUnavailable') within the store's time-out, never hangs.
+import type { Readable } from 'node:stream';
+
+export interface RawStore {
+  /** Where the blobs live, without credentials (logs, readiness). */
+  readonly location: string;
+  /** Starts a blob under a new key. */
+  begin(): RawWrite;
+  /** The committed blob as a stream, or undefined when there is none under the key. */
+  read(key: string): Promise<Readable | undefined>;
+  /** The committed blob, whole, or undefined when there is none under the key. */
+  readBuffer(key: string): Promise<Buffer | undefined>;
+  /** Deletes a blob (or an abandoned incomplete write); deleting what is not there is fine. */
+  delete(key: string): Promise<void>;
+  /** Blobs and abandoned incomplete writes last modified before `before` (ms since the epoch). */
+  listOlderThan(before: number): AsyncIterable<StoredBlob>;
+  /** Writes, reads back and deletes a probe: the store is reachable and writable. */
+  check(): Promise<void>;
+  /** Releases connections (S3 client sockets). */
+  close(): void;
+}
+
+export interface RawWrite {
+  /** The key the blob will have once committed. */
+  readonly key: string;
+  /** Takes a chunk; a promise means: wait for it before the next chunk (backpressure). */
+  write(chunk: Buffer): Promise<void> | undefined;
+  /** Makes the blob durable and visible under `key` (fsync + rename; complete the upload). */
+  commit(): Promise<void>;
+  /** Drops whatever was written; safe after a failed write or commit. */
+  abort(): Promise<void>;
+  /** Bytes this write holds in memory, not yet handed to the store. */
+  readonly buffered: number;
+}
+
+export interface StoredBlob {
+  readonly key: string;
+  readonly modifiedAt: number;
+  /** An incomplete write nobody finished (a listener died mid-DATA). */
+  readonly incomplete: boolean;
+}

@@ -1,0 +1,167 @@
+// The s3:// raw store: one object per message in a bucket of any S3-compatible store, through
+// the AWS SDK v3 with its standard configuration (AWS_REGION, the credential chain,
+// AWS_ENDPOINT_URL_S3 for a non-AWS endpoint). A write streams the message into a multipart
+// upload (lib-storage) while DATA arrives; the object exists only once the upload completed.
+// An upload left incomplete by a crash is invisible to readers and listings: the bucket's
+// AbortIncompleteMultipartUpload lifecycle rule removes it (README, Deploying).
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { PassThrough, Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { isBlobKey, newBlobKey } from './blob-key.js';
+import { bounded, storeError } from './bounded.js';
+import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
+
+export interface S3StoreOptions {
+  readonly bucket: string;
+  /** '' or ending with '/'. */
+  readonly prefix: string;
+  /** Bound on each request (and on a whole commit). */
+  readonly timeoutMs: number;
+  /** Path-style addressing (bucket in the path): many S3-compatible stores need it. */
+  readonly forcePathStyle: boolean;
+  /** Anything else for the client; unset fields come from the SDK's standard configuration. */
+  readonly client?: S3ClientConfig;
+}
+
+/** S3's minimum part size; the last part may be smaller, and a message under it is one PUT. */
+const PART_BYTES = 5 * 1024 * 1024;
+
+export function s3RawStore(options: S3StoreOptions): RawStore {
+  const { bucket, prefix, timeoutMs } = options;
+  const client = new S3Client({
+    forcePathStyle: options.forcePathStyle,
+    requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
+    ...options.client,
+  });
+  const objectKey = (key: string): string => {
+    if (!isBlobKey(key)) throw new Error(`not a raw store key: ${JSON.stringify(key)}`);
+    return prefix + key;
+  };
+  const signal = (): AbortSignal => AbortSignal.timeout(timeoutMs);
+
+  const getObject = async (key: string) => {
+    try {
+      return await client.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey(key) }), { abortSignal: signal() });
+    } catch (err) {
+      if (err instanceof Error && err.name === 'NoSuchKey') return undefined;
+      throw err;
+    }
+  };
+
+  return {
+    location: `s3://${bucket}/${prefix}`,
+    begin: () => s3Write(client, bucket, prefix, timeoutMs),
+    async read(key) {
+      const object = await bounded(getObject(key), timeoutMs, `get ${key}`);
+      if (object?.Body === undefined) return undefined;
+      // In Node the SDK's body is an http.IncomingMessage (a Readable).
+      return object.Body instanceof Readable ? object.Body : Readable.from(await object.Body.transformToByteArray());
+    },
+    async readBuffer(key) {
+      const read = async (): Promise<Buffer | undefined> => {
+        const object = await getObject(key);
+        if (object?.Body === undefined) return undefined;
+        const bytes = await object.Body.transformToByteArray();
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      };
+      return bounded(read(), timeoutMs, `read ${key}`);
+    },
+    async delete(key) {
+      const command = new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) });
+      await bounded(client.send(command, { abortSignal: signal() }), timeoutMs, `delete ${key}`);
+    },
+    async *listOlderThan(before) {
+      let token: string | undefined;
+      do {
+        // Delimiter: only this prefix's own objects, not those of a deeper "folder".
+        const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token });
+        const page = await bounded(client.send(command, { abortSignal: signal() }), timeoutMs, 'list');
+        for (const object of page.Contents ?? []) {
+          const key = object.Key?.slice(prefix.length);
+          const modifiedAt = object.LastModified?.getTime();
+          if (key === undefined || modifiedAt === undefined || !isBlobKey(key)) continue;
+          if (modifiedAt < before) yield { key, modifiedAt, incomplete: false } satisfies StoredBlob;
+        }
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
+    },
+    async check() {
+      // A probe object written, read back and deleted: the bucket exists and this identity may
+      // write, read and delete in it (what the listener, the worker and retention do).
+      const key = `.probe-${randomUUID()}`;
+      const content = `probe ${key}\n`;
+      const run = async (): Promise<void> => {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: content }), { abortSignal: signal() });
+        const back = await getObject(key);
+        const text = await back?.Body?.transformToString();
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }), { abortSignal: signal() });
+        if (text !== content) throw new Error('read back different bytes than written');
+      };
+      await bounded(run(), timeoutMs, `check s3://${bucket}/${prefix}`);
+    },
+    close() {
+      client.destroy();
+    },
+  };
+}
+
+function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: number): RawWrite {
+  const key = newBlobKey();
+  const body = new PassThrough();
+  // One part in flight: memory per message stays near one part, whatever the message size.
+  const upload = new Upload({
+    client,
+    params: { Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'message/rfc822' },
+    partSize: PART_BYTES,
+    queueSize: 1,
+    leavePartsOnError: false,
+  });
+  // What the upload acknowledged so far (after each part): the rest of what was written is held here.
+  let written = 0;
+  let uploaded = 0;
+  upload.on('httpUploadProgress', (progress) => {
+    uploaded = Math.max(uploaded, progress.loaded ?? 0);
+  });
+  const done = upload.done().then(() => undefined);
+  done.catch(() => undefined); // surfaced by write() and commit()
+
+  return {
+    key,
+    write(chunk) {
+      written += chunk.length;
+      if (body.write(chunk)) return undefined;
+      // Full: wait until the upload takes more, or fails, or the bound passes.
+      return bounded(Promise.race([once(body, 'drain').then(() => undefined), done]), timeoutMs, `write ${key}`);
+    },
+    async commit() {
+      body.end();
+      try {
+        await bounded(done, timeoutMs, `commit ${key}`);
+      } catch (err) {
+        await upload.abort().catch(() => undefined);
+        throw storeError(err, `commit ${key}`);
+      }
+    },
+    async abort() {
+      body.destroy();
+      await bounded(
+        upload.abort().catch(() => undefined),
+        timeoutMs,
+        `abort ${key}`,
+      );
+    },
+    get buffered() {
+      // The stream's buffer and the part being assembled or sent (at most one part: queueSize 1).
+      return Math.max(0, written - uploaded);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// Where a worker finds an intake's message: the raw store, or Redis for intakes from before it.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadRawMessage } from '../../src/intake/raw-message.js';
+import { parseRawStoreUrl } from '../../src/raw-store/location.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
+import { RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
+
+const HEADERS = 'Authentication-Results: mx.intake.example; spf=pass\r\n';
+const BODY = 'From: letters@acme.example\r\nSubject: a letter\r\n\r\nbody\r\n';
+const noLegacy = (): Promise<Buffer | undefined> => Promise.resolve(undefined);
+
+describe.each(RAW_STORE_KINDS)("reading an intake's message with the $name store", (kind) => {
+  let place: RawStorePlace;
+  let store: RawStore;
+  beforeAll(() => kind.setup());
+  afterAll(() => kind.teardown());
+  afterEach(() => {
+    store.close();
+    place.cleanup();
+  });
+  const fresh = (): void => {
+    place = kind.fresh();
+    store = openRawStore(place.settings());
+  };
+
+  it('puts the recorded header lines in front of the stored blob', async () => {
+    fresh();
+    const write = store.begin();
+    await write.write(Buffer.from(BODY));
+    await write.commit();
+    const message = await loadRawMessage(
+      { rawStore: store, legacy: noLegacy },
+      { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS },
+    );
+    expect(message).toEqual({ found: true, bytes: Buffer.from(HEADERS + BODY) });
+  });
+
+  it('says which blob is missing when the store has none under the key', async () => {
+    fresh();
+    const message = await loadRawMessage(
+      { rawStore: store, legacy: noLegacy },
+      { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml', rawHeaders: HEADERS },
+    );
+    expect(message.found).toBe(false);
+    expect(message.found ? '' : message.reason).toContain('0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml is missing from the raw store');
+  });
+
+  it('reads an intake from before the raw store from Redis', async () => {
+    fresh();
+    const legacy = (id: string): Promise<Buffer | undefined> => Promise.resolve(id === 'in-old' ? Buffer.from(HEADERS + BODY) : undefined);
+    expect(await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-old' })).toEqual({
+      found: true,
+      bytes: Buffer.from(HEADERS + BODY),
+    });
+    expect((await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-gone' })).found).toBe(false);
+  });
+});
+
+describe('reading from a store that is away', () => {
+  it('throws StorageUnavailable (a retry), never reports the message missing', async () => {
+    const path = join(tmpdir(), `letter-intake-not-a-dir-${process.pid}-${Date.now()}`);
+    writeFileSync(path, 'not a directory');
+    const store = openRawStore({ location: parseRawStoreUrl(`file://${path}`), timeoutMs: 1000, s3PathStyle: false });
+    await expect(
+      loadRawMessage({ rawStore: store, legacy: noLegacy }, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' }),
+    ).rejects.toMatchObject({ code: 'StorageUnavailable' });
+  });
+});
