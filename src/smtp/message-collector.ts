@@ -15,6 +15,8 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 /** The header block is kept up to this size (Message-ID, Subject, the message's identity). */
 const MAX_HEAD_BYTES = 1024 * 1024;
 const LF = 0x0a;
+/** How many copies of a header block a message in flight holds (see heldWith). */
+const HEAD_COPIES = 5;
 
 export class MessageCollector extends Transform {
   bytes = 0;
@@ -75,13 +77,15 @@ export class MessageCollector extends Transform {
   }
 
   /**
-   * What this message holds once `chunk` is in: the header block three times (ours, mailauth's
-   * parsed copy, and the MIME walk's, which mailsplit keeps whole until the block ends), the
-   * unfinished line mailauth canonicalizes, the spool's batches, the chunk.
+   * What this message holds once `chunk` is in: the header block five times (ours, mailauth's
+   * parser and DKIM verifier, the MIME walk's, which mailsplit keeps whole until the block ends,
+   * and the string copies they make while reading it), the unfinished line mailauth
+   * canonicalizes, the raw store's buffered bytes, the chunk. The abuse suite measures the live
+   * memory this bounds (test/faults/hostile-relay-and-abuse.test.ts).
    */
   private heldWith(chunk: Buffer): number {
     const head = this.headDone ? this.headBytes : this.headBytes + chunk.length;
-    return 3 * head + this.lineBytes + this.spool.buffered + chunk.length;
+    return HEAD_COPIES * head + this.lineBytes + this.spool.buffered + chunk.length;
   }
 
   private keepHead(chunk: Buffer): void {
