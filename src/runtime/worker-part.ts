@@ -43,6 +43,10 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     observer: ctx.observer,
   });
   const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
+  // Threads load pdf.js and pdf-lib once; started now, the first letters do not wait for them.
+  pdfChecker
+    ?.warm()
+    .catch((err: unknown) => logger.warn({ err, event: 'worker.pdf_checker_warm_error' }, 'PDF checker threads did not start'));
   const processor = createProcessor({
     store,
     directory,
