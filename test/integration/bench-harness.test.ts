@@ -37,13 +37,13 @@ describe('the benchmark harness, tiny plan', () => {
     expect(fixed?.e2e.latencyMs.max).toBeLessThan(PLANS.tiny.settleTimeoutMs);
     expect(fixed?.usage['worker-1']?.cpuSeconds).toBeGreaterThan(0);
 
-    // the 10 KB accept goal is judged against the 10% from the cell's own figures;
+    // the 10 KB accept goal is judged against the 15% from the cell's own figures;
     // the sizes and runs the tiny plan leaves out are reported as not measured, never as met
     const byName = (part: string) => result.goals.filter((g) => g.name.includes(part));
     const gatewayRate = cell?.gateway.load.acceptedPerSec ?? 0;
     const sinkRate = cell?.sink.load.acceptedPerSec ?? 0;
     expect(byName('Accept rate').map((g) => [g.name.match(/\d+[KM]B/)?.[0], g.met])).toEqual([
-      ['10KB', gatewayRate / sinkRate >= 0.1],
+      ['10KB', gatewayRate / sinkRate >= 0.15],
       ['1MB', undefined],
       ['10MB', undefined],
     ]);

@@ -3,7 +3,7 @@
 // and periodically; an intake queued or processing past the bound whose job will never end it
 // is failed, replayable, with an operator alert. Intakes whose job lives are left alone.
 import { Queue, Worker } from 'bullmq';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/intake/queue.js';
 import type { IntakeState } from '../../src/intake/record.js';
@@ -110,7 +110,8 @@ describe('a worker starting after BullMQ gave up on a job', () => {
       expect(record).toMatchObject({ state: 'failed', errorCode: 'JobAbandoned' });
       expect(record.reason).toContain('stalled more than allowable limit');
       expect(await redis.zscore(env.store.blobKeys.due, UNREAD_BLOB.blobKey)).toBeNull(); // its message is kept for replay
-      expect(observer.alerts).toEqual(['JobAbandoned']);
+      // the record is written before the alert is raised: wait for it
+      await vi.waitFor(() => expect(observer.alerts).toEqual(['JobAbandoned']), { timeout: 5000 });
       expect(gateway.logs.find((l) => l.event === 'intake.failed' && l.intakeId === id)?.level).toBe(50);
     } finally {
       await gateway.close();
@@ -129,7 +130,8 @@ describe('a worker starting after BullMQ gave up on a job', () => {
     });
     try {
       expect(await gateway.settled(id, 10_000)).toMatchObject({ state: 'failed', errorCode: 'JobLost' });
-      expect(observer.alerts).toEqual(['JobLost']);
+      // the record is written before the alert is raised: wait for it
+      await vi.waitFor(() => expect(observer.alerts).toEqual(['JobLost']), { timeout: 5000 });
     } finally {
       await gateway.close();
     }
