@@ -218,7 +218,7 @@ describe('the ledger after a load run with faults at random moments', () => {
     const reasons = Map.groupBy(rejected, (r) => r.reasonCode ?? '?');
     const ledger: [string, number | string][] = [
       ['messages sent', messages.length],
-      ['  answered 550 (unsigned)', outcomes.filter((o) => o.final.code === 550).length],
+      ['  answered 550 (unsigned, or refused by a rule)', outcomes.filter((o) => o.final.code === 550).length],
       ['  answered 250 (distinct intakes)', accepted.size],
       ['  re-sent after 451', retried.filter((c) => c === 451).length],
       ['  re-sent after a lost connection', retried.filter((c) => c === 0).length],
