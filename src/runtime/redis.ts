@@ -76,6 +76,29 @@ function redactUrl(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, '//***@');
 }
 
+/**
+ * A redis-server on loopback that keeps what it acknowledged: every write fsynced to the
+ * append-only file, no eviction (the settings the README asks of a production Redis).
+ */
+export function durableRedisArgs(port: number, dir: string): string[] {
+  return [
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--save',
+    '',
+    '--maxmemory-policy',
+    'noeviction',
+  ];
+}
+
 export interface EmbeddedRedis {
   readonly url: string;
   stop(): Promise<void>;
@@ -86,26 +109,7 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   const dir = resolve(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--bind',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--save',
-      '',
-      '--maxmemory-policy',
-      'noeviction',
-    ],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('redis-server', durableRedisArgs(port, dir), { stdio: 'ignore' });
   await new Promise<void>((ok, fail) => {
     child.once('spawn', ok);
     child.once('error', (err) =>

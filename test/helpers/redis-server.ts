@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/runtime/redis.js';
+import { durableRedisArgs, freePort } from '../../src/runtime/redis.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -37,27 +37,7 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
   const output: string[] = [];
 
   const start = async (): Promise<void> => {
-    const proc = spawn(
-      'redis-server',
-      [
-        '--bind',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--dir',
-        dir,
-        '--appendonly',
-        'yes',
-        '--appendfsync',
-        'always',
-        '--save',
-        '',
-        '--maxmemory-policy',
-        'noeviction',
-        ...extraArgs,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const proc = spawn('redis-server', [...durableRedisArgs(port, dir), ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout.on('data', (c: Buffer) => output.push(c.toString('utf8')));
     proc.stderr.on('data', (c: Buffer) => output.push(c.toString('utf8')));
     child = proc;
