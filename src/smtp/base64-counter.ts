@@ -4,9 +4,9 @@
 // anything else ('=' padding, spaces, stray bytes) the real decoder takes over, primed with
 // the characters it would hold at that point, so the answer stays the decoder's own.
 import type { Transform } from 'node:stream';
+import { countBase64Alphabet } from '../mime/base64-scan.js';
 import { FIRST_BYTES } from '../policy/message-facts.js';
 
-const UNCLEAN = /[^A-Za-z0-9+/\r\n]/;
 /** Base64 characters whose decoding covers FIRST_BYTES (4 characters → 3 bytes). */
 const HEAD_CHARS = Math.ceil(FIRST_BYTES / 3) * 4;
 
@@ -31,8 +31,8 @@ export class Base64Counter {
 
   async write(chunk: Buffer): Promise<void> {
     if (this.decoder === undefined) {
-      const text = chunk.toString('latin1');
-      if (!UNCLEAN.test(text)) return this.count(chunk, text);
+      const significant = countBase64Alphabet(chunk);
+      if (significant !== undefined) return this.count(chunk, significant);
       this.takeOver();
     }
     const decoder = this.decoder;
@@ -50,11 +50,10 @@ export class Base64Counter {
     return { firstBytes: this.first, decodedBytes: this.decoded };
   }
 
-  private count(chunk: Buffer, text: string): void {
-    const significant = chunk.length - occurrences(chunk, 0x0a) - occurrences(chunk, 0x0d);
+  private count(chunk: Buffer, significant: number): void {
     if (significant === 0) return;
-    if (this.head.length < HEAD_CHARS) this.head += withoutLineEnds(text).slice(0, HEAD_CHARS - this.head.length);
-    this.tail = (this.tail + lastChars(text, 3)).slice(-3);
+    if (this.head.length < HEAD_CHARS) this.head += withoutLineEnds(chunk).slice(0, HEAD_CHARS - this.head.length);
+    this.tail = (this.tail + lastChars(chunk, 3)).slice(-3);
     this.significant += significant;
   }
 
@@ -82,23 +81,21 @@ export class Base64Counter {
   }
 }
 
-function occurrences(chunk: Buffer, byte: number): number {
-  let n = 0;
-  for (let at = chunk.indexOf(byte); at !== -1; at = chunk.indexOf(byte, at + 1)) n += 1;
-  return n;
-}
-
-function withoutLineEnds(text: string): string {
-  const start = text.slice(0, 4 * HEAD_CHARS).replace(/[\r\n]/g, '');
-  return start.length >= HEAD_CHARS ? start : text.replace(/[\r\n]/g, '');
+/** The chunk's text without line ends, as far as it can hold HEAD_CHARS characters. */
+function withoutLineEnds(chunk: Buffer): string {
+  const start = chunk
+    .subarray(0, 4 * HEAD_CHARS)
+    .toString('latin1')
+    .replace(/[\r\n]/g, '');
+  return start.length >= HEAD_CHARS ? start : chunk.toString('latin1').replace(/[\r\n]/g, '');
 }
 
 /** The last `n` characters that are not line ends. */
-function lastChars(text: string, n: number): string {
+function lastChars(chunk: Buffer, n: number): string {
   let found = '';
-  for (let i = text.length - 1; i >= 0 && found.length < n; i -= 1) {
-    const c = text[i];
-    if (c !== '\r' && c !== '\n' && c !== undefined) found = c + found;
+  for (let i = chunk.length - 1; i >= 0 && found.length < n; i -= 1) {
+    const c = chunk[i];
+    if (c !== 0x0d && c !== 0x0a && c !== undefined) found = String.fromCharCode(c) + found;
   }
   return found;
 }

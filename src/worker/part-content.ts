@@ -4,15 +4,13 @@
 // the line ends. Anything else (spaces, stray bytes, '=' inside) goes through the part's own
 // decoder, so odd input keeps mailparser's reading.
 import type { Transform } from 'node:stream';
+import { countBase64Alphabet } from '../mime/base64-scan.js';
 import type { EncodedPart } from './message-split.js';
-
-/** A byte other than the base64 alphabet and line ends. */
-const UNCLEAN = /[^A-Za-z0-9+/\r\n]/;
 
 export async function decodePart(part: Pick<EncodedPart, 'encoding' | 'body' | 'decoder'>): Promise<Buffer> {
   if (part.encoding === 'base64') {
-    const text = (part.body.length === 1 && part.body[0] !== undefined ? part.body[0] : Buffer.concat(part.body)).toString('latin1');
-    if (isPlainBase64(text)) return Buffer.from(text, 'base64');
+    const bytes = part.body.length === 1 && part.body[0] !== undefined ? part.body[0] : Buffer.concat(part.body);
+    if (isPlainBase64(bytes)) return Buffer.from(bytes.toString('latin1'), 'base64');
   }
   return throughDecoder(part.decoder(), part.body);
 }
@@ -22,15 +20,15 @@ export async function decodePart(part: Pick<EncodedPart, 'encoding' | 'body' | '
  * text one native decode equals libbase64's: it drops the line ends, decodes whole quartets as
  * they come and the rest at the end, all with the same native decoder.
  */
-export function isPlainBase64(text: string): boolean {
-  let end = text.length;
+export function isPlainBase64(bytes: Uint8Array): boolean {
+  let end = bytes.length;
   let padding = 0;
   for (; end > 0; end -= 1) {
-    const c = text.charCodeAt(end - 1);
+    const c = bytes[end - 1];
     if (c === 0x3d) padding += 1;
     else if (c !== 0x0d && c !== 0x0a) break;
   }
-  return padding <= 2 && !UNCLEAN.test(end === text.length ? text : text.slice(0, end));
+  return padding <= 2 && countBase64Alphabet(bytes.subarray(0, end)) !== undefined;
 }
 
 async function throughDecoder(decoder: Transform, body: readonly Buffer[]): Promise<Buffer> {
