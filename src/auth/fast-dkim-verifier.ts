@@ -32,7 +32,10 @@ export class FastDkimVerifier extends DkimVerifier {
 }
 
 function bodyHasher(bodyCanon: string, hashAlgo: string, maxBodyLength: number | ''): BodyHasher {
-  return bodyCanon === 'relaxed' ? new FastRelaxedHash(hashAlgo, maxBodyLength) : dkimBody(bodyCanon, hashAlgo, maxBodyLength);
+  // ensureLinebreaks() above has made every bare LF a CRLF before any body hasher sees it
+  return bodyCanon === 'relaxed'
+    ? new FastRelaxedHash(hashAlgo, maxBodyLength, { lineEndsAreCrlf: true })
+    : dkimBody(bodyCanon, hashAlgo, maxBodyLength);
 }
 
 /** What mailauth's dkimVerify() returns, from the fast verifier. */

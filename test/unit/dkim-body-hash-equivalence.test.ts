@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
 import { verifyDkim } from '../../src/auth/fast-dkim-verifier.js';
+import { bareLineFeedsToCrlf } from '../../src/auth/line-breaks.js';
 import { authenticateFast } from '../../src/auth/mailauth-authenticate.js';
 import { createParsedKeyCache } from '../../src/auth/parsed-key-cache.js';
 import { FastRelaxedHash } from '../../src/auth/relaxed-body-hash.js';
@@ -125,6 +126,18 @@ describe('relaxed body hashing: the fast hasher equals mailauth’s RelaxedHash'
       for (const limit of bodyLengthLimits(body)) {
         const expected = hashWith(new RelaxedHash('sha256', limit), chunks);
         expect({ limit, ...hashWith(new FastRelaxedHash('sha256', limit), chunks) }).toEqual({ limit, ...expected });
+      }
+    }
+  });
+
+  it.each(generatedBodies())('%s, bare LFs made CRLF chunk by chunk as the verifier does, with and without l=', (_name, body) => {
+    const random = mulberry32(SEED + body.length + 1);
+    for (const raw of chunkings(body, random)) {
+      const chunks = raw.map((chunk, i) => bareLineFeedsToCrlf(chunk, raw[i - 1]?.at(-1)));
+      for (const limit of bodyLengthLimits(body)) {
+        const expected = hashWith(new RelaxedHash('sha256', limit), chunks);
+        const fast = new FastRelaxedHash('sha256', limit, { lineEndsAreCrlf: true });
+        expect({ limit, ...hashWith(fast, chunks) }).toEqual({ limit, ...expected });
       }
     }
   });
