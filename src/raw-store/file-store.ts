@@ -74,17 +74,19 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
 
   const file = (): Promise<FileHandle> => (handle ??= ensureDirs().then(() => open(temp, 'wx')));
   const flush = (): Promise<void> => {
-    const batch = Buffer.concat(pending);
+    // one writev of the chunks as they came: no copy into a batch buffer
+    const batch = pending;
+    const batchLength = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    inFlight += batch.length;
+    inFlight += batchLength;
     chain = chain
       .then(async () => {
         const fh = await file();
-        await fh.write(batch);
+        await fh.writev(batch);
       })
       .finally(() => {
-        inFlight -= batch.length;
+        inFlight -= batchLength;
       });
     return bounded(chain, timeoutMs, `write ${key}`);
   };
