@@ -12,7 +12,7 @@ import { endToEnd, waitUntilEnded } from './intake-times.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { SizeName } from './messages.js';
 import { measurePdfCost } from './pdf-cost.js';
-import { installHaraka } from './peer-install.js';
+import { installHaraka, installPublishedSmtpServer } from './peer-install.js';
 import type { BenchPlan } from './plan.js';
 import { readProc, Sampler } from './proc-stats.js';
 import { forkBench, type IpcProcess, nextMessage } from './processes.js';
@@ -27,6 +27,8 @@ export interface HarnessOptions {
   readonly keepTemp?: boolean;
   /** Also drive Haraka (bench/haraka-peer.ts) in every accept cell, after the gateway. */
   readonly peers?: boolean;
+  /** The sink on the project's patched smtp-server instead of the published one. */
+  readonly patchedSink?: boolean;
 }
 
 export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Promise<BenchResult> {
@@ -46,7 +48,8 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     const generator = forkBench('generator', 'generator.ts', { BENCH_RUN_ID: runId }, logDir);
     stops.push(() => generator.stop());
     sampler.track('generator', generator.pid);
-    const sink = forkBench('sink', 'sink.ts', {}, logDir);
+    const sinkModule = options.patchedSink === true ? 'smtp-server' : await installPublishedSmtpServer(options.log);
+    const sink = forkBench('sink', 'sink.ts', { SINK_SMTP_SERVER: sinkModule }, logDir);
     stops.push(() => sink.stop());
     sampler.track('sink', sink.pid);
     const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
@@ -95,6 +98,10 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         cpus: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown'}`,
         memoryGB: Math.round(totalmem() / 1e9),
         loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+        sink:
+          options.patchedSink === true
+            ? "the project's own smtp-server (with patches/smtp-server+*.patch)"
+            : "smtp-server as published (bench/.peers/smtp-server, without the project's patch)",
         generator:
           'bench/generator.ts (own, one process, no PIPELINING; Postfix smtp-source not used: it sends one fixed message, which the gateway would de-duplicate by Message-ID)',
         redis: gateway.redis.settings,

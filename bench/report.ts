@@ -19,7 +19,7 @@ export function renderReport(r: BenchResult): string {
     `Machine: ${m.cpus}, ${m.memoryGB} GB, Node ${m.node}; all traffic on loopback, every process on the same cores; 1-minute load average ${m.loadAverage.start.toFixed(1)} at the start, ${m.loadAverage.end.toFixed(1)} at the end (other users' processes included).`,
     `Gateway in production shape: 1 listener process (\`node dist/cli.js smtp\`), worker processes (\`node dist/cli.js worker\`, WORKER_CONCURRENCY ${m.workerConcurrency}), the sandbox Sender API in its own process, a private Redis (${m.redis}).`,
     `Messages (DKIM rsa-sha256 by acme.example, SPF pass, one Message-ID each): ${sizes.map((s) => `${sizeLabel(s)} = ${formatBytes(m.wireBytes[s] ?? 0)} on the wire`).join('; ')}.`,
-    `Generator: ${m.generator}. Sink: bare smtp-server (no auth, no storage, drains DATA, no reverse DNS).`,
+    `Generator: ${m.generator}. Sink: bare smtp-server (no auth, no storage, drains DATA, no reverse DNS)${m.sink === undefined ? '' : `: ${m.sink}`}.`,
     '',
     '## Goals',
     '',

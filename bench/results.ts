@@ -73,6 +73,8 @@ export interface BenchResult {
     /** 1-minute load average when the run started and ended (other users share the cores). */
     readonly loadAverage: { readonly start: number; readonly end: number };
     readonly generator: string;
+    /** Which smtp-server the sink ran on (absent in runs from before the choice). */
+    readonly sink?: string;
     readonly redis: string;
     readonly workerConcurrency: number;
     readonly e2eWorkers: number;

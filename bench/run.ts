@@ -3,6 +3,7 @@
 // `npm run bench -- --pdf` (only the PDF checks' cost per PDF, seconds).
 // `--keep` keeps the temporary directory with every process's log and the Redis data.
 // `--peers` also drives Haraka (SPF + DKIM verify, discard queue) in every accept cell.
+// `--patched-sink` runs the sink on the project's patched smtp-server instead of the published one.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBenchmark } from './harness.js';
@@ -24,6 +25,7 @@ async function main(): Promise<number> {
       keep: { type: 'boolean', default: false },
       pdf: { type: 'boolean', default: false },
       peers: { type: 'boolean', default: false },
+      'patched-sink': { type: 'boolean', default: false },
     },
   });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -46,7 +48,7 @@ async function main(): Promise<number> {
   }
   const base = values.quick ? PLANS.quick : PLANS.full;
   const plan = sizes.length > 0 ? { ...base, sizes } : base;
-  const result = await runBenchmark(plan, { log, keepTemp: values.keep, peers: values.peers });
+  const result = await runBenchmark(plan, { log, keepTemp: values.keep, peers: values.peers, patchedSink: values['patched-sink'] });
   process.stdout.write(renderReport(result));
   const written = writeReport(result, RESULTS_DIR);
   log(`wrote ${[written.json, written.md, written.latest].filter((f) => f !== undefined).join(', ')}`);

@@ -1,7 +1,11 @@
 // The ceiling: a bare smtp-server that accepts every message and drains DATA, with no
 // authentication, no storage and no reverse DNS lookup. Forked by the bench; announces its
 // port over IPC. The same 100 ms greeting delay applies as in the gateway (same library).
-import { SMTPServer } from 'smtp-server';
+// SINK_SMTP_SERVER names the module to load: the bench passes smtp-server as published
+// (bench/peer-install.ts), so the project's own patch of the library does not raise the ceiling.
+import type { SMTPServer as SmtpServerClass } from 'smtp-server';
+
+const { SMTPServer } = (await import(process.env.SINK_SMTP_SERVER ?? 'smtp-server')) as { SMTPServer: typeof SmtpServerClass };
 
 const MAX_MESSAGE_BYTES = 15 * 1024 * 1024;
 
