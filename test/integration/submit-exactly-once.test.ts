@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
-import { createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
+import { Base64Data, createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
 import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
 import type { LetterDraft } from '../../src/worker/decide.js';
 import { letterApiFor } from '../../src/worker/letter-api.js';
@@ -54,7 +54,7 @@ beforeEach(() => {
     title: `Letter ${counter}`,
     description: 'text',
     genderTargeting: 'All',
-    parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }],
+    parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: new Base64Data(pdf) }],
   };
 });
 
@@ -122,7 +122,7 @@ describe('exactly-once submission', () => {
   it('does not adopt a draft with other PDFs', async () => {
     const other = {
       ...letter,
-      parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: Buffer.from('%PDF-other').toString('base64') }],
+      parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(Buffer.from('%PDF-other')) }],
     };
     await api.saveDraft(other, deps.signal);
     const result = await submitExactlyOnce(
