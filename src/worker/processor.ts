@@ -20,7 +20,7 @@ import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
-import { type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
+import { FreshOwnership, type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
 import type { PdfDocument } from './pdf-rules.js';
 import { type LetterApi, submitExactlyOnce } from './submit-letter.js';
@@ -137,9 +137,10 @@ async function work(run: Run): Promise<IntakeOutcome> {
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
   const apiStarted = performance.now();
+  const fresh = new FreshOwnership(); // a checkpoint write just before an API call is its ownership check
   const letter = await submitExactlyOnce(
-    ownedLetterApi(deps.lettersFor(decision.sender), run.owner),
-    ownedCheckpoint(run.owner, record, deps.clock, run.log),
+    ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
+    ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh),
     { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );
