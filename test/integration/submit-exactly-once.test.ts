@@ -87,13 +87,17 @@ const deps = {
 /** The API, noting each call by name. */
 function counting(inner: LetterApi): { api: LetterApi; made: string[] } {
   const made: string[] = [];
+  const noted = <T>(name: string, call: () => T): T => {
+    made.push(name);
+    return call();
+  };
   return {
     made,
     api: {
-      saveDraft: (l, signal) => (made.push('saveDraft'), inner.saveDraft(l, signal)),
-      submit: (id, l, signal) => (made.push('submit'), inner.submit(id, l, signal)),
-      getLetter: (id, signal) => (made.push('getLetter'), inner.getLetter(id, signal)),
-      findDraft: (l, s, since, signal) => (made.push('findDraft'), inner.findDraft(l, s, since, signal)),
+      saveDraft: (l, signal) => noted('saveDraft', () => inner.saveDraft(l, signal)),
+      submit: (id, l, signal) => noted('submit', () => inner.submit(id, l, signal)),
+      getLetter: (id, signal) => noted('getLetter', () => inner.getLetter(id, signal)),
+      findDraft: (l, s, since, signal) => noted('findDraft', () => inner.findDraft(l, s, since, signal)),
     },
   };
 }
