@@ -2,7 +2,8 @@
 // 1 MB, 10 MB) go through what the processor does with a loaded raw message (parse, decide, the
 // PDF checks in their threads, draft → submit over HTTP) against the sandbox Sender API in its
 // own process, one letter at a time. CPU is this process's (checker threads included), read with
-// process.cpuUsage() around each letter; the median per size is reported. The drain table of
+// process.cpuUsage() around each letter; the median per size is reported, and per phase (parse,
+// decide, the PDF checks, the API calls; each phase's median, so they need not add up). The drain table of
 // `npm run bench` measures the whole worker process (Redis and BullMQ included) instead.
 //
 //   npm run build && tsx bench/worker-cpu.ts [--pdf-checks off] [--letters N] [--sizes 10KB,1MB]
@@ -58,14 +59,14 @@ const checker = strict ? createPdfChecker({ threads: 1, timeoutMs: 10_000, memor
 
 try {
   console.log(`worker CPU per letter, PDF checks ${strict ? 'strict' : 'off'} (median of per-letter process.cpuUsage)`);
-  console.log('| size | letters | CPU ms/letter (median) | p90 | parse ms (median CPU) |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| size | letters | CPU ms/letter (median) | p90 | parse | decide | PDF checks | API calls |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const size of sizes) {
     const message = await buildBenchMessage(size, 'cpu');
     const count = values.letters === undefined ? LETTERS[size] : Number(values.letters);
     const stored = undotted(message.tail);
     const perLetter: number[] = [];
-    const parseOnly: number[] = [];
+    const phases = { parse: [] as number[], decide: [] as number[], checks: [] as number[], api: [] as number[] };
     for (let seq = 0; seq < count + WARM_UP; seq += 1) {
       // a fresh copy per letter, as loading it from the raw store makes
       const raw = Buffer.concat([message.head(seq), stored]);
@@ -74,8 +75,10 @@ try {
       const parsedAt = process.cpuUsage(before);
       const decision = decide(parsed, { directory, maxPdfBytes: 10 * 1024 * 1024 });
       if (decision.kind !== 'letter') throw new Error(`${size}: ${decision.reason}`);
+      const decidedAt = process.cpuUsage(before);
       const pdfCheck = await checkPdfs(decision.pdfs, decision.sender, checker);
       if (!pdfCheck.ok) throw new Error(`${size}: ${pdfCheck.reason}`);
+      const checkedAt = process.cpuUsage(before);
       await submitExactlyOnce(
         letterApiFor(client.as(decision.sender)),
         memoryCheckpoint(),
@@ -84,11 +87,15 @@ try {
       );
       const used = process.cpuUsage(before);
       if (seq < WARM_UP) continue;
-      perLetter.push((used.user + used.system) / 1000);
-      parseOnly.push((parsedAt.user + parsedAt.system) / 1000);
+      perLetter.push(ms(used));
+      phases.parse.push(ms(parsedAt));
+      phases.decide.push(ms(decidedAt) - ms(parsedAt));
+      phases.checks.push(ms(checkedAt) - ms(decidedAt));
+      phases.api.push(ms(used) - ms(checkedAt));
     }
+    const medians = [phases.parse, phases.decide, phases.checks, phases.api].map((xs) => quantile(xs, 0.5).toFixed(2));
     console.log(
-      `| ${size} | ${count} | ${quantile(perLetter, 0.5).toFixed(2)} | ${quantile(perLetter, 0.9).toFixed(2)} | ${quantile(parseOnly, 0.5).toFixed(2)} |`,
+      `| ${size} | ${count} | ${quantile(perLetter, 0.5).toFixed(2)} | ${quantile(perLetter, 0.9).toFixed(2)} | ${medians.join(' | ')} |`,
     );
   }
 } finally {
@@ -120,6 +127,10 @@ function memoryCheckpoint(): Checkpoint {
     },
     recordStrayDraft: async () => {},
   };
+}
+
+function ms(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }
 
 function quantile(values: readonly number[], q: number): number {

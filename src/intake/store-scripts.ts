@@ -35,9 +35,10 @@ return 'created'`,
 // KEYS: record, raw (intakes from before the raw store), state-index prefix, raw-due.
 // ARGV: to, now, ttlRecordMs, ttlRawMs (-1: keep), allowed-from (comma list),
 // expected owner ('' = anyone), new owner ('' = none), field, value, ...
-// Returns 'ok', 'notowner' when an expected owner no longer holds the record, or the current state
-// when the transition is not allowed from it ('' if no record). Every transition but a claim
-// (new owner set) clears the owner: a worker whose lock lapsed can write nothing afterwards.
+// Returns 'ok' (a claim: {'ok', the record's fields as HGETALL gives them}), 'notowner' when an
+// expected owner no longer holds the record, or the current state when the transition is not
+// allowed from it ('' if no record). Every transition but a claim (new owner set) clears the
+// owner: a worker whose lock lapsed can write nothing afterwards.
 export const TRANSITION = luaScript(
   `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -62,6 +63,8 @@ if tonumber(ARGV[4]) >= 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) else redi
 -- an ended intake's blob is due for deletion when its retention is over (raw-store housekeeping)
 local rawKey = redis.call('HGET', KEYS[1], 'rawKey')
 if rawKey and tonumber(ARGV[4]) >= 0 then redis.call('ZADD', KEYS[4], string.format('%d', ARGV[2] + ARGV[4]), rawKey) end
+-- the claiming worker reads the record as its claim left it, in the same round trip
+if ARGV[7] ~= '' then return {'ok', redis.call('HGETALL', KEYS[1])} end
 return 'ok'`,
   4,
 );

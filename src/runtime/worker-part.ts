@@ -43,8 +43,11 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     observer: ctx.observer,
   });
   const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
-  // Threads load pdf.js and pdf-lib once; started now, the first letters do not wait for them.
-  pdfChecker
+  // Threads load pdf.js and pdf-lib once (~0.5 s of CPU each). The worker takes jobs only once
+  // they are up: its first letters do not wait for them, other workers take the queue meanwhile,
+  // and the start-up's CPU is not spent while letters are (it was 2 of the bench's 2-worker drain).
+  // A thread that fails to start is started again, and reported, when a PDF needs it.
+  await pdfChecker
     ?.warm()
     .catch((err: unknown) => logger.warn({ err, event: 'worker.pdf_checker_warm_error' }, 'PDF checker threads did not start'));
   const processor = createProcessor({

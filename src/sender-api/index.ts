@@ -1,6 +1,7 @@
 // The typed Sender API client: sessions, requests, failure classification (docs/sandbox-api.md).
 
 export { checkBaseUrl, isLoopbackHost } from './base-url.js';
+export { Base64Data } from './base64-data.js';
 export { type ApiFailure, classifyApiFailure, type FailureClass, KIND_BY_ERROR_CODE, parseRetryAfterMs } from './classify.js';
 export { createSenderApiClient, type SenderApiClient, type SenderApiClientDeps } from './client.js';
 export { type FailureKind, SenderApiConfigError, SenderApiError } from './errors.js';

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
 import { type ApiFailure, classifyApiFailure } from './classify.js';
 import { SenderApiError } from './errors.js';
+import { jsonText } from './json-text.js';
 import { errorEnvelopeSchema } from './wire.js';
 
 export interface ApiCallEvent {
@@ -30,7 +31,7 @@ export interface ApiRequest {
   /** Templated, for logs and metrics: "GET /api/v1/letters/{id}". */
   readonly endpoint: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as JSON; absent → no body at all. */
+  /** Sent as JSON (json-text.ts: a Base64Data goes in as its base64 text); absent → no body at all. */
   readonly body?: unknown;
   readonly signal?: AbortSignal | undefined;
 }
@@ -53,7 +54,7 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
       headers,
       redirect: 'manual',
       signal,
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      ...(request.body === undefined ? {} : { body: jsonText(request.body) }),
     });
     status = response.status;
     retryAfter = response.headers.get('retry-after') ?? undefined;

@@ -1,13 +1,14 @@
 // What goes over the wire: the letter the client sends and the shapes it accepts back. Response
 // schemas check only what the gateway relies on and let unknown fields through.
 import { z } from 'zod';
+import type { Base64Data } from './base64-data.js';
 
 export type GenderTargeting = 'All' | 'Male' | 'Female';
 
-/** A document to keep (`id` of one the letter already has) or to upload. */
+/** A document to keep (`id` of one the letter already has) or to upload (its base64, or its bytes to send as base64). */
 export type PartInput =
   | { readonly id: string }
-  | { readonly fileName: string; readonly mimeType: 'application/pdf'; readonly base64Data: string };
+  | { readonly fileName: string; readonly mimeType: 'application/pdf'; readonly base64Data: string | Base64Data };
 
 export interface LetterInput {
   /** Set to update (saveDraft) or submit (submit) an existing draft. */

@@ -4,6 +4,7 @@
 import { type RejectionReason, ruleSentence } from '../errors.js';
 import { FIRST_BYTES, type MessageFacts } from '../policy/message-facts.js';
 import { judgeMessage, titleFrom } from '../policy/message-rules.js';
+import { Base64Data } from '../sender-api/base64-data.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ParsedMessage } from './parse-message.js';
 import { type PdfDocument, selectPdfs } from './pdf-rules.js';
@@ -14,7 +15,8 @@ export interface LetterDraft {
   readonly title: string;
   readonly description: string;
   readonly genderTargeting: 'All';
-  readonly parts: readonly { fileName: string; mimeType: 'application/pdf'; base64Data: string }[];
+  /** The PDFs' bytes, sent as base64 when the request is written (sender-api/json-text.ts). */
+  readonly parts: readonly { fileName: string; mimeType: 'application/pdf'; base64Data: Base64Data }[];
 }
 
 export type Decision =
@@ -65,7 +67,7 @@ export function decide(message: ParsedMessage, options: DecideOptions): Decision
       title: titleFrom(message.subject),
       description: message.text,
       genderTargeting: 'All',
-      parts: selection.pdfs.map((p) => ({ fileName: p.fileName, mimeType: 'application/pdf', base64Data: p.content.toString('base64') })),
+      parts: selection.pdfs.map((p) => ({ fileName: p.fileName, mimeType: 'application/pdf', base64Data: new Base64Data(p.content) })),
     },
   };
 }

@@ -5,6 +5,8 @@
 // script that refuses a caller who is not the owner, and every API call first checks ownership.
 // A check and the call after it are not atomic; the write-once letter id closes that gap: only
 // the letter id the record names is ever submitted, and submitting it twice makes one letter.
+// A checkpoint write that just succeeded is such a check (it compared the owner in Redis a moment
+// ago): the API call right after it does not ask Redis again (FreshOwnership).
 import { OwnershipLost } from '../errors.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -25,12 +27,39 @@ export async function assertOwner(owner: Owner): Promise<void> {
   }
 }
 
+/**
+ * Ownership proven by the last fenced write, good for one API call: the next call uses it up
+ * instead of checking again; any other call checks as always.
+ */
+export class FreshOwnership {
+  #proven = false;
+
+  proven(): void {
+    this.#proven = true;
+  }
+
+  /** Whether a fenced write proved ownership since the last call; forgets it either way. */
+  take(): boolean {
+    const proven = this.#proven;
+    this.#proven = false;
+    return proven;
+  }
+}
+
 /** The exactly-once checkpoint on the intake record, written only while `owner` holds it. */
-export function ownedCheckpoint(owner: Owner, record: IntakeRecord, clock: () => number, log: Logger): Checkpoint {
+export function ownedCheckpoint(
+  owner: Owner,
+  record: IntakeRecord,
+  clock: () => number,
+  log: Logger,
+  fresh: FreshOwnership = new FreshOwnership(),
+): Checkpoint {
   const write = async (update: { letterId: string } | { draftRequestedAt: number }, writeOnce: 'letterId' | ''): Promise<void> => {
+    fresh.take(); // an earlier proof does not outlive this write
     const result = await owner.store.checkpoint(owner.intakeId, owner.token, update, writeOnce);
     if (result === 'conflict') throw new OwnershipLost(`intake ${owner.intakeId} names another letter already`);
     if (result !== 'ok') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
+    fresh.proven();
   };
   return {
     letterId: record.letterId,
@@ -38,6 +67,7 @@ export function ownedCheckpoint(owner: Owner, record: IntakeRecord, clock: () =>
     markDraftRequested: (at) => write({ draftRequestedAt: at }, ''),
     recordLetterId: (letterId) => write({ letterId }, 'letterId'),
     async recordStrayDraft(stray) {
+      fresh.take(); // not a fenced write: whatever was proven before is not carried past it
       if (await owner.store.addStrayDraft(owner.intakeId, { ...stray, at: clock() })) {
         log.warn({ event: 'intake.stray_draft', ...stray }, 'a draft will stay unsubmitted');
       }
@@ -45,23 +75,26 @@ export function ownedCheckpoint(owner: Owner, record: IntakeRecord, clock: () =>
   };
 }
 
-/** The letter API with an ownership check before every call. */
-export function ownedLetterApi(api: LetterApi, owner: Owner): LetterApi {
+/** The letter API with an ownership check before every call (or a fenced write just before it). */
+export function ownedLetterApi(api: LetterApi, owner: Owner, fresh: FreshOwnership = new FreshOwnership()): LetterApi {
+  const check = async (): Promise<void> => {
+    if (!fresh.take()) await assertOwner(owner);
+  };
   return {
     saveDraft: async (letter, signal) => {
-      await assertOwner(owner);
+      await check();
       return api.saveDraft(letter, signal);
     },
     submit: async (id, letter, signal) => {
-      await assertOwner(owner);
+      await check();
       return api.submit(id, letter, signal);
     },
     getLetter: async (id, signal) => {
-      await assertOwner(owner);
+      await check();
       return api.getLetter(id, signal);
     },
     findDraft: async (letter, pdfSha256s, since, signal) => {
-      await assertOwner(owner);
+      await check();
       return api.findDraft(letter, pdfSha256s, since, signal);
     },
   };

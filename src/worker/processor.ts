@@ -20,7 +20,7 @@ import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
-import { type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
+import { FreshOwnership, type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
 import type { PdfDocument } from './pdf-rules.js';
 import { type LetterApi, submitExactlyOnce } from './submit-letter.js';
@@ -65,29 +65,24 @@ export function createProcessor(deps: ProcessorDeps) {
     const { intakeId } = job.data;
     if (token === undefined) throw new Error(`job ${intakeId} came without a lock token: its writes could not be fenced`);
     const log = deps.logger.child({ intakeId, job: job.id, attempt: job.attemptsMade + 1 });
-    const before = await deps.store.get(intakeId);
-    if (before === undefined) throw new UnrecoverableError(`intake ${intakeId} has no record`);
-    if (before.state === 'submitted' || before.state === 'rejected') {
-      // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
-      await deps.notices.onOutcome(intakeId, before.state, before.senderId);
-      return before.state === 'submitted'
-        ? { outcome: 'submitted', letterId: before.letterId ?? '' }
-        : { outcome: 'rejected', reasonCode: before.reasonCode ?? '' };
-    }
-
     const owner: Owner = { store: deps.store, intakeId, token };
-    const claimed = await deps.store.transition(
-      intakeId,
-      ACTIVE_STATES,
-      'processing',
-      deps.clock(),
-      { attempts: job.attemptsMade + 1 },
-      { claim: token },
-    );
-    if (!claimed.ok) throw new UnrecoverableError(`intake ${intakeId} is ${claimed.state ?? 'gone'}, not processing`);
+    // The claim answers with the record as it left it: checkpoints a worker that held it before wrote included.
+    const claimed = await deps.store.claim(intakeId, ACTIVE_STATES, deps.clock(), { attempts: job.attemptsMade + 1 }, token);
+    if (!claimed.ok) {
+      const ended = claimed.state === 'submitted' || claimed.state === 'rejected' ? await deps.store.get(intakeId) : undefined;
+      if (ended?.state === 'submitted' || ended?.state === 'rejected') {
+        // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
+        await deps.notices.onOutcome(intakeId, ended.state, ended.senderId);
+        return ended.state === 'submitted'
+          ? { outcome: 'submitted', letterId: ended.letterId ?? '' }
+          : { outcome: 'rejected', reasonCode: ended.reasonCode ?? '' };
+      }
+      if (claimed.state === undefined) throw new UnrecoverableError(`intake ${intakeId} has no record`);
+      throw new UnrecoverableError(`intake ${intakeId} is ${claimed.state}, not processing`);
+    }
+    const record = claimed.record;
+    if (record === undefined) throw new UnrecoverableError(`intake ${intakeId} has no record`);
     log.info({ event: 'intake.processing' }, 'intake processing');
-    // Read again once held: a worker that held it before may have checkpointed in between.
-    const record = (await deps.store.get(intakeId)) ?? before;
     const queuedAt = record.timeline.queued ?? record.receivedAt;
     if (job.attemptsMade === 0) deps.observer.stageDuration('queue_wait', (deps.clock() - queuedAt) / 1000);
 
@@ -137,9 +132,10 @@ async function work(run: Run): Promise<IntakeOutcome> {
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
   const apiStarted = performance.now();
+  const fresh = new FreshOwnership(); // a checkpoint write just before an API call is its ownership check
   const letter = await submitExactlyOnce(
-    ownedLetterApi(deps.lettersFor(decision.sender), run.owner),
-    ownedCheckpoint(run.owner, record, deps.clock, run.log),
+    ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
+    ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh),
     { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );

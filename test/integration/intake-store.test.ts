@@ -130,6 +130,25 @@ describe('the intake store', () => {
       await store.transition(id, ['received'], 'processing', 2, {}, { claim: owner });
     };
 
+    it('answers a claim with the record as the claim left it, checkpoints of the worker before included', async () => {
+      const id = 'inowner000000000000000009';
+      await held(id, 'worker-a:1');
+      expect(await store.checkpoint(id, 'worker-a:1', { draftRequestedAt: 5 })).toBe('ok');
+      expect(await store.checkpoint(id, 'worker-a:1', { letterId: 'letter-a' }, 'letterId')).toBe('ok');
+      const claimed = await store.claim(id, ['processing'], 8, { attempts: 2 }, 'worker-b:7');
+      expect(claimed.ok).toBe(true);
+      expect({
+        state: claimed.record?.state,
+        attempts: claimed.record?.attempts,
+        letterId: claimed.record?.letterId,
+        draftRequestedAt: claimed.record?.draftRequestedAt,
+        processingAt: claimed.record?.timeline.processing,
+      }).toEqual({ state: 'processing', attempts: 2, letterId: 'letter-a', draftRequestedAt: 5, processingAt: 8 });
+      expect(await store.isOwner(id, 'worker-b:7')).toBe(true);
+      expect(await store.claim(id, ['received'], 9, {}, 'worker-c:1')).toEqual({ ok: false, state: 'processing' });
+      expect(await store.claim('inowner-none', ['received'], 9, {}, 'worker-c:1')).toEqual({ ok: false, state: undefined });
+    });
+
     it('refuses checkpoints and outcomes from a worker whose job was taken over, and accepts the new owner', async () => {
       const id = 'inowner000000000000000001';
       await held(id, 'worker-a:1');

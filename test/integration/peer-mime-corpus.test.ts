@@ -54,7 +54,7 @@ async function outcomeOf(dir: string, row: PeerMimeExpectation): Promise<Outcome
   for (const part of decision.letter.parts) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: asserts that no control character reaches a file name
     expect(part.fileName, row.file).not.toMatch(/[/\\\u0000-\u001f]/);
-    expect(Buffer.from(part.base64Data, 'base64').subarray(0, 5).toString('latin1'), row.file).toBe('%PDF-');
+    expect(Buffer.from(String(part.base64Data), 'base64').subarray(0, 5).toString('latin1'), row.file).toBe('%PDF-');
   }
   return { outcome: 'submitted', from: parsed.fromAddresses, pdfs: decision.letter.parts.length };
 }

@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
-import { createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
+import { Base64Data, createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
 import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
 import type { LetterDraft } from '../../src/worker/decide.js';
 import { letterApiFor } from '../../src/worker/letter-api.js';
-import { type Checkpoint, type LetterApi, submitExactlyOnce } from '../../src/worker/submit-letter.js';
+import { type Checkpoint, type LetterApi, REUPLOAD_UP_TO_BYTES, submitExactlyOnce } from '../../src/worker/submit-letter.js';
 
 const logger = createLogger({ level: 'silent' });
 const directory = parseSenderDirectory(
@@ -54,7 +54,7 @@ beforeEach(() => {
     title: `Letter ${counter}`,
     description: 'text',
     genderTargeting: 'All',
-    parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }],
+    parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf', base64Data: new Base64Data(pdf) }],
   };
 });
 
@@ -84,6 +84,23 @@ const deps = {
   signal: new AbortController().signal,
   isInvalidData: (e: unknown) => e instanceof SenderApiError && e.errorCode === 'InvalidData',
 };
+/** The API, noting each call by name. */
+function counting(inner: LetterApi): { api: LetterApi; made: string[] } {
+  const made: string[] = [];
+  const noted = <T>(name: string, call: () => T): T => {
+    made.push(name);
+    return call();
+  };
+  return {
+    made,
+    api: {
+      saveDraft: (l, signal) => noted('saveDraft', () => inner.saveDraft(l, signal)),
+      submit: (id, l, signal) => noted('submit', () => inner.submit(id, l, signal)),
+      getLetter: (id, signal) => noted('getLetter', () => inner.getLetter(id, signal)),
+      findDraft: (l, s, since, signal) => noted('findDraft', () => inner.findDraft(l, s, since, signal)),
+    },
+  };
+}
 const titled = (title: string) => sandbox.store.allLetters().filter((l) => l.title === title);
 
 describe('exactly-once submission', () => {
@@ -93,6 +110,36 @@ describe('exactly-once submission', () => {
     expect(result.status).toBe('PendingApproval');
     expect(checkpoint.recorded).toEqual([result.id]);
     expect(titled(letter.title)).toHaveLength(1);
+  });
+
+  it('submits a draft it just made with small PDFs without reading it back, uploading them again', async () => {
+    const calls = counting(api);
+    const result = await submitExactlyOnce(calls.api, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result.status).toBe('PendingApproval');
+    expect(calls.made).toEqual(['saveDraft', 'submit']);
+    expect(titled(letter.title).map((l) => [l.status, l.parts.map((p) => p.sha256)])).toEqual([['PendingApproval', [pdfSha]]]);
+  });
+
+  it('reads back a draft it just made with larger PDFs and keeps its documents by id', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(REUPLOAD_UP_TO_BYTES, 'x')]);
+    const large = { ...letter, parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(pdf) }] };
+    const sha = createHash('sha256').update(pdf).digest('hex');
+    const calls = counting(api);
+    let draftDocuments: string[] = [];
+    const watched: LetterApi = {
+      ...calls.api,
+      saveDraft: async (l, signal) => {
+        const made = await calls.api.saveDraft(l, signal);
+        draftDocuments = (sandbox.store.allLetters().find((x) => x.id === made.id)?.parts ?? []).map((p) => p.id);
+        return made;
+      },
+    };
+    const result = await submitExactlyOnce(watched, memoryCheckpoint(), { letter: large, pdfSha256s: [sha] }, deps);
+    expect(calls.made).toEqual(['saveDraft', 'getLetter', 'submit']);
+    const [stored] = titled(letter.title);
+    expect([stored?.id, stored?.status, stored?.parts.map((p) => p.sha256)]).toEqual([result.id, 'PendingApproval', [sha]]);
+    expect(draftDocuments).toHaveLength(1);
+    expect(stored?.parts.map((p) => p.id)).toEqual(draftDocuments);
   });
 
   it('submits the recorded draft instead of creating another', async () => {
@@ -122,7 +169,7 @@ describe('exactly-once submission', () => {
   it('does not adopt a draft with other PDFs', async () => {
     const other = {
       ...letter,
-      parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: Buffer.from('%PDF-other').toString('base64') }],
+      parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(Buffer.from('%PDF-other')) }],
     };
     await api.saveDraft(other, deps.signal);
     const result = await submitExactlyOnce(

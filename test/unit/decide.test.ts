@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Base64Data } from '../../src/sender-api/index.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { decide, titleFrom } from '../../src/worker/decide.js';
 import type { ParsedMessage } from '../../src/worker/parse-message.js';
@@ -37,7 +38,7 @@ describe('the worker decision', () => {
       title: 'Your bill for October',
       description: 'Dear customer,\nyour bill.',
       genderTargeting: 'All',
-      parts: [{ fileName: 'bill.pdf', mimeType: 'application/pdf', base64Data: pdf.toString('base64') }],
+      parts: [{ fileName: 'bill.pdf', mimeType: 'application/pdf', base64Data: new Base64Data(pdf) }],
     });
   });
 

@@ -157,8 +157,8 @@ describe('a PDF in a message, through the worker', () => {
     expect(decision.kind).toBe('letter');
     if (decision.kind !== 'letter') return;
     const [sent] = decision.letter.parts;
-    expect(Buffer.from(sent?.base64Data ?? '', 'base64')).toEqual(pdf);
-    expect(sent?.base64Data).toBe(pdf.toString('base64'));
+    expect(Buffer.from(String(sent?.base64Data), 'base64')).toEqual(pdf);
+    expect(String(sent?.base64Data)).toBe(pdf.toString('base64'));
     expect(decision.pdfs[0]?.sha256).toBe(createHash('sha256').update(pdf).digest('hex'));
   });
 });
