@@ -74,19 +74,17 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
 
   const file = (): Promise<FileHandle> => (handle ??= ensureDirs().then(() => open(temp, 'wx')));
   const flush = (): Promise<void> => {
-    // one writev of the chunks as they came: no copy into a batch buffer
-    const batch = pending;
-    const batchLength = pendingBytes;
+    const batch = Buffer.concat(pending);
     pending = [];
     pendingBytes = 0;
-    inFlight += batchLength;
+    inFlight += batch.length;
     chain = chain
       .then(async () => {
         const fh = await file();
-        await fh.writev(batch);
+        await fh.write(batch);
       })
       .finally(() => {
-        inFlight -= batchLength;
+        inFlight -= batch.length;
       });
     return bounded(chain, timeoutMs, `write ${key}`);
   };
