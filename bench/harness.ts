@@ -215,7 +215,14 @@ async function endToEndRuns(plan: BenchPlan, size: SizeName, deps: PhaseDeps): P
     if (messages === 0) continue;
     await gateway.stopWorkers();
     await redis.flush();
-    // Jobs wait in the paused queue until every worker is up, so all start together.
+    await gateway.startWorkers(workers);
+    const warmUp = (plan.drain?.warmUpPerWorker[size] ?? 0) * workers;
+    if (warmUp > 0) {
+      // Not measured: every process through its first letters (code loaded and optimised).
+      const warm = await deps.load({ port: gateway.smtpPort, size, sessions: 8, mode: 'reuse', durationMs: 600_000, maxMessages: warmUp });
+      await settle(warm.intakeIds);
+    }
+    // Jobs wait in the paused queue until the preload is complete, so all workers start together.
     await gateway.pauseQueue();
     const preload = await deps.load({
       port: gateway.smtpPort,
@@ -225,7 +232,6 @@ async function endToEndRuns(plan: BenchPlan, size: SizeName, deps: PhaseDeps): P
       durationMs: 600_000,
       maxMessages: messages,
     });
-    await gateway.startWorkers(workers);
     const window = sampler.window();
     await gateway.resumeQueue();
     const times = await settle(preload.intakeIds);

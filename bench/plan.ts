@@ -19,7 +19,18 @@ export interface BenchPlan {
   /** Jobs per worker process (WORKER_CONCURRENCY). */
   readonly workerConcurrency: number;
   /** Worker-stage throughput: the queue is preloaded, then 1 (or 2, ...) worker processes drain it (0 messages: skipped). */
-  readonly drain: { readonly workers: readonly number[]; readonly messages: PerSize<number> } | undefined;
+  readonly drain:
+    | {
+        readonly workers: readonly number[];
+        readonly messages: PerSize<number>;
+        /**
+         * Letters each worker process handles before the measured drain: a fresh process pays
+         * for loading and optimising its code over its first hundreds of letters, once, and the
+         * drain measures the steady state (two processes would otherwise pay it twice).
+         */
+        readonly warmUpPerWorker: PerSize<number>;
+      }
+    | undefined;
   /** Worker processes running during the end-to-end runs below. */
   readonly e2eWorkers: number;
   /** Latency below saturation: an open-loop offered rate. */
@@ -47,7 +58,11 @@ export const PLANS: Readonly<Record<BenchPlan['name'], BenchPlan>> = {
       maxMessages: { '10KB': 50_000, '1MB': 5000, '10MB': 500 },
     },
     workerConcurrency: 4,
-    drain: { workers: [1, 2], messages: { '10KB': 1500, '1MB': 200, '10MB': 24 } },
+    drain: {
+      workers: [1, 2],
+      messages: { '10KB': 1500, '1MB': 200, '10MB': 24 },
+      warmUpPerWorker: { '10KB': 300, '1MB': 40, '10MB': 6 },
+    },
     e2eWorkers: 2,
     fixedLoad: {
       sessions: 8,
@@ -69,7 +84,7 @@ export const PLANS: Readonly<Record<BenchPlan['name'], BenchPlan>> = {
       maxMessages: { '10KB': 20_000, '1MB': 2000, '10MB': 200 },
     },
     workerConcurrency: 4,
-    drain: { workers: [1, 2], messages: { '10KB': 300, '1MB': 0, '10MB': 0 } },
+    drain: { workers: [1, 2], messages: { '10KB': 300, '1MB': 0, '10MB': 0 }, warmUpPerWorker: { '10KB': 100, '1MB': 0, '10MB': 0 } },
     e2eWorkers: 2,
     fixedLoad: { sessions: 8, ratePerSec: { '10KB': 50, '1MB': 20, '10MB': 2 }, durationMs: { '10KB': 1500, '1MB': 2000, '10MB': 2000 } },
     saturation: undefined,

@@ -105,7 +105,7 @@ const PROFILE_PLAN = (size: SizeName): BenchPlan => ({
     maxMessages: { '10KB': 100_000, '1MB': 10_000, '10MB': 1000 },
   },
   workerConcurrency: 4,
-  drain: { workers: [1], messages: { '10KB': 1000, '1MB': 150, '10MB': 20 } },
+  drain: { workers: [1], messages: { '10KB': 1000, '1MB': 150, '10MB': 20 }, warmUpPerWorker: { '10KB': 0, '1MB': 0, '10MB': 0 } },
   e2eWorkers: 1,
   fixedLoad: undefined,
   saturation: undefined,
