@@ -92,12 +92,12 @@ function partLines(random: Random, depth: number, boundaries: readonly string[],
     ];
   }
   const encoding = kind === 'base64' ? 'base64' : '7bit';
-  return [
-    `Content-Type: text/plain`,
-    `Content-Transfer-Encoding: ${encoding}`,
-    '',
-    ...bodyLines(random, boundaries, Math.floor(random() * 12), strays),
-  ];
+  // half the base64 parts are attachments, the parts the worker decodes from their own bytes
+  const type =
+    kind === 'base64' && random() < 0.5
+      ? ['Content-Type: application/pdf; name="edge.pdf"', 'Content-Disposition: attachment; filename="edge.pdf"']
+      : ['Content-Type: text/plain'];
+  return [...type, `Content-Transfer-Encoding: ${encoding}`, '', ...bodyLines(random, boundaries, Math.floor(random() * 12), strays)];
 }
 
 /**

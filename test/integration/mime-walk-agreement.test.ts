@@ -9,9 +9,11 @@ import { startMimeWalk, type WalkResult } from '../../src/smtp/mime-walk.js';
 import { factsOf } from '../../src/worker/decide.js';
 import { parseMessage } from '../../src/worker/parse-message.js';
 import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';
+import { delimiterEdgeMessages } from '../helpers/delimiter-edge-messages.js';
 import { fixture } from '../helpers/gateway.js';
 import { malformedCases, peerMessages } from '../helpers/hostile-messages.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
+import { mulberry32 } from '../helpers/seeded-random.js';
 
 const PEER_MIME = peerCorpus('mime', 'mime-walk-agreement (peer MIME corpus)');
 
@@ -62,6 +64,10 @@ describe('the streaming MIME walk reads messages as the worker does', () => {
     },
     120_000,
   );
+
+  it('reads generated near-delimiter messages as the worker does (stray delimiters in header blocks included)', async () => {
+    for (const message of delimiterEdgeMessages(mulberry32(2026_11_23), 300)) await expectAgreement(message.name, message.raw);
+  }, 120_000);
 
   it('calls a message with more than 1,000 parts unparseable', async () => {
     const parts = Array.from({ length: 1001 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');

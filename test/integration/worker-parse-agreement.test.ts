@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../fixtures/catalog.js';
 import { parseMessage, readWithMailparser } from '../../src/worker/parse-message.js';
 import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';
+import { delimiterEdgeMessages } from '../helpers/delimiter-edge-messages.js';
 import { fixture } from '../helpers/gateway.js';
 import { malformedCases, peerMessages } from '../helpers/hostile-messages.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
+import { mulberry32 } from '../helpers/seeded-random.js';
 
 const PEER_MIME = peerCorpus('mime', 'worker-parse-agreement (peer MIME corpus)');
 
@@ -48,6 +50,12 @@ describe("the worker's one-pass parse reads messages as mailparser does", () => 
     },
     120_000,
   );
+
+  it('reads generated near-delimiter messages as mailparser does (stray delimiters in header blocks included)', async () => {
+    for (const message of delimiterEdgeMessages(mulberry32(2026_11_23), 300)) {
+      await expectSameReading(message.name, message.raw);
+    }
+  }, 120_000);
 
   it('reads base64 PDFs with odd line lengths, spaces and split padding as mailparser does', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 256))]);
