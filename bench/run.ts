@@ -1,4 +1,4 @@
-// `npm run bench` (full sweep, about 10 minutes), `npm run bench -- --quick` (under a minute),
+// `npm run bench` (full sweep, about 5 minutes, 7 with --peers), `npm run bench -- --quick` (under a minute),
 // `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API),
 // `npm run bench -- --pdf` (only the PDF checks' cost per PDF, seconds).
 // `--keep` keeps the temporary directory with every process's log and the Redis data.
