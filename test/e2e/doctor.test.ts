@@ -2,7 +2,6 @@
 // redis-server, the sandbox Sender API over HTTP, a zone file, a fresh self-signed certificate,
 // and intake records written by a real listener from two signed fixtures. Only the clock (for
 // certificate expiry) and DNS (the zone file) are injected.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { openRawStore } from '../../src/raw-store/open-store.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
 import { runCommand, startRole } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
@@ -51,31 +51,8 @@ function writeZone(file: string, without: readonly string[] = []): string {
   return file;
 }
 
-function selfSignedCertificate(name: string, host: string): { cert: string; key: string } {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '90',
-      '-subj',
-      `/CN=${host}`,
-      '-addext',
-      `subjectAltName=DNS:${host}`,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
+function certificateFor(name: string, host: string): { cert: string; key: string } {
+  return selfSignedCertificate(dir, name, host, 90);
 }
 
 async function doctor(overrides: Record<string, string> = {}, clock: () => number = Date.now): Promise<CheckResult[]> {
@@ -97,7 +74,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'letter-intake-doctor-'));
   redis = await startRedisServer();
   writeSenders(join(dir, 'senders.json'));
-  const tls = selfSignedCertificate('mx', 'mx.intake.example');
+  const tls = certificateFor('mx', 'mx.intake.example');
   healthy = testEnv(prefix, {
     REDIS_URL: redis.url,
     SENDERS_FILE: join(dir, 'senders.json'),
@@ -235,7 +212,7 @@ describe('letter-intake doctor on broken deployments', () => {
   });
 
   it('fails a certificate for another name and a key of another certificate', async () => {
-    const other = selfSignedCertificate('other', 'mail.elsewhere.example');
+    const other = certificateFor('other', 'mail.elsewhere.example');
     const results = await doctor({ TLS_CERT_FILE: other.cert });
     expect(named(results, 'covers SMTP_HOSTNAME')).toMatchObject({
       status: 'fail',

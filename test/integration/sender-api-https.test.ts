@@ -4,7 +4,7 @@
 // way an operator adds a private CA, NODE_EXTRA_CA_CERTS, in a process of its own), a large
 // body arrives byte for byte, the answer comes back, and the connection is kept for the next call;
 // trusted but reached under a name the certificate does not carry, the call fails.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpFetch } from '../../src/sender-api/http-fetch.js';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 let server: Server;
@@ -23,31 +24,10 @@ const received: { method: string; path: string; bodySha256: string; bodyBytes: n
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'letter-intake-api-tls-'));
-  const keyFile = join(dir, 'key.pem');
-  certFile = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const tls = selfSignedCertificate(dir, 'api', '127.0.0.1');
+  certFile = tls.cert;
   const sockets = new Map<object, number>();
-  server = createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
+  server = createServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -1,10 +1,10 @@
 // STARTTLS is offered only with a real key and certificate, and then works end to end.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { SmtpClient } from '../helpers/smtp-client.js';
 
@@ -12,13 +12,7 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'letter-intake-tls-'));
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=mx.intake.example'],
-    { stdio: 'ignore' },
-  );
+  const { key, cert } = selfSignedCertificate(dir, 'mx', 'mx.intake.example');
   gateway = await startTestGateway({ env: { TLS_KEY_FILE: key, TLS_CERT_FILE: cert } });
 });
 afterAll(async () => {
