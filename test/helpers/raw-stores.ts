@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { StoredBody } from '../../src/intake/raw-spool.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
-import type { RawStoreSettings } from '../../src/raw-store/open-store.js';
+import { openRawStore, type RawStoreSettings } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { randomS3Url, type S3Server, startS3Server } from './s3-server.js';
 
@@ -82,6 +83,28 @@ function s3Kind(): RawStoreKind {
 }
 
 export const RAW_STORE_KINDS: readonly RawStoreKind[] = [fileKind, s3Kind()];
+
+/**
+ * Inside a describe.each(RAW_STORE_KINDS) block: the kind runs around the block, and each call
+ * opens a store in a fresh place, closed and cleaned after the test that opened it.
+ */
+export function freshRawStores(kind: RawStoreKind): () => { readonly store: RawStore; readonly place: RawStorePlace } {
+  const opened: { store: RawStore; place: RawStorePlace }[] = [];
+  beforeAll(() => kind.setup());
+  afterAll(() => kind.teardown());
+  afterEach(() => {
+    for (const { store, place } of opened.splice(0)) {
+      store.close();
+      place.cleanup();
+    }
+  });
+  return () => {
+    const place = kind.fresh();
+    const opening = { store: openRawStore(place.settings()), place };
+    opened.push(opening);
+    return opening;
+  };
+}
 
 /** Commits `bytes` as a blob, as the listener would: for tests that write records themselves. */
 export async function putBlob(store: RawStore, bytes: Buffer): Promise<StoredBody> {

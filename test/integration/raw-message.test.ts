@@ -2,29 +2,22 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadRawMessage } from '../../src/intake/raw-message.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
-import { RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
+import { freshRawStores, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
 const HEADERS = 'Authentication-Results: mx.intake.example; spf=pass\r\n';
 const BODY = 'From: letters@acme.example\r\nSubject: a letter\r\n\r\nbody\r\n';
 const noLegacy = (): Promise<Buffer | undefined> => Promise.resolve(undefined);
 
 describe.each(RAW_STORE_KINDS)("reading an intake's message with the $name store", (kind) => {
-  let place: RawStorePlace;
   let store: RawStore;
-  beforeAll(() => kind.setup());
-  afterAll(() => kind.teardown());
-  afterEach(() => {
-    store.close();
-    place.cleanup();
-  });
+  const open = freshRawStores(kind);
   const fresh = (): void => {
-    place = kind.fresh();
-    store = openRawStore(place.settings());
+    store = open().store;
   };
 
   it('puts the recorded header lines in front of the stored blob', async () => {

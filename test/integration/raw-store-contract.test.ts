@@ -4,12 +4,12 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeError, StartupError } from '../../src/errors.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { checkRawStoreAtStart, openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore, RawWrite, StoredBlob } from '../../src/raw-store/raw-store.js';
-import { RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
+import { freshRawStores, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
 const MiB = 1024 * 1024;
 const HOUR_MS = 3600 * 1000;
@@ -26,18 +26,10 @@ async function listAll(store: RawStore, before: number): Promise<StoredBlob[]> {
 }
 
 describe.each(RAW_STORE_KINDS)('the $name raw store', (kind) => {
-  let place: RawStorePlace;
   let store: RawStore;
-
-  beforeAll(() => kind.setup());
-  afterAll(() => kind.teardown());
-  afterEach(() => {
-    store.close();
-    place.cleanup();
-  });
+  const open = freshRawStores(kind);
   const fresh = (): RawStore => {
-    place = kind.fresh();
-    store = openRawStore(place.settings());
+    store = open().store;
     return store;
   };
 

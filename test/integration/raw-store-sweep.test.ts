@@ -4,11 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openRawStore } from '../../src/raw-store/open-store.js';
+import { describe, expect, it } from 'vitest';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { deleteExpiredBlobs, sweepOrphans } from '../../src/raw-store/sweep.js';
-import { RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
+import { freshRawStores, RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
 
 const ORPHAN_AFTER_MS = 3600 * 1000;
 
@@ -22,15 +21,9 @@ async function committed(store: RawStore, content = 'a letter'): Promise<string>
 describe.each(RAW_STORE_KINDS)('housekeeping of the $name raw store', (kind) => {
   let place: RawStorePlace;
   let store: RawStore;
-  beforeAll(() => kind.setup());
-  afterAll(() => kind.teardown());
-  afterEach(() => {
-    store.close();
-    place.cleanup();
-  });
+  const open = freshRawStores(kind);
   const fresh = (): void => {
-    place = kind.fresh();
-    store = openRawStore(place.settings());
+    ({ place, store } = open());
   };
 
   it('deletes blobs no record points at once they are older than the bound, and keeps the others', async () => {
