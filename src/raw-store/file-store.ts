@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { BatchBuffers } from './batch-buffers.js';
 import { INCOMPLETE_PREFIX, isBlobKey, newBlobKey } from './blob-key.js';
 import { bounded } from './bounded.js';
 import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
@@ -19,10 +20,14 @@ export interface FileStoreOptions {
 }
 
 const DEFAULT_BATCH_BYTES = 256 * 1024;
+/** Batch buffers kept for reuse by one store (each twice the batch size: a batch ends past it by up to a chunk). */
+const REUSED_BATCH_BUFFERS = 8;
 
 export function fileRawStore(options: FileStoreOptions): RawStore {
   const { dir, timeoutMs } = options;
   const incomingDir = join(dir, INCOMPLETE_PREFIX);
+  const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
+  const buffers = new BatchBuffers(2 * batchBytes, REUSED_BATCH_BUFFERS);
   let ready: Promise<unknown> | undefined;
   const ensureDirs = (): Promise<unknown> => {
     // Created once; a failure is retried by the next caller.
@@ -39,7 +44,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
 
   return {
     location: `file://${dir}`,
-    begin: () => fileWrite(dir, ensureDirs, timeoutMs, options.batchBytes ?? DEFAULT_BATCH_BYTES),
+    begin: () => fileWrite(dir, ensureDirs, timeoutMs, batchBytes, buffers),
     async read(key) {
       const handle = await bounded(openIfPresent(pathOf(key)), timeoutMs, `open ${key}`);
       return handle?.createReadStream() satisfies Readable | undefined;
@@ -61,7 +66,13 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   };
 }
 
-function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: number, batchBytes: number): RawWrite {
+function fileWrite(
+  dir: string,
+  ensureDirs: () => Promise<unknown>,
+  timeoutMs: number,
+  batchBytes: number,
+  buffers: BatchBuffers,
+): RawWrite {
   const key = newBlobKey();
   const temp = join(dir, INCOMPLETE_PREFIX, key);
   let handle: Promise<FileHandle> | undefined;
@@ -74,7 +85,7 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
 
   const file = (): Promise<FileHandle> => (handle ??= ensureDirs().then(() => open(temp, 'wx')));
   const flush = (): Promise<void> => {
-    const batch = Buffer.concat(pending);
+    const batch = buffers.gather(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
     inFlight += batch.length;
@@ -85,6 +96,7 @@ function fileWrite(dir: string, ensureDirs: () => Promise<unknown>, timeoutMs: n
       })
       .finally(() => {
         inFlight -= batch.length;
+        buffers.release(batch); // the write is over, whatever its outcome
       });
     return bounded(chain, timeoutMs, `write ${key}`);
   };

@@ -55,6 +55,28 @@ describe.each(RAW_STORE_KINDS)('the $name raw store', (kind) => {
     expect(back?.equals(message)).toBe(true);
   });
 
+  it('keeps messages written at the same time apart, each byte for byte', async () => {
+    fresh();
+    // many writes at once, their chunks interleaved and never waited for: batches of one
+    // message are in flight while the others' are gathered
+    const messages = Array.from({ length: 12 }, (_, i) => randomBytes(MiB + i * 4099));
+    const writes = messages.map(() => store.begin());
+    const chunkBytes = 48 * 1024 + 17;
+    const longest = Math.max(...messages.map((m) => m.length));
+    const pending: Promise<void>[] = [];
+    for (let at = 0; at < longest; at += chunkBytes) {
+      messages.forEach((message, i) => {
+        if (at >= message.length) return;
+        const waited = writes[i]?.write(message.subarray(at, at + chunkBytes));
+        if (waited !== undefined) pending.push(waited);
+      });
+    }
+    await Promise.all(pending);
+    await Promise.all(writes.map((w) => w.commit()));
+    const back = await Promise.all(writes.map((w) => store.readBuffer(w.key)));
+    back.forEach((stored, i) => expect(stored?.equals(messages[i] ?? Buffer.alloc(0))).toBe(true));
+  });
+
   it('holds at most about one part of a message in memory while writing it, and nothing once committed', async () => {
     fresh();
     const write = store.begin();
