@@ -74,7 +74,7 @@ describe.each(RAW_STORE_KINDS)('the $name raw store', (kind) => {
     await Promise.all(pending);
     await Promise.all(writes.map((w) => w.commit()));
     const back = await Promise.all(writes.map((w) => store.readBuffer(w.key)));
-    back.forEach((stored, i) => expect(stored?.equals(messages[i] ?? Buffer.alloc(0))).toBe(true));
+    expect(back.map((stored, i) => stored?.equals(messages[i] ?? Buffer.alloc(0)))).toEqual(messages.map(() => true));
   });
 
   it('holds at most about one part of a message in memory while writing it, and nothing once committed', async () => {
