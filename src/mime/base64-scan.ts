@@ -1,6 +1,7 @@
 // Is this base64 as MTAs send it (the alphabet in lines), and how many alphabet characters does
-// it hold? One pass over the bytes, two at a time through a 64 Ki-entry table: a 13.7 MB
-// attachment costs about 9 ms, where a regular expression plus counting the line ends cost 40.
+// it hold? One pass over the bytes, four at a time as two lookups in a 64 Ki-entry table of
+// pairs: a 13.7 MB attachment costs about 5 ms (7.6 two at a time with a branch per pair), where
+// a regular expression plus counting the line ends cost 40.
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const CR = 0x0d;
@@ -26,28 +27,33 @@ for (let first = 0; first < 256; first += 1) {
 
 /**
  * The number of base64 alphabet characters in `bytes` when every byte is the alphabet or a line
- * end (CR, LF); undefined as soon as one is anything else ('=', space, any other byte).
+ * end (CR, LF); undefined when one is anything else ('=', space, any other byte).
  */
 export function countBase64Alphabet(bytes: Uint8Array): number | undefined {
   let lineEnds = 0;
-  // a Uint16Array view must start at an even byte: an odd start is looked at alone
-  const at = Math.min(bytes.byteOffset % 2, bytes.length);
-  if (at === 1) {
-    const k = BYTE_CLASS[bytes[0] ?? 0] ?? OTHER;
-    if (k === OTHER) return undefined;
+  // Every class is ORed in and looked at once at the end: no branch per word in the loop.
+  let classes = 0;
+  // a Uint32Array view must start at a multiple of 4: the bytes before it are looked at alone
+  const head = Math.min((4 - (bytes.byteOffset % 4)) % 4, bytes.length);
+  for (let i = 0; i < head; i += 1) {
+    const k = BYTE_CLASS[bytes[i] as number] as number;
+    classes |= k;
     lineEnds += k;
   }
-  const words = (bytes.length - at) >> 1;
-  const pairs = words === 0 ? new Uint16Array(0) : new Uint16Array(bytes.buffer, bytes.byteOffset + at, words);
+  // Four bytes at a time, as two pairs (either half of a word is a pair in this machine's order).
+  const words = (bytes.length - head) >> 2;
+  const quads = words === 0 ? new Uint32Array(0) : new Uint32Array(bytes.buffer, bytes.byteOffset + head, words);
   for (let i = 0; i < words; i += 1) {
-    const k = PAIR_CLASS[pairs[i] as number] as number;
-    if (k === OTHER) return undefined;
+    const word = quads[i] as number;
+    const low = PAIR_CLASS[word & 0xffff] as number;
+    const high = PAIR_CLASS[word >>> 16] as number;
+    classes |= low | high;
+    lineEnds += low + high;
+  }
+  for (let i = head + 4 * words; i < bytes.length; i += 1) {
+    const k = BYTE_CLASS[bytes[i] as number] as number;
+    classes |= k;
     lineEnds += k;
   }
-  for (let i = at + 2 * words; i < bytes.length; i += 1) {
-    const k = BYTE_CLASS[bytes[i] ?? 0] ?? OTHER;
-    if (k === OTHER) return undefined;
-    lineEnds += k;
-  }
-  return bytes.length - lineEnds;
+  return classes === OTHER ? undefined : bytes.length - lineEnds; // OTHER has every bit of the others
 }

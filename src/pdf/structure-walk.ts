@@ -18,8 +18,7 @@ export interface StructureFindings {
 const N = (name: string) => PDFName.of(name);
 
 export async function walkStructure(bytes: Uint8Array): Promise<StructureFindings> {
-  // Encrypted files load too: names and dictionaries are never encrypted, only strings and streams.
-  const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+  const doc = await loadForWalk(bytes);
   const { context } = doc;
   const findings: StructureFindings = { javascript: [], launch: [], embeddedFiles: [], xfa: false, pages: 0 };
   const seen = new Set<PDFObject>();
@@ -119,6 +118,17 @@ export async function walkStructure(bytes: Uint8Array): Promise<StructureFinding
   }
   findings.pages = pageNumber;
   return findings;
+}
+
+/**
+ * The document as the walk reads it. pdf-lib takes each stream's contents with the input's
+ * slice(): a copy from a Uint8Array (10 MB per 10 MB stream, and a collection of it, in the
+ * checker thread), a view from a Buffer, whose slice() is subarray(). The walk never writes.
+ * Encrypted files load too: names and dictionaries are never encrypted, only strings and streams.
+ */
+export function loadForWalk(bytes: Uint8Array): Promise<PDFDocument> {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return PDFDocument.load(view, { ignoreEncryption: true, updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
 }
 
 /** §7.9.6: a name tree has entries when its root or any kid has a non-empty /Names array. */

@@ -32,8 +32,22 @@ describe('the request body as JSON text', () => {
       { list: [new Base64Data(pdfB), undefined, new Base64Data(pdfA)], gone: undefined, at: new Date(0) },
     ],
     ['a document given as a string', { parts: [{ fileName: 's.pdf', base64Data: pdfB.toString('base64') }] }],
-  ])('is the JSON text with the base64 in place (%s)', (_name, body) => {
+  ])('is the JSON text with the base64 in place, in ASCII only (%s)', (_name, body) => {
+    const text = jsonText(body);
+    expect(JSON.parse(text)).toEqual(JSON.parse(asTextJson(body)));
+    expect(text).toMatch(/^[\x20-\x7e]*$/);
+  });
+
+  it('is the same text as JSON.stringify makes when the body is ASCII', () => {
+    const body = { title: 'Bill "10"\\', description: 'line 1\r\nline 2\u0001', parts: [{ base64Data: new Base64Data(pdfA) }] };
     expect(jsonText(body)).toBe(asTextJson(body));
+  });
+
+  it('writes each character above U+007F as its \\u escape, astral ones as a surrogate pair, a lone surrogate as JSON.stringify does', () => {
+    const body = { title: '\u00e9 \u201cx\u201d \u{1F4C4} \u007f \ud800', parts: [{ base64Data: new Base64Data(pdfB) }] };
+    expect(jsonText(body)).toBe(
+      `{"title":"\\u00e9 \\u201cx\\u201d \\ud83d\\udcc4 \u007f \\ud800","parts":[{"base64Data":"${pdfB.toString('base64')}"}]}`,
+    );
   });
 
   it('sends each document as the standard base64 of its bytes, whatever view they come from', () => {
