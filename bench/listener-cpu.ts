@@ -19,8 +19,9 @@ import { createAuthenticator } from '../src/smtp/authenticator.js';
 import { MemoryBudget } from '../src/smtp/memory-budget.js';
 import { startMimeWalk } from '../src/smtp/mime-walk.js';
 import { receiveMessage } from '../src/smtp/receive-message.js';
-import { BENCH_ENVELOPE, buildBenchMessage, isSizeName, SIZE_NAMES, type SizeName } from './messages.js';
+import { BENCH_ENVELOPE, buildBenchMessage, isSizeName, SIZE_NAMES, type SizeName, storedBody } from './messages.js';
 import { REPO } from './processes.js';
+import { median, quantile } from './stats.js';
 
 const MESSAGES: Record<SizeName, number> = { '10KB': 2000, '1MB': 100, '10MB': 20 };
 const WARM_UP: Record<SizeName, number> = { '10KB': 300, '1MB': 20, '10MB': 4 };
@@ -56,7 +57,7 @@ try {
   console.log('|---|---:|---:|---:|---:|');
   for (const size of sizes) {
     const message = await buildBenchMessage(size, 'listener-cpu');
-    const body = undotted(message.tail);
+    const body = storedBody(message);
     const count = values.messages === undefined ? MESSAGES[size] : Number(values.messages);
     const main: number[] = [];
     const cpu: number[] = [];
@@ -78,18 +79,4 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
-}
-
-function undotted(tail: Buffer): Buffer {
-  const text = tail.subarray(0, tail.length - 3).toString('latin1');
-  return Buffer.from(text.replaceAll('\r\n..', '\r\n.'), 'latin1');
-}
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
-
-function median(values: number[]): number {
-  return quantile(values, 0.5);
 }

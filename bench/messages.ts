@@ -104,6 +104,12 @@ function contentOf(size: SizeName): { text: string; pdf: Buffer } {
   }
 }
 
+/** The message as the listener stores it: the DATA bytes without dot-stuffing and the final dot. */
+export function storedBody(message: BenchMessage): Buffer {
+  const text = message.tail.subarray(0, message.tail.length - 3).toString('latin1');
+  return Buffer.from(text.replaceAll('\r\n..', '\r\n.'), 'latin1');
+}
+
 /** RFC 5321 §4.5.2: a line starting with "." gets one more "."; the body must end in CRLF. */
 export function dotStuff(data: Buffer): Buffer {
   const parts: Buffer[] = [];

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Splitter } from '@zone-eu/mailsplit';
 import { buildBenchMessage, isSizeName } from './messages.js';
+import { median } from './stats.js';
 
 const RUNS = 5;
 
@@ -17,11 +18,6 @@ async function splitOnce(chunks: readonly Buffer[]): Promise<number> {
     }
   });
   return performance.now() - started;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {

@@ -21,8 +21,9 @@ import { decide } from '../src/worker/decide.js';
 import { letterApiFor } from '../src/worker/letter-api.js';
 import { parseMessage } from '../src/worker/parse-message.js';
 import { type Checkpoint, submitExactlyOnce } from '../src/worker/submit-letter.js';
-import { buildBenchMessage, isSizeName, SIZE_NAMES, type SizeName } from './messages.js';
+import { buildBenchMessage, isSizeName, SIZE_NAMES, type SizeName, storedBody } from './messages.js';
 import { REPO, startRole } from './processes.js';
+import { quantile } from './stats.js';
 
 const LETTERS: Record<SizeName, number> = { '10KB': 300, '1MB': 40, '10MB': 12 };
 const WARM_UP = 3;
@@ -64,7 +65,7 @@ try {
   for (const size of sizes) {
     const message = await buildBenchMessage(size, 'cpu');
     const count = values.letters === undefined ? LETTERS[size] : Number(values.letters);
-    const stored = undotted(message.tail);
+    const stored = storedBody(message);
     const perLetter: number[] = [];
     const phases = { parse: [] as number[], decide: [] as number[], checks: [] as number[], api: [] as number[] };
     for (let seq = 0; seq < count + WARM_UP; seq += 1) {
@@ -103,12 +104,6 @@ try {
   await sandbox.stop();
 }
 
-/** The message as the listener stores it: the DATA bytes without dot-stuffing and the final dot. */
-function undotted(tail: Buffer): Buffer {
-  const text = tail.subarray(0, tail.length - 3).toString('latin1');
-  return Buffer.from(text.replaceAll('\r\n..', '\r\n.'), 'latin1');
-}
-
 function memoryCheckpoint(): Checkpoint {
   let letterId: string | undefined;
   let draftRequestedAt: number | undefined;
@@ -131,9 +126,4 @@ function memoryCheckpoint(): Checkpoint {
 
 function ms(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
-}
-
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
