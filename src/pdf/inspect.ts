@@ -10,10 +10,16 @@ import { type StructureFindings, walkStructure } from './structure-walk.js';
 const FILE_ATTACHMENT_ANNOTATION = 17;
 const MAX_PRODUCER_CHARS = 200;
 
-export async function inspectPdf(bytes: Uint8Array): Promise<PdfFacts> {
+/**
+ * `owned`: the bytes are given away (a checker thread's own copy, moved to it): pdf.js takes them
+ * rather than a copy of them, so a PDF is in the thread's memory once, not twice (V8 answers each
+ * 10 MB of fresh memory with a full collection of the thread's heap). pdf.js may detach what it
+ * takes, so the structural walk reads the bytes first.
+ */
+export async function inspectPdf(bytes: Uint8Array, { owned = false } = {}): Promise<PdfFacts> {
+  const walk = await walkStructure(bytes).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
   const task = getDocument({
-    // pdf.js may take ownership of the buffer it is given: hand it a copy.
-    data: new Uint8Array(bytes),
+    data: owned ? bytes : new Uint8Array(bytes), // pdf.js may take ownership of the buffer it is given
     // (pdf.js 6 never evaluates code from a file: the 5.x `isEvalSupported` option is gone.)
     stopAtErrors: true,
     verbosity: VerbosityLevel.ERRORS,
@@ -31,7 +37,7 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfFacts> {
     return { kind: 'damaged', detail: describe(err) };
   }
   try {
-    return await inspectOpened(doc, bytes);
+    return await inspectOpened(doc, walk);
   } catch (err) {
     return { kind: 'damaged', detail: describe(err) };
   } finally {
@@ -39,7 +45,7 @@ export async function inspectPdf(bytes: Uint8Array): Promise<PdfFacts> {
   }
 }
 
-async function inspectOpened(doc: PDFDocumentProxy, bytes: Uint8Array): Promise<PdfFacts> {
+async function inspectOpened(doc: PDFDocumentProxy, walk: StructureFindings | Error): Promise<PdfFacts> {
   if (doc.numPages < 1) return { kind: 'damaged', detail: 'it has no pages' };
   const { info } = await doc.getMetadata();
   const encrypted = typeof Reflect.get(info, 'EncryptFilterName') === 'string';
@@ -69,15 +75,11 @@ async function inspectOpened(doc: PDFDocumentProxy, bytes: Uint8Array): Promise<
     page.cleanup();
   }
 
-  let structure: StructureFindings | undefined;
-  try {
-    structure = await walkStructure(bytes);
-  } catch (err) {
-    // Only an encrypted file may fail the walk (its catalog can sit in an encrypted object
-    // stream, which the walker cannot decrypt); any other file that pdf.js opens but the walker
-    // cannot read is not trusted: a /Launch could hide there.
-    if (!encrypted) return { kind: 'damaged', detail: `its object structure cannot be read: ${describe(err)}` };
-  }
+  // Only an encrypted file may fail the walk (its catalog can sit in an encrypted object stream,
+  // which the walker cannot decrypt); any other file that pdf.js opens but the walker cannot read
+  // is not trusted: a /Launch could hide there.
+  if (walk instanceof Error && !encrypted) return { kind: 'damaged', detail: `its object structure cannot be read: ${describe(walk)}` };
+  const structure = walk instanceof Error ? undefined : walk;
   const walked = structure === undefined ? [] : [structure];
   const facts: OpenedPdf = {
     kind: 'opened',
