@@ -25,4 +25,6 @@ for (let run = 0; run < runs; run += 1) {
   cpuMs.push((used.user + used.system) / 1000);
 }
 await checker.close();
-console.log(`${pdf.length} bytes, ${runs} PDFs: CPU per PDF median ${quantile(cpuMs, 0.5).toFixed(2)} ms, p90 ${quantile(cpuMs, 0.9).toFixed(2)} ms`);
+console.log(
+  `${pdf.length} bytes, ${runs} PDFs: CPU per PDF median ${quantile(cpuMs, 0.5).toFixed(2)} ms, p90 ${quantile(cpuMs, 0.9).toFixed(2)} ms`,
+);

@@ -31,9 +31,9 @@ export async function loadRawMessage(source: RawMessageSource, ref: RawMessageRe
   }
   const { rawStore } = source;
   if (rawStore === undefined) throw new Error('this process has no raw store to read messages from');
-  const body = await rawStore.readBuffer(ref.rawKey);
-  if (body === undefined) {
+  const bytes = await rawStore.readBuffer(ref.rawKey, Buffer.from(ref.rawHeaders ?? '', 'utf8'));
+  if (bytes === undefined) {
     return { found: false, reason: `the raw message ${ref.rawKey} is missing from the raw store ${rawStore.location}` };
   }
-  return { found: true, bytes: Buffer.concat([Buffer.from(ref.rawHeaders ?? '', 'utf8'), body]) };
+  return { found: true, bytes };
 }

@@ -49,8 +49,17 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       const handle = await bounded(openIfPresent(pathOf(key)), timeoutMs, `open ${key}`);
       return handle?.createReadStream() satisfies Readable | undefined;
     },
-    async readBuffer(key) {
-      return bounded(readFile(pathOf(key)).catch(absentAsUndefined), timeoutMs, `read ${key}`);
+    async readBuffer(key, front = NOTHING) {
+      const read = async (): Promise<Buffer | undefined> => {
+        const handle = await openIfPresent(pathOf(key));
+        if (handle === undefined) return undefined;
+        try {
+          return await readBehind(handle, front);
+        } finally {
+          await handle.close();
+        }
+      };
+      return bounded(read(), timeoutMs, `read ${key}`);
     },
     async delete(key) {
       await bounded(unlink(pathOf(key)).catch(absentAsUndefined), timeoutMs, `delete ${key}`);
@@ -171,6 +180,26 @@ async function syncDir(path: string): Promise<void> {
   } finally {
     await fh.close();
   }
+}
+
+const NOTHING = new Uint8Array(0);
+
+/**
+ * The file's bytes behind `front`, read straight into one buffer sized from the file's length
+ * (a committed blob does not change). For a 13.7 MB message this is one fresh buffer instead of
+ * two and a copy: V8 answers fresh external memory with full collections.
+ */
+async function readBehind(handle: FileHandle, front: Uint8Array): Promise<Buffer> {
+  const { size } = await handle.stat();
+  const whole = Buffer.allocUnsafe(front.length + size);
+  whole.set(front);
+  let filled = front.length;
+  while (filled < whole.length) {
+    const { bytesRead } = await handle.read(whole, filled, whole.length - filled, filled - front.length);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return whole.subarray(0, filled);
 }
 
 async function openIfPresent(path: string): Promise<FileHandle | undefined> {

@@ -16,8 +16,12 @@ export interface RawStore {
   begin(): RawWrite;
   /** The committed blob as a stream, or undefined when there is none under the key. */
   read(key: string): Promise<Readable | undefined>;
-  /** The committed blob, whole, or undefined when there is none under the key. */
-  readBuffer(key: string): Promise<Buffer | undefined>;
+  /**
+   * The committed blob, whole, or undefined when there is none under the key. `front`: bytes to
+   * put before the blob in the same buffer (a worker's header lines), so that a large message is
+   * not copied a second time to join them.
+   */
+  readBuffer(key: string, front?: Uint8Array): Promise<Buffer | undefined>;
   /** Deletes a blob (or an abandoned incomplete write); deleting what is not there is fine. */
   delete(key: string): Promise<void>;
   /** Blobs and abandoned incomplete writes last modified before `before` (ms since the epoch). */

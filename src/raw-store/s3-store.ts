@@ -66,12 +66,13 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
       // In Node the SDK's body is an http.IncomingMessage (a Readable).
       return object.Body instanceof Readable ? object.Body : Readable.from(await object.Body.transformToByteArray());
     },
-    async readBuffer(key) {
+    async readBuffer(key, front) {
       const read = async (): Promise<Buffer | undefined> => {
         const object = await getObject(key);
         if (object?.Body === undefined) return undefined;
         const bytes = await object.Body.transformToByteArray();
-        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        const blob = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        return front === undefined || front.length === 0 ? blob : Buffer.concat([front, blob]);
       };
       return bounded(read(), timeoutMs, `read ${key}`);
     },

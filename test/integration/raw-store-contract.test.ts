@@ -55,6 +55,21 @@ describe.each(RAW_STORE_KINDS)('the $name raw store', (kind) => {
     expect(back?.equals(message)).toBe(true);
   });
 
+  it('reads a blob behind the bytes given to put in front, in one buffer', async () => {
+    fresh();
+    const message = randomBytes(3 * MiB + 17);
+    const write = store.begin();
+    await writeAll(write, message);
+    await write.commit();
+    const front = Buffer.from('Authentication-Results: mx.example; dkim=pass (\u00e9)\r\n', 'utf8');
+    const back = await store.readBuffer(write.key, front);
+    expect(back?.length).toBe(front.length + message.length);
+    expect(back?.subarray(0, front.length).equals(front)).toBe(true);
+    expect(back?.subarray(front.length).equals(message)).toBe(true);
+    expect((await store.readBuffer(write.key, Buffer.alloc(0)))?.equals(message)).toBe(true);
+    expect(await store.readBuffer('0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml', front)).toBeUndefined();
+  });
+
   it('keeps messages written at the same time apart, each byte for byte', async () => {
     fresh();
     // many writes at once, their chunks interleaved and never waited for: batches of one
