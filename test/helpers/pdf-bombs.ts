@@ -1,6 +1,7 @@
 // Hostile PDFs built byte by byte, each aimed at a parser's cost: a decompression bomb in an
 // object stream (every object-stream reader inflates it whole) and in the XMP metadata stream,
-// arrays nested tens of thousands deep, and hundreds of thousands of objects.
+// arrays nested tens of thousands deep, an array of millions of numbers, and hundreds of
+// thousands of objects.
 import { createDeflate } from 'node:zlib';
 
 const MiB = 1024 * 1024;
@@ -74,6 +75,11 @@ export async function metadataBomb(inflatedBytes = 1024 * MiB): Promise<Buffer> 
 /** Arrays nested `depth` deep inside the catalog (recursive-descent parsers run out of stack). */
 export function deepNesting(depth = 100_000): Buffer {
   return pdfWith([`<< /Type /Catalog /Pages 2 0 R /Deep ${'['.repeat(depth)}${']'.repeat(depth)} >>`, ...PAGES]);
+}
+
+/** An array of `count` zeros in the catalog: 2 bytes each on the wire, an object or a number each in a parser's heap. */
+export function hugeArray(count = 4_000_000): Buffer {
+  return pdfWith([`<< /Type /Catalog /Pages 2 0 R /Big [${'0 '.repeat(count)}] >>`, ...PAGES]);
 }
 
 /** `count` small objects, each one referenced from an array in the catalog. */

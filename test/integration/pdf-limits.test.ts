@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPdfChecker, type PdfChecker, PdfCheckerError } from '../../src/pdf/checker-pool.js';
 import { judgePdf } from '../../src/pdf/judge.js';
-import { deepNesting, manyObjects, metadataBomb, objectStreamBomb } from '../helpers/pdf-bombs.js';
+import { deepNesting, hugeArray, manyObjects, metadataBomb, objectStreamBomb } from '../helpers/pdf-bombs.js';
 import { letterPdf } from '../helpers/pdf-samples.js';
 
 const TIMEOUT_MS = 20_000; // generous: this machine is shared; the slow-file case below uses its own
@@ -28,6 +28,8 @@ const bombs: readonly [string, () => Buffer | Promise<Buffer>, RegExp][] = [
   ['an object stream that inflates to 1 GiB', () => objectStreamBomb(1024 * MiB), /too complex to check/],
   ['an XMP metadata stream that inflates to 1 GiB', () => metadataBomb(1024 * MiB), /too complex to check/],
   ['arrays nested 100,000 deep', () => deepNesting(100_000), /cannot be read as a PDF|too complex/],
+  // 8 MB on the wire, hundreds of MB in the V8 heap as parsed objects (not ArrayBuffers)
+  ['an array of 4 million numbers', () => hugeArray(4_000_000), /too complex to check/],
 ];
 
 describe('hostile PDFs end within the limits', () => {
