@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { createPdfChecker } from '../src/pdf/checker-pool.js';
 import { paddedPdf } from './padded-pdf.js';
-import { quantile } from './stats.js';
+import { mean, quantile } from './stats.js';
 
 const { values } = parseArgs({ options: { bytes: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '40' } } });
 const pdf = paddedPdf(Number(values.bytes));
@@ -26,7 +26,6 @@ for (let run = 0; run < runs; run += 1) {
   cpuMs.push((used.user + used.system) / 1000);
 }
 await checker.close();
-const mean = cpuMs.reduce((sum, ms) => sum + ms, 0) / runs;
 console.log(
-  `${pdf.length} bytes, ${runs} PDFs: CPU per PDF mean ${mean.toFixed(2)} ms, median ${quantile(cpuMs, 0.5).toFixed(2)} ms, p90 ${quantile(cpuMs, 0.9).toFixed(2)} ms`,
+  `${pdf.length} bytes, ${runs} PDFs: CPU per PDF mean ${mean(cpuMs).toFixed(2)} ms, median ${quantile(cpuMs, 0.5).toFixed(2)} ms, p90 ${quantile(cpuMs, 0.9).toFixed(2)} ms`,
 );
