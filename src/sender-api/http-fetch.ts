@@ -83,7 +83,15 @@ function endWith(request: ClientRequest, body: string | Buffer | AsciiPiecesBody
 }
 
 /**
- * Writes each piece once the request can take it without buffering more, and stops if the request
+ * How far the pieces may run ahead of the socket. The socket's own mark (64 KiB: one piece) would
+ * wait after every piece, one write call each; letting a few pieces gather in the same tick
+ * writes them in one writev call. Measured sending a 10 MB document twice to a loopback server:
+ * 27-31 ms of CPU waiting at every piece, 21-22 ms with 256 KiB (1 MiB did no better).
+ */
+const WRITE_AHEAD_BYTES = 256 * 1024;
+
+/**
+ * Writes the pieces, waiting for 'drain' once WRITE_AHEAD_BYTES wait to be written, and stops if the request
  * is destroyed. Pieces that do not add up to the declared length fail the request: a shorter body
  * would leave the server waiting for the rest until the timeout, a longer one would spill into
  * the next request on the connection.
@@ -96,7 +104,8 @@ async function writePieces(request: ClientRequest, pieces: Iterator<string>, byt
       if (next.done === true) break;
       written += next.value.length;
       if (written > byteLength) throw lengthMismatch(byteLength, 'more');
-      if (!request.write(next.value, 'latin1')) await drained(request);
+      const full = !request.write(next.value, 'latin1');
+      if (full && request.writableLength >= WRITE_AHEAD_BYTES) await drained(request);
     }
     if (request.destroyed) return;
     if (written < byteLength) throw lengthMismatch(byteLength, 'fewer');
