@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/log.js';
 import { AsciiPiecesBody } from '../../src/sender-api/ascii-pieces-body.js';
@@ -159,10 +159,13 @@ describe('httpFetch and a body whose pieces do not add up to its declared length
 describe('httpFetch and a server that stops reading', () => {
   const PIECE_CHARS = 64 * 1024;
   const PIECES = 512; // 32 MiB: far more than the loopback socket's buffers hold while the server reads nothing
+  const pieceOf = (index: number): string => `${index.toString(36).padStart(4, '0')}`.repeat(PIECE_CHARS / 4);
 
-  it('makes the pieces only as the socket takes them, and the body arrives whole once the server reads again', async () => {
-    let paused: IncomingMessage | undefined;
-    const slow = createServer((req, res) => {
+  let slow: Server;
+  let paused: IncomingMessage | undefined;
+  beforeEach(async () => {
+    paused = undefined;
+    slow = createServer((req, res) => {
       req.pause();
       paused = req;
       const hash = createHash('sha256');
@@ -176,40 +179,73 @@ describe('httpFetch and a server that stops reading', () => {
       );
     });
     await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
-    try {
-      let made = 0;
-      const expected = createHash('sha256');
-      const pieceOf = (index: number): string => `${index.toString(36).padStart(4, '0')}`.repeat(PIECE_CHARS / 4);
-      const body = new AsciiPiecesBody(PIECES * PIECE_CHARS, function* () {
+  });
+  afterEach(async () => {
+    slow.closeAllConnections();
+    await new Promise((ok) => slow.close(ok));
+  });
+
+  /** A body of PIECES pieces that counts the pieces made and whether the writer let go of it. */
+  const countedBody = () => {
+    const state = { made: 0, closed: false, expected: createHash('sha256') };
+    const body = new AsciiPiecesBody(PIECES * PIECE_CHARS, function* () {
+      try {
         for (let index = 0; index < PIECES; index += 1) {
-          made += 1;
+          state.made += 1;
           const piece = pieceOf(index);
-          expected.update(piece, 'latin1');
+          state.expected.update(piece, 'latin1');
           yield piece;
         }
-      });
-      const answer = httpFetch(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, { method: 'POST', body });
-
-      // wait until the server has the request and the writer has stopped making pieces
-      let seen = -1;
-      while (paused === undefined || made !== seen) {
-        seen = made;
-        await new Promise((ok) => setTimeout(ok, 200));
+      } finally {
+        state.closed = true;
       }
-      expect(made).toBeGreaterThan(0);
-      expect(made).toBeLessThan(PIECES / 2);
+    });
+    return { body, state };
+  };
 
-      paused.resume();
-      const response = await answer;
-      expect(await response.json()).toEqual({
-        bytes: PIECES * PIECE_CHARS,
-        sha256: expected.digest('hex'),
-        length: String(PIECES * PIECE_CHARS),
-      });
-      expect(made).toBe(PIECES);
-    } finally {
-      slow.closeAllConnections();
-      await new Promise((ok) => slow.close(ok));
+  /** Waits until the server has the request and the writer has stopped making pieces. */
+  const untilStalled = async (state: { made: number }): Promise<IncomingMessage> => {
+    let seen = -1;
+    while (paused === undefined || state.made !== seen) {
+      seen = state.made;
+      await new Promise((ok) => setTimeout(ok, 200));
     }
+    return paused;
+  };
+
+  it('makes the pieces only as the socket takes them, and the body arrives whole once the server reads again', async () => {
+    const { body, state } = countedBody();
+    const answer = httpFetch(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, { method: 'POST', body });
+
+    const request = await untilStalled(state);
+    expect(state.made).toBeGreaterThan(0);
+    expect(state.made).toBeLessThan(PIECES / 2);
+
+    request.resume();
+    const response = await answer;
+    expect(await response.json()).toEqual({
+      bytes: PIECES * PIECE_CHARS,
+      sha256: state.expected.digest('hex'),
+      length: String(PIECES * PIECE_CHARS),
+    });
+    expect(state).toMatchObject({ made: PIECES, closed: true });
+  });
+
+  it('stops making pieces when the request is aborted while it waits for the socket', async () => {
+    const { body, state } = countedBody();
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const answer = httpFetch(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/`, {
+      method: 'POST',
+      body,
+      signal: controller.signal,
+    });
+
+    await untilStalled(state);
+    const madeBefore = state.made;
+    controller.abort(reason);
+    await expect(answer).rejects.toBe(reason);
+    await new Promise((ok) => setTimeout(ok, 100));
+    expect(state).toMatchObject({ made: madeBefore, closed: true });
   });
 });
