@@ -1,15 +1,64 @@
-// A request body as JSON text. Every Base64Data in the body's arrays and plain objects is left
-// out of JSON.stringify (a marker string stands in for it) and its base64 is put into the text
-// where the marker was: base64 needs no JSON escaping, so JSON.stringify need not scan it. The
-// result is a string, written to the socket as is (http-fetch.ts): building a Buffer here
-// instead made the worker's V8 run about twice as many full collections per letter (measured
-// with --trace-gc over 1 MB and 10 MB letters), which cost more than the copy it saved.
+// A request body as JSON text, in ASCII pieces made as the request is written. Every Base64Data
+// in the body's arrays and plain objects is left out of JSON.stringify (a marker string stands
+// in for it) and its base64 goes where the marker was: base64 needs no JSON escaping, so
+// JSON.stringify need not scan it. Neither the whole text nor a document's whole base64 is ever
+// one string: for a 10 MB PDF each was a fresh 13.7 MB string per call (~5 ms to encode, ~12 ms
+// to join), and those large objects drove the worker's old-generation collections. The pieces
+// are at most 64 Ki characters each, short-lived young-generation strings that http-fetch.ts
+// writes to the socket as they come (an earlier Buffer of the whole body made V8 run about
+// twice as many full collections per letter, measured with --trace-gc).
 // The text is ASCII only (non-ASCII characters as \uXXXX escapes, which JSON allows), so that
-// its UTF-8 bytes are its characters' one byte each: the socket takes it without UTF-8 encoding.
+// its bytes are its characters, one each: its length is its Content-Length, known before any
+// base64 is made, and the socket takes it as latin1 without UTF-8 encoding.
 import { randomUUID } from 'node:crypto';
+import { AsciiPiecesBody } from './ascii-pieces-body.js';
 import { Base64Data } from './base64-data.js';
 
-export function jsonText(value: unknown): string {
+/** The most characters in one piece of the text (the base64 pieces are this long too). */
+export const JSON_PIECE_CHARS = 64 * 1024;
+
+export class JsonText {
+  /** Characters, and bytes on the wire. */
+  readonly length: number;
+
+  /** `texts` has one more entry than `documents`: the JSON text before, between and after them. */
+  constructor(
+    private readonly texts: readonly string[],
+    private readonly documents: readonly Base64Data[],
+  ) {
+    let length = 0;
+    for (const text of texts) length += text.length;
+    for (const document of documents) length += document.base64Length;
+    this.length = length;
+  }
+
+  /** The text in pieces of at most JSON_PIECE_CHARS characters; each document's base64 is encoded as its pieces are asked for. */
+  *pieces(): Generator<string, void, undefined> {
+    for (const [index, text] of this.texts.entries()) {
+      for (let at = 0; at < text.length; at += JSON_PIECE_CHARS) yield text.slice(at, at + JSON_PIECE_CHARS);
+      yield* this.documents[index]?.base64Pieces() ?? [];
+    }
+  }
+
+  /** The whole text as one string: for short bodies (no documents, or small ones). */
+  toString(): string {
+    if (this.documents.length === 0) return this.texts[0] ?? '';
+    const parts: string[] = [];
+    for (const [index, text] of this.texts.entries()) parts.push(text, this.documents[index]?.toString() ?? '');
+    return parts.join('');
+  }
+}
+
+/**
+ * The body to send: a short text as one string (as cheap as a body can be: no document, or
+ * small ones), a longer one as a stream of its pieces whose length is known up front.
+ */
+export function jsonBody(value: unknown): string | AsciiPiecesBody {
+  const text = jsonText(value);
+  return text.length <= JSON_PIECE_CHARS ? text.toString() : new AsciiPiecesBody(text.length, () => text.pieces());
+}
+
+export function jsonText(value: unknown): JsonText {
   const documents: Base64Data[] = [];
   // A fresh marker per body: no text of the letter can hold it by chance.
   const nonce = randomUUID();
@@ -23,20 +72,20 @@ export function jsonText(value: unknown): string {
     return Object.fromEntries(Object.entries(field).map(([name, inner]) => [name, withMarkers(inner)]));
   };
   const text = asciiOnly(JSON.stringify(withMarkers(value)));
-  if (documents.length === 0) return text;
+  if (documents.length === 0) return new JsonText([text], []);
 
   // The markers appear in the order they were made (JSON.stringify keeps it), each inside quotes.
-  const pieces: string[] = [];
+  const texts: string[] = [];
   let from = 0;
-  documents.forEach((document, index) => {
+  documents.forEach((_document, index) => {
     const marker = markerOf(index);
     const at = text.indexOf(`"${marker}"`, from);
     if (at === -1) throw new Error('a document marker is missing from the JSON text');
-    pieces.push(text.slice(from, at + 1), document.toString()); // up to and with the opening quote, then the base64
-    from = at + 1 + marker.length; // the closing quote comes next
+    texts.push(text.slice(from, at + 1)); // up to and with the opening quote; the base64 comes next
+    from = at + 1 + marker.length; // then the closing quote
   });
-  pieces.push(text.slice(from));
-  return pieces.join('');
+  texts.push(text.slice(from));
+  return new JsonText(texts, documents);
 }
 
 /** JSON text with every character above U+007F as its \uXXXX escape (a pair for astral ones): the same JSON value. */

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
 import { type ApiFailure, classifyApiFailure } from './classify.js';
 import { SenderApiError } from './errors.js';
-import { jsonText } from './json-text.js';
+import { jsonBody } from './json-text.js';
 import { errorEnvelopeSchema } from './wire.js';
 
 export interface ApiCallEvent {
@@ -43,18 +43,15 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
   const report = (status: number | undefined, errorCode: string | undefined): void =>
     deps.onCall?.({ endpoint: request.endpoint, status, errorCode, durationMs: deps.clock() - started });
 
-  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-  if (request.body !== undefined) headers['content-type'] = 'application/json';
   let status: number | undefined;
   let retryAfter: string | undefined;
   let text: string | undefined;
   try {
     const response = await deps.fetch(joinUrl(deps.baseUrl, request.path), {
       method: request.method,
-      headers,
       redirect: 'manual',
       signal,
-      ...(request.body === undefined ? {} : { body: jsonText(request.body) }),
+      ...requestBody(request),
     });
     status = response.status;
     retryAfter = response.headers.get('retry-after') ?? undefined;
@@ -123,6 +120,20 @@ function fail(
   );
   report(failure.status, failure.errorCode);
   return error;
+}
+
+/**
+ * The headers and the JSON body (json-text.ts): a short one as a string, a longer one (with a
+ * document) as a stream of its pieces, with its length declared so that it is not sent chunked.
+ */
+function requestBody(request: ApiRequest): Pick<RequestInit, 'headers' | 'body' | 'duplex'> {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (request.body === undefined) return { headers };
+  headers['content-type'] = 'application/json';
+  const body = jsonBody(request.body);
+  if (typeof body === 'string') return { headers, body };
+  headers['content-length'] = String(body.byteLength);
+  return { headers, body, duplex: 'half' };
 }
 
 function joinUrl(base: URL, path: string): URL {

@@ -1,5 +1,7 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
+import { Base64Data } from '../../src/sender-api/base64-data.js';
 import { createSenderApiClient } from '../../src/sender-api/client.js';
 import type { SenderSession } from '../../src/sender-api/sender-session.js';
 import type { LetterInput } from '../../src/sender-api/wire.js';
@@ -85,6 +87,43 @@ describe('Sender API client letters', () => {
       kind: 'permanent',
       errorCode: 'EntityNotFound',
       endpoint: 'GET /api/v1/letters/{id}',
+    });
+  });
+});
+
+// A document large enough to go as a stream of base64 pieces (json-text.ts), through the client's
+// own fetch and through the global fetch (which reads the same body as a web stream).
+describe.each([
+  ['the default fetch', undefined],
+  ['the global fetch', ((input, init) => fetch(input, init)) satisfies typeof fetch],
+])('Sender API client letters with a large document, through %s', (_name, fetchOfTest) => {
+  let sandbox: TestSandbox;
+  beforeEach(async () => {
+    sandbox = await startTestSandbox();
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  it('submits the document whole: the API keeps its size and SHA-256', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(300_001), Buffer.from('\n%%EOF\n')]);
+    const api = createSenderApiClient({
+      baseUrl: sandbox.url,
+      clock: sandbox.clock.now,
+      timeoutMs: 5000,
+      logger: createLogger({ level: 'silent' }),
+      ...(fetchOfTest === undefined ? {} : { fetch: fetchOfTest }),
+    });
+    const acme = api.as(ACME);
+    const { id } = await acme.submit({
+      ...letter,
+      title: 'Grosse Rechnung “März”',
+      parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf', base64Data: new Base64Data(pdf) }],
+    });
+    const detail = await acme.getLetter(id);
+    expect({ title: detail.title, parts: (detail.parts ?? []).map((p) => [p.fileName, p.sizeBytes, p.sha256]) }).toEqual({
+      title: 'Grosse Rechnung “März”',
+      parts: [['big.pdf', pdf.length, createHash('sha256').update(pdf).digest('hex')]],
     });
   });
 });
