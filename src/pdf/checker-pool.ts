@@ -1,7 +1,7 @@
 // A bounded pool of checker threads (inspector-thread.ts). Each PDF is read in a thread with a
-// watch on the thread's V8 heap and, separately, its ArrayBuffers (decompressed streams live
-// there) and a wall-clock limit; a thread past a limit is terminated and replaced, and the PDF
-// is "too complex". A thread that
+// V8 heap limit (resourceLimits: V8 collects garbage before it gives up), a watch on the thread's
+// ArrayBuffers (decompressed streams live there, outside the heap limit) and a wall-clock limit;
+// a thread past a limit is terminated and replaced, and the PDF is "too complex". A thread that
 // dies for any other reason is a fault of ours: the promise rejects and the intake fails
 // (replayable), never a rejection.
 import { Worker } from 'node:worker_threads';
@@ -30,15 +30,6 @@ export class PdfCheckerError extends Error {
 }
 
 const MEMORY_POLL_MS = 20;
-/**
- * V8 sizes a heap whose limit is below 2 GiB as a small device's: it grows the old generation
- * by a smaller factor and collects it far more often. With the limit at the bound itself
- * (256 MB), a thread ran a full collection every few PDFs (CPU per 10 MB PDF, both threads:
- * about 25 ms, 16 ms at 2 GiB; bench/pdf-checker-cpu.ts). So the bound is the watch's, and
- * V8's own limit is only the backstop should the watch ever be late.
- */
-const FULL_GROWTH_HEAP_MB = 2048;
-const v8HeapLimitMb = (memoryMb: number): number => Math.max(FULL_GROWTH_HEAP_MB, 2 * memoryMb);
 /** A new thread loads pdf.js and pdf-lib before its first PDF; past this, something is wrong with us. */
 const THREAD_START_TIMEOUT_MS = 60_000;
 const MiB = 1024 * 1024;
@@ -59,7 +50,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   const spawn = async (): Promise<Worker> => {
     const worker = new Worker(options.threadEntry ?? THREAD_ENTRY, {
       execArgv: THREAD_EXEC_ARGV,
-      resourceLimits: { maxOldGenerationSizeMb: v8HeapLimitMb(options.memoryMb), maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       stdout: true,
       stderr: true,
     });
@@ -150,7 +141,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
       const watch = setInterval(() => {
         worker.getHeapStatistics().then(
           (s) => {
-            if (s.used_heap_size > options.memoryMb * MiB || s.external_memory > options.memoryMb * MiB) limitHit('memory');
+            if (s.external_memory > options.memoryMb * MiB) limitHit('memory');
           },
           () => undefined,
         );

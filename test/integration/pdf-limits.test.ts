@@ -2,6 +2,7 @@
 // huge object counts and a slow file each end within the limits as "too complex" or damaged
 // (PdfDamaged), never a crash or a hang; a thread that dies for another reason is our fault
 // (the promise rejects, the intake fails replayable) and the pool carries on.
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPdfChecker, type PdfChecker, PdfCheckerError } from '../../src/pdf/checker-pool.js';
 import { judgePdf } from '../../src/pdf/judge.js';
@@ -48,7 +49,34 @@ describe('hostile PDFs end within the limits', () => {
   );
 });
 
+/** `pages` pages of 40 lines of text each: valid, and heavy to read (every page is loaded and walked). */
+async function statementPdf(pages: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= pages; n += 1) {
+    const page = doc.addPage([595, 842]);
+    for (let line = 0; line < 40; line += 1)
+      page.drawText(`Statement page ${n}, line ${line}: 42,00 EUR`, { x: 56, y: 800 - line * 18, size: 11, font });
+  }
+  return Buffer.from(await doc.save());
+}
+
 describe('large but valid', () => {
+  it('a PDF whose reading comes near the memory bound is read, every time (garbage is collected, not counted)', async () => {
+    // 1,000 pages of text under a 64 MB bound: read whole, its garbage is far past the bound,
+    // what it keeps alive is not. A watch on the heap's size between collections judged it
+    // "too complex" three times in four.
+    const tight = createPdfChecker({ threads: 1, timeoutMs: TIMEOUT_MS, memoryMb: 64 });
+    try {
+      const pdf = await statementPdf(1000);
+      for (let round = 0; round < 4; round += 1) {
+        expect(await tight.inspect(pdf)).toMatchObject({ kind: 'opened', pages: 1000 });
+      }
+    } finally {
+      await tight.close();
+    }
+  }, 120_000);
+
   it('120,000 objects referenced from the catalog are read within the limits and accepted', async () => {
     const pdf = manyObjects(120_000);
     expect(pdf.length).toBeLessThan(10 * MiB);
