@@ -1,8 +1,8 @@
 // The deep PDF checks' cost per PDF: the inspector (src/pdf/inspect.ts, what a checker thread
 // runs) in this process over the bench's own PDFs (bench/padded-pdf.ts: one page plus an
 // incompressible stream, like a scanned letter), CPU time per PDF after one warm-up.
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { inspectPdf } from '../src/pdf/inspect.js';
+import { statementPdf } from '../test/helpers/pdf-samples.js';
 import { paddedPdf } from './padded-pdf.js';
 
 export interface PdfCost {
@@ -19,19 +19,9 @@ const CASES: readonly [string, () => Promise<Buffer>][] = [
   ['1 MB', async () => paddedPdf(1_000_000)],
   ['10 MB', async () => paddedPdf(10_000_000)],
   // Structure rather than bytes: every page is loaded and walked.
-  ['300 pages of text', () => pagesOfText(300)],
+  ['300 pages of text', () => statementPdf(300)],
 ];
 
-async function pagesOfText(pages: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let n = 1; n <= pages; n += 1) {
-    const page = doc.addPage([595, 842]);
-    for (let line = 0; line < 40; line += 1)
-      page.drawText(`Statement page ${n}, line ${line}: 42,00 EUR`, { x: 56, y: 800 - line * 18, size: 11, font });
-  }
-  return Buffer.from(await doc.save());
-}
 const RUNS = 5;
 
 export async function measurePdfCost(log: (line: string) => void): Promise<PdfCost[]> {

@@ -31,6 +31,18 @@ export async function save(doc: PDFDocument, objectStreams = false): Promise<Buf
 
 export const letterPdf = async (pages = 1): Promise<Buffer> => save(await letterDoc(pages));
 
+/** `pages` pages of 40 lines of text each: valid, and heavy to read (every page is loaded and walked). */
+export async function statementPdf(pages: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= pages; n += 1) {
+    const page = doc.addPage([595, 842]);
+    for (let line = 0; line < 40; line += 1)
+      page.drawText(`Statement page ${n}, line ${line}: 42,00 EUR`, { x: 56, y: 800 - line * 18, size: 11, font });
+  }
+  return Buffer.from(await doc.save());
+}
+
 function jsAction(doc: PDFDocument): PDFRef {
   return doc.context.register(doc.context.obj({ S: 'JavaScript', JS: PDFString.of("app.alert('hello');") }));
 }

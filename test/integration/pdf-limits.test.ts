@@ -2,12 +2,11 @@
 // huge object counts and a slow file each end within the limits as "too complex" or damaged
 // (PdfDamaged), never a crash or a hang; a thread that dies for another reason is our fault
 // (the promise rejects, the intake fails replayable) and the pool carries on.
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPdfChecker, type PdfChecker, PdfCheckerError } from '../../src/pdf/checker-pool.js';
 import { judgePdf } from '../../src/pdf/judge.js';
 import { deepNesting, hugeArray, manyObjects, metadataBomb, objectStreamBomb } from '../helpers/pdf-bombs.js';
-import { letterPdf } from '../helpers/pdf-samples.js';
+import { letterPdf, statementPdf } from '../helpers/pdf-samples.js';
 
 const TIMEOUT_MS = 20_000; // generous: this machine is shared; the slow-file case below uses its own
 const MEMORY_MB = 128; // reached sooner than the default 256 MB: the bombs inflate far past either
@@ -48,18 +47,6 @@ describe('hostile PDFs end within the limits', () => {
     120_000,
   );
 });
-
-/** `pages` pages of 40 lines of text each: valid, and heavy to read (every page is loaded and walked). */
-async function statementPdf(pages: number): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let n = 1; n <= pages; n += 1) {
-    const page = doc.addPage([595, 842]);
-    for (let line = 0; line < 40; line += 1)
-      page.drawText(`Statement page ${n}, line ${line}: 42,00 EUR`, { x: 56, y: 800 - line * 18, size: 11, font });
-  }
-  return Buffer.from(await doc.save());
-}
 
 describe('large but valid', () => {
   it('a PDF whose reading comes near the memory bound is read, every time (garbage is collected, not counted)', async () => {
