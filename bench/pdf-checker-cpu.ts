@@ -7,12 +7,14 @@
 //   npm exec -- tsx bench/pdf-checker-cpu.ts [--bytes 10000000] [--runs 40]
 import { parseArgs } from 'node:util';
 import { createPdfChecker } from '../src/pdf/checker-pool.js';
+import { growHeapsAsAServer } from '../src/runtime/heap-growth.js';
 import { paddedPdf } from './padded-pdf.js';
 import { mean, quantile } from './stats.js';
 
 const { values } = parseArgs({ options: { bytes: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '40' } } });
 const pdf = paddedPdf(Number(values.bytes));
 const runs = Number(values.runs);
+growHeapsAsAServer(); // as the worker process does
 const checker = createPdfChecker({ threads: 1, timeoutMs: 10_000, memoryMb: 256 });
 await checker.warm();
 

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { checkPdfs } from '../src/pdf/check-pdfs.js';
 import { createPdfChecker } from '../src/pdf/checker-pool.js';
+import { growHeapsAsAServer } from '../src/runtime/heap-growth.js';
 import { freePort } from '../src/runtime/redis.js';
 import { createSenderApiClient } from '../src/sender-api/index.js';
 import { loadSenderDirectory } from '../src/senders/directory.js';
@@ -57,6 +58,7 @@ const sandbox = await startRole(
 const logger = pino({ level: 'warn' });
 const directory = loadSenderDirectory(sendersFile, process.env);
 const client = createSenderApiClient({ baseUrl: `http://127.0.0.1:${sandboxPort}`, clock: Date.now, timeoutMs: 30_000, logger });
+growHeapsAsAServer(); // as the worker process does
 const checker = strict ? createPdfChecker({ threads: 1, timeoutMs: 10_000, memoryMb: 256 }) : undefined;
 
 try {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPdfChecker, type PdfChecker, PdfCheckerError } from '../../src/pdf/checker-pool.js';
 import { judgePdf } from '../../src/pdf/judge.js';
+import { growHeapsAsAServer } from '../../src/runtime/heap-growth.js';
 import { deepNesting, hugeArray, manyObjects, metadataBomb, objectStreamBomb } from '../helpers/pdf-bombs.js';
 import { letterPdf, statementPdf } from '../helpers/pdf-samples.js';
 
@@ -16,6 +17,7 @@ let checker: PdfChecker;
 let letter: Buffer;
 
 beforeAll(async () => {
+  growHeapsAsAServer(); // as the worker process reads PDFs
   checker = createPdfChecker({ threads: 1, timeoutMs: TIMEOUT_MS, memoryMb: MEMORY_MB });
   letter = await letterPdf();
   await checker.inspect(letter);
