@@ -15,6 +15,7 @@ import { createAuthenticator } from '../smtp/authenticator.js';
 import { startMimeWalk } from '../smtp/mime-walk.js';
 import { startListener } from '../smtp/server.js';
 import { required } from './context.js';
+import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
@@ -29,6 +30,7 @@ export function resolverFor(config: Config): DnsResolver {
 
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
+  growHeapsAsAServer();
   const log = ctx.logger.child({ role: 'smtp' });
   const registered = loadRegisteredAddresses(required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders'));
   const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
