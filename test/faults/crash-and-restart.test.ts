@@ -271,6 +271,47 @@ describe('the listener killed', () => {
     expectOneLetterEach(titles, await settled(gw.store, [delivered.intakeId]));
   });
 
+  it('after the raw store committed the message, before Redis recorded it: no 250, an orphan blob only; the re-sent message becomes one letter', async () => {
+    const gw = await gateway();
+    const listener = await gw.start('smtp');
+    const { titles, raws } = await letters('Listener killed between the raw store and Redis', 1);
+    const [raw] = raws;
+    if (raw === undefined) throw new Error('no letter');
+
+    const { client } = await SmtpClient.open(gw.port);
+    await client.command(`EHLO ${FIXTURE_SESSION.helo}`);
+    expect((await client.command('MAIL FROM:<bounce@acme.example>')).code).toBe(250);
+    expect((await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`)).code).toBe(250);
+    expect((await client.command('DATA')).code).toBe(354);
+    // Redis stalls: the listener commits the blob at the end of DATA, then waits on Redis for the record.
+    redis.pause();
+    let reply: Promise<{ code: number; text: string }> | undefined;
+    try {
+      const stuffed = dotStuff(raw).toString('latin1');
+      reply = client.command(stuffed.endsWith('\r\n') ? `${stuffed}.` : `${stuffed}\r\n.`); // command() adds the CRLF
+      await waitFor(async () => (await blobsIn(gw.rawStore)).committed.length === 1, 10_000);
+      await listener.stop('SIGKILL');
+    } finally {
+      redis.resume();
+    }
+    expect(await reply).toEqual({ code: 0, text: '(connection closed)' });
+    await client.quit();
+    // Nothing was promised and nothing was recorded: the committed blob is an orphan, which the
+    // raw-store sweep deletes after RAW_STORE_ORPHAN_AFTER_MS (housekeeping's own tests).
+    const [orphan] = (await blobsIn(gw.rawStore)).committed;
+    expect(await storedKeys(gw)).toEqual([`blob:${orphan}`]);
+    expect(await gw.queue.getJobCounts()).toMatchObject({ waiting: 0, active: 0, delayed: 0, completed: 0, failed: 0 });
+
+    await gw.start('smtp');
+    await gw.start('worker');
+    const delivered = await deliver(gw.port, raw);
+    expect(delivered.refusals).toEqual([]);
+    const rawKey = (await gw.store.get(delivered.intakeId))?.rawKey ?? 'no raw key';
+    expect(rawKey).not.toBe(orphan);
+    expect((await storedKeys(gw)).sort()).toEqual([`blob:${orphan}`, `blob:${rawKey}`, gw.store.keys.record(delivered.intakeId)].sort());
+    expectOneLetterEach(titles, await settled(gw.store, [delivered.intakeId]));
+  });
+
   it('with 30 clients in flight: every 250 is stored and queued; the rest, re-sent, end as one letter each', async () => {
     const gw = await gateway();
     const listener = await gw.start('smtp');
