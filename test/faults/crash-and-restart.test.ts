@@ -297,7 +297,9 @@ describe('the listener killed', () => {
     expect(await reply).toEqual({ code: 0, text: '(connection closed)' });
     await client.quit();
     // Nothing was promised. The record may or may not exist: a command the listener had written
-    // before it died is still run by Redis once it answers again. Either way no job was queued, and
+    // before it died is still run by Redis once it answers again (an EVALSHA of the record script
+    // is; on a Redis that has not loaded the script yet, its EVAL fallback is never sent: run
+    // alone, this test sees no record; after the others, a record). Either way no job was queued, and
     // the record (if any) is `received`, pointing at the committed blob; a `received` record
     // without a job expires after a day, a blob no record points at is the raw-store sweep's.
     const [first] = (await blobsIn(gw.rawStore)).committed;
