@@ -228,6 +228,16 @@ async function letters(label: string, count: number, paddingBytes = 0): Promise<
   return { titles, raws: await Promise.all(titles.map((title) => signedLetter({ title, pdf: pdf(title) }))) };
 }
 
+/** A client the listener has told 354: what it sends next is the message. */
+async function atData(port: number): Promise<SmtpClient> {
+  const { client } = await SmtpClient.open(port);
+  await client.command(`EHLO ${FIXTURE_SESSION.helo}`);
+  expect((await client.command('MAIL FROM:<bounce@acme.example>')).code).toBe(250);
+  expect((await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`)).code).toBe(250);
+  expect((await client.command('DATA')).code).toBe(354);
+  return client;
+}
+
 /** Records under the gateway's prefix and committed blobs in its raw store (as `blob:<key>`), whatever their ids. */
 async function storedKeys(gw: Gateway): Promise<string[]> {
   const records = await reader.keys(gw.store.keys.record('*'));
@@ -245,11 +255,7 @@ describe('the listener killed', () => {
     const [raw] = raws;
     if (raw === undefined) throw new Error('no letter');
 
-    const { client } = await SmtpClient.open(gw.port);
-    await client.command(`EHLO ${FIXTURE_SESSION.helo}`);
-    expect((await client.command('MAIL FROM:<bounce@acme.example>')).code).toBe(250);
-    expect((await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`)).code).toBe(250);
-    expect((await client.command('DATA')).code).toBe(354);
+    const client = await atData(gw.port);
     const stuffed = dotStuff(raw);
     // Two thirds of the message and no terminating dot: the only reply that can come is the connection closing.
     const reply = client.command(stuffed.subarray(0, Math.floor((stuffed.length * 2) / 3)).toString('latin1'));
@@ -271,18 +277,14 @@ describe('the listener killed', () => {
     expectOneLetterEach(titles, await settled(gw.store, [delivered.intakeId]));
   });
 
-  it('after the raw store committed the message, before Redis recorded it: no 250, an orphan blob only; the re-sent message becomes one letter', async () => {
+  it('after the raw store committed the message, before Redis answered: no 250, no job; the re-sent message becomes one letter', async () => {
     const gw = await gateway();
     const listener = await gw.start('smtp');
     const { titles, raws } = await letters('Listener killed between the raw store and Redis', 1);
     const [raw] = raws;
     if (raw === undefined) throw new Error('no letter');
 
-    const { client } = await SmtpClient.open(gw.port);
-    await client.command(`EHLO ${FIXTURE_SESSION.helo}`);
-    expect((await client.command('MAIL FROM:<bounce@acme.example>')).code).toBe(250);
-    expect((await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`)).code).toBe(250);
-    expect((await client.command('DATA')).code).toBe(354);
+    const client = await atData(gw.port);
     // Redis stalls: the listener commits the blob at the end of DATA, then waits on Redis for the record.
     redis.pause();
     let reply: Promise<{ code: number; text: string }> | undefined;
