@@ -1,4 +1,4 @@
-// The worker process grows its heaps as a server's (src/runtime/heap-growth.ts): a thread with a
+// The listener and the worker grow their heaps as a server's (src/runtime/heap-growth.ts): a thread with a
 // checker's heap limit then collects its old generation far less often for the same work. This
 // fails if V8 ignores the flag (a misspelt name, a V8 that dropped it): setFlagsFromString does
 // not say so itself.
