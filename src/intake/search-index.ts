@@ -43,16 +43,16 @@ export class IntakeSearch {
     return `${this.prefix}:find:${kind}:${value}`;
   }
 
-  /** A new intake: findable by its Message-ID and From from now on. */
-  async created(intake: NewIntake, now: number): Promise<void> {
-    const keys = [this.key('mid', normalizeMessageId(intake.messageId)), this.key('from', intake.from.toLowerCase())];
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) {
-      pipeline.zadd(key, now, intake.intakeId);
-      pipeline.zremrangebyscore(key, '-inf', now - this.keepMs);
-      pipeline.pexpire(key, this.keepMs);
-    }
-    await pipeline.exec();
+  /**
+   * The index entries a new intake adds, written by the record's CREATE script in the same
+   * command (store-scripts.ts): a sorted set per key, scored by time received, trimmed to and
+   * expiring after `keepMs`.
+   */
+  createdEntries(intake: NewIntake): { readonly keys: readonly [string, string]; readonly keepMs: number } {
+    return {
+      keys: [this.key('mid', normalizeMessageId(intake.messageId)), this.key('from', intake.from.toLowerCase())],
+      keepMs: this.keepMs,
+    };
   }
 
   /** The letter id checkpoint: the intake becomes findable by its letter. */

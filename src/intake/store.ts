@@ -73,23 +73,22 @@ export class IntakeStore {
    */
   async create(intake: NewIntake, message: { headers: string; body: StoredBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
-    // Sent together with the record (same connection, one round trip); a re-delivery re-adds the same ids.
-    const [result] = await Promise.all([
-      CREATE(
-        this.redis,
-        this.keys.record(intake.intakeId),
-        this.keys.stateIndex('received'),
-        this.keys.stateIndex('failed'),
-        this.blobKeys.blobs,
-        String(now),
-        intake.intakeId,
-        String(UNFINISHED_TTL_MS),
-        message.body.blobKey,
-        message.headers,
-        ...fields,
-      ),
-      this.search.created(intake, now),
-    ]);
+    const index = this.search.createdEntries(intake);
+    const result = await CREATE(
+      this.redis,
+      this.keys.record(intake.intakeId),
+      this.keys.stateIndex('received'),
+      this.keys.stateIndex('failed'),
+      this.blobKeys.blobs,
+      ...index.keys,
+      String(now),
+      intake.intakeId,
+      String(UNFINISHED_TTL_MS),
+      message.body.blobKey,
+      message.headers,
+      String(index.keepMs),
+      ...fields,
+    );
     if (result === 'created') return { created: true };
     if (Array.isArray(result) && result[0] === 'requeued') {
       const letterId: unknown = result[1];

@@ -62,6 +62,36 @@ describe('the intake store', () => {
     });
   });
 
+  it('indexes an intake by Message-ID and From for as long as the longest-kept record, newest first, dropping older entries', async () => {
+    // Records kept three days (longer than a `received` record's day): so are the index entries.
+    const keepMs = 3 * 24 * 3600 * 1000;
+    const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: keepMs }, rawStore);
+    const fromKey = `${prefix}:find:from:indexed@acme.example`;
+    const first = { ...intake('inindexed000000000000001'), from: 'Indexed@acme.example', messageId: '<First@acme.example>' };
+    const second = { ...intake('inindexed000000000000002'), from: 'indexed@acme.example' };
+    await store.create(first, { headers: '', body: UNREAD_BLOB }, 1000);
+    await store.create(second, { headers: '', body: UNREAD_BLOB }, 2000);
+    expect(await store.search.find('first@ACME.example')).toEqual(['first@ACME.example', first.intakeId]);
+    expect(await store.search.find('indexed@acme.example')).toEqual(['indexed@acme.example', second.intakeId, first.intakeId]);
+    const ttl = await redis.pttl(fromKey);
+    expect(ttl).toBeGreaterThan(keepMs - 60_000);
+    expect(ttl).toBeLessThanOrEqual(keepMs);
+
+    // Three days after the first, a third intake from the same address: the first's entry is gone.
+    const third = { ...intake('inindexed000000000000003'), from: 'indexed@acme.example' };
+    await store.create(third, { headers: '', body: UNREAD_BLOB }, 1000 + keepMs + 1);
+    expect(await store.search.find('indexed@acme.example')).toEqual(['indexed@acme.example', third.intakeId, second.intakeId]);
+
+    // A re-delivery of the first finds its record and is indexed again, at its new time.
+    expect(await store.create(first, { headers: '', body: UNREAD_BLOB }, 1000 + keepMs + 2)).toMatchObject({ created: false });
+    expect(await store.search.find('indexed@acme.example')).toEqual([
+      'indexed@acme.example',
+      first.intakeId,
+      third.intakeId,
+      second.intakeId,
+    ]);
+  });
+
   it('lets a record that was never confirmed queued expire, and keeps a queued one', async () => {
     await store.create(intake('inspool00000000000000003'), { headers: '', body: UNREAD_BLOB }, 1);
     expect(await redis.pttl(store.keys.record('inspool00000000000000003'))).toBeGreaterThan(0);
