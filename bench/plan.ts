@@ -60,7 +60,7 @@ export const PLANS: Readonly<Record<BenchPlan['name'], BenchPlan>> = {
     workerConcurrency: 4,
     drain: {
       workers: [1, 2],
-      messages: { '10KB': 1500, '1MB': 200, '10MB': 24 },
+      messages: { '10KB': 3000, '1MB': 400, '10MB': 60 },
       warmUpPerWorker: { '10KB': 300, '1MB': 40, '10MB': 6 },
     },
     e2eWorkers: 2,
