@@ -62,9 +62,12 @@ export class IntakeSearch {
 
   /** A state change: the letter id becomes searchable; an end is counted by state and reason. */
   async changed(intakeId: string, to: IntakeState, update: IntakeUpdate, now: number): Promise<void> {
+    const ended = to === 'submitted' || to === 'rejected' || to === 'failed';
+    // Most changes (received → queued → processing) index nothing: no pipeline to build.
+    if (update.letterId === undefined && !ended) return;
     const pipeline = this.redis.pipeline();
     if (update.letterId !== undefined) pipeline.set(this.key('letter', update.letterId), intakeId, 'PX', this.keepMs);
-    if (to === 'submitted' || to === 'rejected' || to === 'failed') {
+    if (ended) {
       const pair = `${to}:${update.reasonCode ?? update.errorCode ?? 'none'}`;
       const key = `${this.prefix}:ended:${pair}`;
       pipeline.zadd(key, now, intakeId);
@@ -72,7 +75,7 @@ export class IntakeSearch {
       pipeline.pexpire(key, ENDED_KEEP_MS);
       pipeline.sadd(`${this.prefix}:ended`, pair);
     }
-    if (pipeline.length > 0) await pipeline.exec();
+    await pipeline.exec();
   }
 
   /** Intake ids matching a Message-ID, a From address, a letter id or an intake id, newest first. */
