@@ -1,7 +1,7 @@
 // Small lookup indexes beside the intake records, so an operator finds one message among
 // thousands: by Message-ID, by From address, by letter id (the intake id is the record's key),
-// and how many intakes ended in each state and reason lately. Written by IntakeStore where it
-// creates and moves records; an entry whose record expired is skipped when read, and every
+// and how many intakes ended in each state and reason lately. Written by IntakeStore: a new
+// intake's entries by its record's CREATE script, the rest where it moves records; an entry whose record expired is skipped when read, and every
 // index key expires with the records it points to.
 //
 //   <prefix>:find:mid:<message-id>   sorted set of intake ids by time received
