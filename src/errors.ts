@@ -165,3 +165,14 @@ export const WORKER_FAILURES = {
 } as const;
 
 export type WorkerFailure = keyof typeof WORKER_FAILURES;
+
+/**
+ * Why a notice ended without its own processor saying so (notices/notice-sweep.ts): a stable code
+ * in the logs and the operator alert metric; the notice entry carries the job's reason.
+ */
+export const NOTICE_FAILURES = {
+  NoticeAbandoned:
+    'The queue gave up on the notice outside its checkpoints (it stalled too often, or failed unexpectedly on its last attempt).',
+} as const;
+
+export type NoticeFailure = keyof typeof NOTICE_FAILURES;

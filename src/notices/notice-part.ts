@@ -1,5 +1,6 @@
 // The notices' share of the worker role: the queue the intake processor hands outcomes to, and
-// the BullMQ worker on "notices" that sends them through the relay (NOTICE_SMTP_URL).
+// the BullMQ worker on "notices" that sends them through the relay (NOTICE_SMTP_URL), and the
+// sweep for notices their failed job left unfinished.
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -9,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { createNoticeProcessor } from './deliver.js';
 import { NoticeLedger } from './ledger.js';
+import { type EndedNotice, sweepAbandonedNotices } from './notice-sweep.js';
 import { createNoticeQueue, NOTICE_QUEUE, type NoticeJobData, type NoticeOutcomes, noticesFor } from './queue.js';
 import { createRelay } from './relay.js';
 
@@ -24,6 +26,8 @@ export interface NoticePartDeps {
 
 export interface NoticePart {
   readonly notices: NoticeOutcomes;
+  /** One sweep for notices whose job failed and left them unfinished (notice-sweep.ts). */
+  sweepAbandoned(): Promise<EndedNotice[]>;
   ready(): Promise<void>;
   /** Waits up to `graceMs` for notices being sent, then leaves them to their checkpoints. */
   close(graceMs: number): Promise<void>;
@@ -71,6 +75,7 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
       logger,
       observer: deps.observer,
     }),
+    sweepAbandoned: () => sweepAbandonedNotices({ queue, ledger, store: deps.store, clock: deps.clock, logger, observer: deps.observer }),
     async ready() {
       await Promise.all([worker.waitUntilReady(), queue.waitUntilReady()]);
       logger.info({ event: 'notices.ready', relay: relayName }, 'notices ready');

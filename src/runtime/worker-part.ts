@@ -1,5 +1,5 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
-// client, the sweep for intakes whose job no longer runs, and the raw store's housekeeping
+// client, the sweeps for intakes and notices whose job no longer runs, and the raw store's housekeeping
 // (orphans, retention), over the role's own connections.
 import { type Job, Worker } from 'bullmq';
 import { redisBlobIndex } from '../intake/blob-index.js';
@@ -13,10 +13,11 @@ import type { SenderDirectory } from '../senders/directory.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
-import { startReconciler } from '../worker/reconciler.js';
+import { reconcileOnce } from '../worker/reconciler.js';
 import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
+import { startPeriodic } from './periodic.js';
 import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
@@ -85,9 +86,24 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const running = worker;
   await running.waitUntilReady();
   await notices.ready();
-  const sweeper = startReconciler(
-    { store, queue, clock: ctx.clock, logger, observer: ctx.observer, notices: notices.notices, ageMs: config.worker.sweepAgeMs },
+  const intakeSweep = startPeriodic(
+    () =>
+      reconcileOnce({
+        store,
+        queue,
+        clock: ctx.clock,
+        logger,
+        observer: ctx.observer,
+        notices: notices.notices,
+        ageMs: config.worker.sweepAgeMs,
+      }),
     config.worker.sweepIntervalMs,
+    (err) => logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
+  );
+  const noticeSweep = startPeriodic(
+    () => notices.sweepAbandoned(),
+    config.worker.sweepIntervalMs,
+    (err) => logger.error({ err, event: 'notices.sweep_error' }, 'the sweep for abandoned notices failed'),
   );
   const housekeeping = startHousekeeping({
     store: ctx.rawStore,
@@ -111,7 +127,8 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         running.cancelAllJobs('shutting down');
         await within(config.worker.closeTimeoutMs);
       }
-      await sweeper.stop();
+      await intakeSweep.stop();
+      await noticeSweep.stop();
       await housekeeping.stop();
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await notices.close(config.worker.closeTimeoutMs);

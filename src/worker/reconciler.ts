@@ -1,7 +1,7 @@
 // The record's fate must not depend on catching an event: BullMQ fails some jobs on its own,
 // inside Redis (stalled too often), where no processor and no worker callback sees it, and a
 // queue-events reader misses whatever happened while it was not listening. So each worker
-// sweeps, at start and then periodically: every intake `queued` or `processing` for longer than
+// sweeps, at start and then periodically (runtime/worker-part.ts): every intake `queued` or `processing` for longer than
 // a bound is checked against its job; one whose job will never end it (failed set, finished
 // without recording, gone) is failed, replayable, and raises the operator alert.
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
@@ -66,33 +66,4 @@ async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[num
   deps.observer.operatorAlert(fate.errorCode);
   await deps.notices.onOutcome(intakeId, 'failed', undefined);
   return true;
-}
-
-export interface Reconciler {
-  stop(): Promise<void>;
-}
-
-/** Sweeps now and every `intervalMs` until stopped; a sweep's error is logged and the next one runs. */
-export function startReconciler(deps: ReconcilerDeps, intervalMs: number): Reconciler {
-  let running: Promise<void> | undefined;
-  const sweep = (): void => {
-    if (running !== undefined) return; // the previous sweep is still going
-    running = reconcileOnce(deps)
-      .then(
-        () => undefined,
-        (err: unknown) => deps.logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  sweep();
-  const timer = setInterval(sweep, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
 }

@@ -235,7 +235,7 @@ function ruleTests(): unknown {
             {
               exp_labels: { severity: 'page', errorCode: 'InvalidCredentials' },
               exp_annotations: {
-                summary: 'Intakes fail with InvalidCredentials: an operator must act',
+                summary: 'InvalidCredentials: an operator must act',
                 runbook: runbook('LetterIntakeOperatorAlert'),
               },
             },

@@ -2,7 +2,7 @@
 // (stalled too often) and a job can vanish, while nobody listens. Every worker sweeps at start
 // and periodically; an intake queued or processing past the bound whose job will never end it
 // is failed, replayable, with an operator alert. Intakes whose job lives are left alone.
-import { Queue, Worker } from 'bullmq';
+import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/intake/queue.js';
@@ -13,6 +13,7 @@ import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { abandonByStalling } from '../helpers/stalled-job.js';
 
 const redis = connectTestRedis();
 const prefixes: string[] = [];
@@ -62,30 +63,6 @@ async function intakeIn(
   if (job) await queue.add('intake', { intakeId: id, from: 'a@b.example', sizeBytes: 1 }, intakeJobOptions(id, 1));
 }
 
-/** A worker takes the job and dies with it; the next worker's stalled-job check gives up on it (maxStalledCount 0). */
-async function abandonByStalling(env: ReturnType<typeof setup>, id: string) {
-  const { prefix, queue } = env;
-  const dying = new Worker(INTAKE_QUEUE, () => new Promise(() => {}), {
-    connection: redis.duplicate({ maxRetriesPerRequest: null }),
-    prefix,
-    lockDuration: 1000,
-    stalledInterval: 300,
-  });
-  for (let i = 0; i < 100 && (await queue.getJobState(id)) !== 'active'; i += 1) await new Promise((r) => setTimeout(r, 20));
-  await dying.close(true);
-  await redis.del(`${prefix}:${INTAKE_QUEUE}:${id}:lock`); // as if its process had died: no one renews the lock
-  await redis.del(`${prefix}:${INTAKE_QUEUE}:stalled-check`);
-  const strict = new Worker(INTAKE_QUEUE, async () => 'never', {
-    connection: redis.duplicate({ maxRetriesPerRequest: null }),
-    prefix,
-    maxStalledCount: 0,
-    stalledInterval: 300,
-    lockDuration: 1000,
-  });
-  for (let i = 0; i < 200 && (await queue.getJobState(id)) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 25));
-  await strict.close();
-}
-
 function alertRecorder(): IntakeObserver & { alerts: string[] } {
   const alerts: string[] = [];
   return { ...silentObserver, alerts, operatorAlert: (code) => alerts.push(code) };
@@ -96,7 +73,7 @@ describe('a worker starting after BullMQ gave up on a job', () => {
     const env = setup();
     const id = 'inunfinished000000000000001';
     await intakeIn(env, id, 'processing', Date.now() - 60_000);
-    await abandonByStalling(env, id);
+    await abandonByStalling(redis, env.queue, env.prefix, id);
     expect(await env.queue.getJobState(id)).toBe('failed');
 
     const observer = alertRecorder();
