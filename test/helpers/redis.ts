@@ -1,6 +1,7 @@
 // Real Redis for tests: the machine's server (or TEST_REDIS_URL), a fresh random prefix per test.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { IntakeStore } from '../../src/intake/store.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -22,4 +23,19 @@ export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+}
+
+/** A file's fresh prefixes, each with an intake store on `redis`; `dropAll` (in afterAll) deletes their keys. */
+export function freshStores(redis: Redis) {
+  const used: string[] = [];
+  return {
+    next() {
+      const prefix = randomPrefix();
+      used.push(prefix);
+      return { prefix, store: new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }) };
+    },
+    async dropAll() {
+      for (const prefix of used) await dropPrefix(redis, prefix);
+    },
+  };
 }

@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { intakeKeys } from '../../src/intake/keys.js';
 import type { NoticeKind, NoticeState } from '../../src/intake/notice-fields.js';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
-import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { ABSENT, NoticeLedger } from '../../src/notices/ledger.js';
 import { sweepAbandonedNotices } from '../../src/notices/notice-sweep.js';
@@ -17,27 +16,24 @@ import { NOTICE_QUEUE, type NoticeJobData, noticeJobId, noticeJobOptions, notice
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { connectTestRedis, freshStores } from '../helpers/redis.js';
 import { abandonByStalling } from '../helpers/stalled-job.js';
 
 const redis = connectTestRedis();
-const prefixes: string[] = [];
+const stores = freshStores(redis);
 const queues: Queue[] = [];
 
 afterAll(async () => {
   for (const queue of queues) await queue.close();
-  for (const prefix of prefixes) await dropPrefix(redis, prefix);
+  await stores.dropAll();
   redis.disconnect();
 });
 
 function setup() {
-  const prefix = randomPrefix();
-  prefixes.push(prefix);
-  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
+  const { prefix, store } = stores.next();
   const queue = new Queue<NoticeJobData>(NOTICE_QUEUE, { connection: redis, prefix });
   queues.push(queue);
-  const ledger = new NoticeLedger(redis, prefix);
-  return { prefix, store, queue, ledger };
+  return { prefix, store, queue, ledger: new NoticeLedger(redis, prefix) };
 }
 
 type Env = ReturnType<typeof setup>;

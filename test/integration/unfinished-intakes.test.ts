@@ -7,28 +7,24 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/intake/queue.js';
 import type { IntakeState } from '../../src/intake/record.js';
-import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { connectTestRedis, freshStores } from '../helpers/redis.js';
 import { abandonByStalling } from '../helpers/stalled-job.js';
 
 const redis = connectTestRedis();
-const prefixes: string[] = [];
+const stores = freshStores(redis);
 
 afterAll(async () => {
-  for (const prefix of prefixes) await dropPrefix(redis, prefix);
+  await stores.dropAll();
   redis.disconnect();
 });
 
 function setup() {
-  const prefix = randomPrefix();
-  prefixes.push(prefix);
-  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
-  const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
-  return { prefix, store, queue };
+  const { prefix, store } = stores.next();
+  return { prefix, store, queue: new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix }) };
 }
 
 /** A record that entered `state` at `at` (ms since the epoch), with its job unless `job` is false. */
