@@ -6,7 +6,7 @@
 // alert. The entry's checkpoints decide how it ends (abandonedEnd); a finished one is left alone.
 import type { Job, Queue } from 'bullmq';
 import { NOTICE_FAILURES } from '../errors.js';
-import type { NoticeKind, NoticeState } from '../intake/notice-fields.js';
+import { isNoticeKind, type NoticeKind, type NoticeState } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
@@ -62,6 +62,7 @@ export async function sweepAbandonedNotices(deps: NoticeSweepDeps): Promise<Ende
 
 async function endIfUnfinished(deps: NoticeSweepDeps, job: Job<NoticeJobData>): Promise<EndedNotice | undefined> {
   const { intakeId, kind } = job.data;
+  if (typeof intakeId !== 'string' || !isNoticeKind(kind)) return undefined; // not a job this gateway made
   const record = await deps.store.get(intakeId);
   if (record === undefined) return undefined; // expired with its intake
   const entry = record.notices?.[kind];
