@@ -12,7 +12,7 @@ import { type IntakeObserver, silentObserver } from '../../src/intake/observer.j
 import { createLogger } from '../../src/log.js';
 import { ABSENT, NoticeLedger } from '../../src/notices/ledger.js';
 import { sweepAbandonedNotices } from '../../src/notices/notice-sweep.js';
-import { NOTICE_QUEUE, type NoticeJobData, noticeJobId, noticeJobOptions, noticesFor } from '../../src/notices/queue.js';
+import { NOTICE_QUEUE, type NoticeJobData, noticeJobId, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
@@ -85,7 +85,12 @@ async function advance(env: Env, id: string, kind: NoticeKind, state: NoticeStat
 
 /** A notice job whose processor throws an unexpected error on its only attempt. */
 async function failByProcessorError(env: Env, id: string, kind: NoticeKind): Promise<void> {
-  await env.queue.add('notice', { intakeId: id, kind }, noticeJobOptions(id, kind, 1));
+  await failJob(env, noticeJobId(id, kind), { intakeId: id, kind });
+}
+
+/** Adds a job with `data` (one attempt) and has a processor throw an unexpected error on it. */
+async function failJob(env: Env, jobId: string, data: unknown): Promise<void> {
+  await env.queue.add('notice', data as NoticeJobData, { jobId, attempts: 1 });
   const throwing = new Worker(
     NOTICE_QUEUE,
     async () => {
@@ -93,7 +98,6 @@ async function failByProcessorError(env: Env, id: string, kind: NoticeKind): Pro
     },
     { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix: env.prefix },
   );
-  const jobId = noticeJobId(id, kind);
   for (let i = 0; i < 200 && (await env.queue.getJobState(jobId)) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 25));
   await throwing.close();
   expect(await env.queue.getJobState(jobId)).toBe('failed');
@@ -195,7 +199,7 @@ describe('one sweep of the notices’ failed jobs', () => {
     expect(observer.alerts).toHaveLength(3);
   });
 
-  it('looks back no further than its bound, and not at notices whose record is gone', async () => {
+  it('looks back no further than its bound, and not at notices whose record is gone or jobs that are not notices', async () => {
     const env = setup();
     const old = 'innoticesweep00000000000010';
     const gone = 'innoticesweep00000000000011';
@@ -205,6 +209,9 @@ describe('one sweep of the notices’ failed jobs', () => {
       await failByProcessorError(env, id, 'failed');
     }
     await redis.del(intakeKeys(env.prefix).record(gone));
+    // and two failed jobs that are not notices of this gateway: the sweep passes over them
+    await failJob(env, 'not-a-notice-1', { something: 'else' });
+    await failJob(env, 'not-a-notice-2', { intakeId: old, kind: 'postcard' });
     const observer = alertRecorder();
     const inTwoDays = () => Date.now() + 2 * 24 * 3600_000;
     const deps = { queue: env.queue, ledger: env.ledger, store: env.store, logger, observer };
