@@ -5,6 +5,7 @@ import { IntakeError } from '../errors.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
+import { replayIntake } from './replay.js';
 import { requeueJob } from './requeue.js';
 import type { IntakeStore } from './store.js';
 
@@ -52,20 +53,20 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
 async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   const { intakeId } = intake;
   const created = await deps.store.create(intake, { headers: message.headers, body: await message.body() }, deps.clock());
+  if (!created.created && created.requeue) {
+    // The intake had failed: queued anew as a replay does it, the record first. A stop before
+    // leaves it failed and replayable; a replay that finds it moved on means another took it.
+    await replayIntake(deps, intakeId);
+    return { intakeId, duplicate: true };
+  }
   // A record past `received` means the job was queued before: answer with the first id.
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
-  if (!created.created && created.requeued) {
-    // The intake had failed: its failed job goes, a new one takes over the record's checkpoint.
-    try {
-      await requeueJob(deps.queue, job, deps.attempts);
-    } catch (err) {
-      await deps.store.transition(intakeId, ['received'], 'failed', deps.clock()).catch(() => undefined);
-      throw err;
-    }
-  } else {
-    // Adding an existing job id returns the existing job, so a half-finished earlier attempt is safe.
+  if (created.created) {
     await deps.queue.add('intake', job, intakeJobOptions(intakeId, deps.attempts));
+  } else {
+    // An earlier attempt stopped before `queued`: its job, if any, is kept while it can still run.
+    await requeueJob(deps.queue, job, deps.attempts);
   }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
   return { intakeId, duplicate: !created.created };

@@ -2,19 +2,20 @@
 // record's state, its owner, its timeline and the state indexes never disagree.
 import { luaScript } from './lua-script.js';
 
-// KEYS: record, received-index, failed-index, raw-blobs, Message-ID index, From index.
+// KEYS: record, received-index, raw-blobs, Message-ID index, From index.
 // ARGV: now, intakeId, unfinishedTtlMs, rawKey, rawHeaders, indexKeepMs, field, value, ...
 // The message itself was committed to the raw store under rawKey before this runs: the record
 // points at it and the blob index names its intake (blob-index.ts). Whatever the outcome, the
 // intake becomes findable by its Message-ID and From (search-index.ts; a re-delivery is indexed
-// again at its own time). Returns 'created'; or, for a re-delivery, ['requeued', letterId or '']
-// when the record was `failed` (it is `received` again, keeping its letter id, with no owner,
-// pointing at the new copy of the same bytes: the sender expects another try, and a lost blob is
-// healed), else the existing state (the new copy is then an orphan for the sweep). A `received`
-// record expires unless queueing confirms it; so does its entry in the received index.
+// again at its own time). Returns 'created'; or, for a re-delivery, ['requeue', letterId or '']
+// when the record was `failed` (it now points at the new copy of the same bytes, which heals a
+// lost blob, and stays `failed`, keeping its letter id, until the caller queues it anew as a
+// replay does: a caller that stops first leaves it failed and replayable), else the existing
+// state (the new copy is then an orphan for the sweep). A `received` record expires unless
+// queueing confirms it; so does its entry in the received index.
 export const CREATE = luaScript(
   `
-for i = 5, 6 do
+for i = 4, 5 do
   redis.call('ZADD', KEYS[i], ARGV[1], ARGV[2])
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[1] - ARGV[6])
   redis.call('PEXPIRE', KEYS[i], ARGV[6])
@@ -22,20 +23,17 @@ end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1] - ARGV[3])
 local existing = redis.call('HGET', KEYS[1], 'state')
 if existing == 'failed' then
-  redis.call('HDEL', KEYS[1], 'owner')
-  redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], 'rawKey', ARGV[4], 'rawHeaders', ARGV[5])
-  redis.call('HSET', KEYS[4], ARGV[4], ARGV[2])
-  redis.call('ZREM', KEYS[3], ARGV[2])
-  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
-  return {'requeued', redis.call('HGET', KEYS[1], 'letterId') or ''}
+  redis.call('HSET', KEYS[1], 'rawKey', ARGV[4], 'rawHeaders', ARGV[5])
+  redis.call('HSET', KEYS[3], ARGV[4], ARGV[2])
+  return {'requeue', redis.call('HGET', KEYS[1], 'letterId') or ''}
 end
 if existing then return existing end
 redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], 'rawKey', ARGV[4], 'rawHeaders', ARGV[5], unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('HSET', KEYS[4], ARGV[4], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[4], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
 return 'created'`,
-  6,
+  5,
 );
 
 // KEYS: record, raw (intakes from before the raw store), state-index prefix, raw-due.

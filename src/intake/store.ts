@@ -28,9 +28,12 @@ const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
 export type CreateResult =
   | { readonly created: true }
   /** A re-delivery: the record as it was. */
-  | { readonly created: false; readonly state: IntakeState; readonly requeued: false }
-  /** The intake had failed and is `received` again, to be queued anew with its checkpoint. */
-  | { readonly created: false; readonly state: 'received'; readonly requeued: true; readonly letterId: string | undefined };
+  | { readonly created: false; readonly state: IntakeState; readonly requeue: false }
+  /**
+   * The intake had failed: its record points at the new copy and stays `failed`, with its
+   * checkpoint, until the caller queues it anew (replay.ts), so a stop in between leaves it replayable.
+   */
+  | { readonly created: false; readonly state: 'failed'; readonly requeue: true; readonly letterId: string | undefined };
 export type TransitionResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly state: IntakeState | undefined; readonly notOwner?: true };
@@ -78,7 +81,6 @@ export class IntakeStore {
       this.redis,
       this.keys.record(intake.intakeId),
       this.keys.stateIndex('received'),
-      this.keys.stateIndex('failed'),
       this.blobKeys.blobs,
       ...index.keys,
       String(now),
@@ -90,16 +92,16 @@ export class IntakeStore {
       ...fields,
     );
     if (result === 'created') return { created: true };
-    if (Array.isArray(result) && result[0] === 'requeued') {
+    if (Array.isArray(result) && result[0] === 'requeue') {
       const letterId: unknown = result[1];
       return {
         created: false,
-        state: 'received',
-        requeued: true,
+        state: 'failed',
+        requeue: true,
         letterId: typeof letterId === 'string' && letterId !== '' ? letterId : undefined,
       };
     }
-    return { created: false, state: asState(result) ?? 'received', requeued: false };
+    return { created: false, state: asState(result) ?? 'received', requeue: false };
   }
 
   /**

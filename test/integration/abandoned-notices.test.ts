@@ -14,10 +14,10 @@ import { ABSENT, NoticeLedger } from '../../src/notices/ledger.js';
 import { sweepAbandonedNotices } from '../../src/notices/notice-sweep.js';
 import { NOTICE_QUEUE, type NoticeJobData, noticeJobId, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
+import { abandonByStalling } from '../helpers/failed-jobs.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, freshStores } from '../helpers/redis.js';
-import { abandonByStalling } from '../helpers/stalled-job.js';
 
 const redis = connectTestRedis();
 const stores = freshStores(redis);

@@ -129,15 +129,16 @@ describe('the intake store', () => {
     expect(await redis.zrange(index, '0', '-1')).toContain('inspool00000000000000006');
   });
 
-  it('makes a failed record received again on re-delivery, keeping its letter id and pointing at the new copy', async () => {
+  it('points a failed record at the new copy on re-delivery, keeping it failed (replayable until queued anew) and its letter id', async () => {
     const first = await putBlob(rawStore, Buffer.from('same bytes'));
     const second = await putBlob(rawStore, Buffer.from('same bytes'));
     await store.create(intake('inspool00000000000000007'), { headers: '', body: first }, 1);
     await store.transition('inspool00000000000000007', ['received'], 'failed', 2, { letterId: 'l-7' });
     const again = await store.create(intake('inspool00000000000000007'), { headers: '', body: second }, 3);
-    expect(again).toEqual({ created: false, state: 'received', requeued: true, letterId: 'l-7' });
-    expect(await store.get('inspool00000000000000007')).toMatchObject({ letterId: 'l-7', rawKey: second.blobKey });
-    expect(await redis.zscore(store.keys.stateIndex('failed'), 'inspool00000000000000007')).toBeNull();
+    expect(again).toEqual({ created: false, state: 'failed', requeue: true, letterId: 'l-7' });
+    expect(await store.get('inspool00000000000000007')).toMatchObject({ state: 'failed', letterId: 'l-7', rawKey: second.blobKey });
+    expect(await redis.zscore(store.keys.stateIndex('failed'), 'inspool00000000000000007')).not.toBeNull();
+    expect(await redis.hget(store.blobKeys.blobs, second.blobKey)).toBe('inspool00000000000000007');
   });
 
   it('keeps the first blob of a re-delivered intake that did not fail (the new copy is left for the sweep)', async () => {
@@ -148,7 +149,7 @@ describe('the intake store', () => {
     expect(await store.create(intake('inspool00000000000000008'), { headers: '', body: second }, 3)).toEqual({
       created: false,
       state: 'queued',
-      requeued: false,
+      requeue: false,
     });
     expect((await store.get('inspool00000000000000008'))?.rawKey).toBe(first.blobKey);
     expect(await redis.hget(store.blobKeys.blobs, second.blobKey)).toBeNull();

@@ -1,10 +1,9 @@
 // A message's identity over real SMTP and real Redis: From + Message-ID + its content. The same
 // bytes again find the first intake; other bytes under a known Message-ID are a new intake; a
 // re-delivery of a message whose intake failed is queued again with its exactly-once checkpoint.
-import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
-import { INTAKE_QUEUE } from '../../src/intake/queue.js';
+import { failForGood } from '../helpers/failed-jobs.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
@@ -25,20 +24,8 @@ const deliver = async (raw: Buffer) => {
 
 /** Lets BullMQ fail the intake's job for good, as it does when the worker gives up. */
 async function failJobForGood(intakeId: string): Promise<void> {
-  const worker = new Worker(
-    INTAKE_QUEUE,
-    async () => {
-      throw new UnrecoverableError('the API refused the credentials');
-    },
-    {
-      connection: gateway.redis.duplicate({ maxRetriesPerRequest: null }),
-      prefix: gateway.prefix,
-    },
-  );
-  const job = await gateway.queue.getJob(intakeId);
-  for (let i = 0; i < 200 && (await job?.getState()) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 20));
-  await worker.close();
-  expect(await job?.getState()).toBe('failed');
+  await failForGood(gateway.redis, gateway.queue, gateway.prefix, intakeId);
+  expect(await gateway.queue.getJobState(intakeId)).toBe('failed');
 }
 
 describe('the identity of a message', () => {

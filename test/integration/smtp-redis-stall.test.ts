@@ -2,9 +2,10 @@
 // message's way in: the client hears 451 4.3.0 within ENQUEUE_TIMEOUT_MS and a small margin,
 // never 250 and never silence, and the listener accepts again once Redis runs again.
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
-import { PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { failForGood } from '../helpers/failed-jobs.js';
+import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, type Reply, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
@@ -53,7 +54,9 @@ async function replyWithin(client: SmtpClient, ms: number): Promise<{ reply: Rep
   return { reply, ms: Date.now() - started };
 }
 
-const wire = (raw: Buffer) => Buffer.concat([dotStuff(raw), Buffer.from('\r\n.\r\n')]);
+/** DATA as SmtpClient.send writes it (the same message is the same bytes, so the same intake). */
+const wire = (raw: Buffer) =>
+  Buffer.concat([dotStuff(raw), Buffer.from(raw.subarray(-2).toString('latin1') === '\r\n' ? '.\r\n' : '\r\n.\r\n')]);
 const bigPdf = (bytes: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes)]);
 
 async function acceptsAgain(): Promise<void> {
@@ -79,5 +82,36 @@ describe('a stalled Redis', () => {
     expect(reply?.text).toMatch(/^451 4\.3\.0 /);
     expect(ms).toBeLessThan(ENQUEUE_TIMEOUT_MS + MARGIN_MS);
     await acceptsAgain();
+  });
+});
+
+describe('a re-delivery of a failed intake answered 451 because Redis stalled', () => {
+  it('leaves the intake failed and replayable, and the next re-delivery queues its job again', async () => {
+    const raw = await signedLetter({ title: 'failed, then re-delivered into a stall' });
+    const first = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    const intakeId = intakeIdOf(first.data?.text ?? '');
+    await failForGood(gateway.redis, gateway.queue, gateway.prefix, intakeId);
+    expect((await gateway.store.transition(intakeId, ['queued'], 'failed', Date.now(), { errorCode: 'InvalidCredentials' })).ok).toBe(true);
+    const firstBlob = (await gateway.store.get(intakeId))?.rawKey;
+
+    // The listener's store script reaches Redis, but its answer comes after the bound: 451.
+    const client = await openData();
+    redis.pause();
+    client.write(wire(raw));
+    const { reply } = await replyWithin(client, ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    redis.resume();
+    expect(reply?.text).toMatch(/^451 4\.3\.0 /);
+    // Redis runs the script it was sent once it runs again: the record points at the new blob.
+    await vi.waitFor(async () => expect((await gateway.store.get(intakeId))?.rawKey).not.toBe(firstBlob), { timeout: 5000 });
+
+    // Nothing queued it again: it is still failed, so an operator sees it and can replay it.
+    expect((await gateway.store.get(intakeId))?.state).toBe('failed');
+    expect(await gateway.store.idsInStateSince('failed', Date.now(), 0, 10)).toContain(intakeId);
+
+    // The sending MTA tries again: 250, and the intake has a job that will run.
+    const again = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    expect(intakeIdOf(again.data?.text ?? '')).toBe(intakeId);
+    expect((await gateway.store.get(intakeId))?.state).toBe('queued');
+    expect(await gateway.queue.getJobState(intakeId)).toBe('waiting');
   });
 });

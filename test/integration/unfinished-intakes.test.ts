@@ -9,10 +9,10 @@ import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/in
 import type { IntakeState } from '../../src/intake/record.js';
 import { createLogger } from '../../src/log.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
+import { abandonByStalling } from '../helpers/failed-jobs.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, freshStores } from '../helpers/redis.js';
-import { abandonByStalling } from '../helpers/stalled-job.js';
 
 const redis = connectTestRedis();
 const stores = freshStores(redis);

@@ -1,12 +1,15 @@
-// A job BullMQ gives up on by itself, as when a worker's process dies holding it: a worker takes
-// the job and never finishes it, its lock is dropped as if nobody renewed it, and the next worker's
-// stalled-job check (maxStalledCount 0) moves the job to the failed set, where no processor and no
-// worker callback of ours sees it happen.
-import { type Queue, Worker } from 'bullmq';
+// Jobs made to fail for good, as BullMQ fails them: by a processor that gives up, or by BullMQ
+// itself when a worker's process dies holding the job.
+import { type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A worker takes the job and never finishes it, its lock is dropped as if nobody renewed it, and
+ * the next worker's stalled-job check (maxStalledCount 0) moves the job to the failed set, where
+ * no processor and no worker callback of ours sees it happen.
+ */
 export async function abandonByStalling(redis: Redis, queue: Queue, prefix: string, jobId: string): Promise<void> {
   const name = queue.name;
   const dying = new Worker(name, () => new Promise(() => {}), {
@@ -28,4 +31,17 @@ export async function abandonByStalling(redis: Redis, queue: Queue, prefix: stri
   });
   for (let i = 0; i < 200 && (await queue.getJobState(jobId)) !== 'failed'; i += 1) await sleep(25);
   await strict.close();
+}
+
+/** A processor gives up on the waiting job (UnrecoverableError), as the worker does with a failure that retrying cannot mend. */
+export async function failForGood(redis: Redis, queue: Queue, prefix: string, jobId: string): Promise<void> {
+  const worker = new Worker(
+    queue.name,
+    async () => {
+      throw new UnrecoverableError('the API refused the credentials');
+    },
+    { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix },
+  );
+  for (let i = 0; i < 200 && (await queue.getJobState(jobId)) !== 'failed'; i += 1) await sleep(20);
+  await worker.close();
 }
