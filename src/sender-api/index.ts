@@ -5,7 +5,7 @@ export { Base64Data } from './base64-data.js';
 export { type ApiFailure, classifyApiFailure, type FailureClass, KIND_BY_ERROR_CODE, parseRetryAfterMs } from './classify.js';
 export { createSenderApiClient, type SenderApiClient, type SenderApiClientDeps } from './client.js';
 export { type FailureKind, SenderApiConfigError, SenderApiError } from './errors.js';
-export { type CallOptions, type ListQuery, type SenderCredentials, SenderSession } from './sender-session.js';
+export { type CallOptions, LETTER_ENDPOINTS, type ListQuery, type SenderCredentials, SenderSession } from './sender-session.js';
 export { DEFAULT_REFRESH_MARGIN_MS, type SessionAction, sessionAction } from './session-policy.js';
 export type { ApiCallEvent } from './transport.js';
 export type { ApiSession, GenderTargeting, LetterDetail, LetterInput, LetterPage, LetterSummary, PartInput } from './wire.js';

@@ -40,6 +40,9 @@ export interface SessionDeps extends TransportDeps {
   readonly refreshMarginMs: number;
 }
 
+/** The calls that carry a letter: only their `InvalidData` says the letter itself is invalid. */
+export const LETTER_ENDPOINTS = { saveDraft: 'PUT /api/v1/letters/draft', submit: 'POST /api/v1/letters/submit' } as const;
+
 export class SenderSession {
   #session: ApiSession | undefined;
   #pending: Promise<ApiSession> | undefined;
@@ -63,12 +66,12 @@ export class SenderSession {
   }
 
   saveDraft(letter: LetterInput, options: CallOptions = {}): Promise<LetterSummary> {
-    const request = { method: 'PUT', path: '/api/v1/letters/draft', endpoint: 'PUT /api/v1/letters/draft', body: letter } as const;
+    const request = { method: 'PUT', path: '/api/v1/letters/draft', endpoint: LETTER_ENDPOINTS.saveDraft, body: letter } as const;
     return this.#withSession(request, letterSummarySchema, options.signal);
   }
 
   submit(letter: LetterInput, options: CallOptions = {}): Promise<LetterSummary> {
-    const request = { method: 'POST', path: '/api/v1/letters/submit', endpoint: 'POST /api/v1/letters/submit', body: letter } as const;
+    const request = { method: 'POST', path: '/api/v1/letters/submit', endpoint: LETTER_ENDPOINTS.submit, body: letter } as const;
     return this.#withSession(request, letterSummarySchema, options.signal);
   }
 

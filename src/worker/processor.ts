@@ -162,8 +162,9 @@ async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
   }
   const failure = describeFailure(err);
   log.warn({ event: 'intake.api_error', errorCode: failure.code, traceId: failure.traceId, kind: failure.kind }, failure.message);
-  if (failure.kind === 'permanent') return rejected(run, 'ApiRejected', ruleSentence('ApiRejected', deps, failure.message));
-  if (failure.kind === 'operator') {
+  if (failure.refusesLetter) return rejected(run, 'ApiRejected', ruleSentence('ApiRejected', deps, failure.message));
+  // Credentials, permissions, the allow-list, or a refusal not about the letter: a person must act.
+  if (failure.kind === 'operator' || failure.kind === 'permanent') {
     deps.observer.operatorAlert(failure.code);
     return failed(run, failure, true);
   }

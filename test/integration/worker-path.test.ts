@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
 import { acceptIntake } from '../../src/intake/accept.js';
+import { replayIntake } from '../../src/intake/replay.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -148,6 +149,27 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       expect(JSON.stringify(logged?.err)).toMatch(/RangeError.*\\n\s+at /);
       // The record is written before BullMQ moves the job: wait for the move.
       await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).toBe('failed'), { timeout: 5000 });
+    });
+  });
+
+  describe('a Sender API refusal that does not say the letter is invalid', () => {
+    it('fails the intake for an operator, replayable, instead of telling the sender the letter was refused', async () => {
+      gateway.sandbox?.store.injectFault({ status: 404, paths: '/api/v1/letters/draft', count: 1 }); // EntityNotFound
+      const title = `Draft endpoint answered 404 ${kind.name}`;
+      const intakeId = await deliver(await signedLetter({ title }), 'bounce@acme.example');
+      const record = await gateway.settled(intakeId);
+      expect({ state: record.state, errorCode: record.errorCode, reasonCode: record.reasonCode }).toEqual({
+        state: 'failed',
+        errorCode: 'EntityNotFound',
+        reasonCode: undefined,
+      });
+      expect(gateway.logs.find((l) => l.event === 'intake.failed' && l.intakeId === intakeId)?.level).toBe(50);
+      expect(lettersTitled(title)).toEqual([]);
+
+      const replayed = await replayIntake({ store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3 }, intakeId);
+      expect(replayed).toEqual({ ok: true });
+      expect(await gateway.settled(intakeId)).toMatchObject({ state: 'submitted' });
+      expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']);
     });
   });
 
