@@ -7,7 +7,7 @@
 //              normal end, not a failed job: the dashboard's failed tab holds real failures only)
 //   failed:    the job fails (UnrecoverableError); the intake is replayable
 // Every write after the claim is fenced by the job's lock token (ownership.ts).
-import { type Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { OwnershipLost, type RejectionReason, ruleSentence, WORKER_FAILURES, type WorkerFailure } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeJobData } from '../intake/queue.js';
@@ -146,7 +146,12 @@ async function work(run: Run): Promise<IntakeOutcome> {
 async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
   const { deps, log, job } = run;
   if (err instanceof UnrecoverableError) throw err; // an outcome already recorded as failed
-  if (run.abort.aborted) throw err; // shutdown aborted the call: the job runs again elsewhere
+  if (run.abort.aborted) {
+    // Shutdown aborted the work: the job goes back to the queue for another worker, without
+    // spending an attempt (failing it would end a job on its last attempt for our restart).
+    await run.job.moveToDelayed(Date.now(), run.owner.token);
+    throw new DelayedError(`intake ${run.record.intakeId}: the worker is shutting down`);
+  }
   if (err instanceof OwnershipLost) {
     // Another worker holds the intake now: stop here, writing nothing (BullMQ's own moves of
     // this job fail too, for the lock is not ours any more).

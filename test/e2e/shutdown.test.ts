@@ -1,7 +1,9 @@
 // Graceful shutdown over real processes: a message in flight when SIGTERM arrives is either
 // answered 250 and processed, or answered 4xx (the sender retries); never 250 and dropped.
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTAKE_QUEUE } from '../../src/intake/queue.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
@@ -135,6 +137,52 @@ describe('graceful shutdown of the worker', () => {
       sandbox.store
         .allLetters()
         .filter((l) => l.title === 'Worker stopped mid-job')
+        .map((l) => l.status),
+    ).toEqual(['PendingApproval']);
+    await second.stop();
+    await listener.stop();
+  });
+
+  it('gives back a job stopped on its last attempt without spending it: a new worker completes it', async () => {
+    const lastAttempt = { ...env, WORKER_ATTEMPTS: '1' };
+    const port = await freePort();
+    const listener = await startRole('smtp', { ...lastAttempt, SMTP_PORT: String(port) });
+    sandbox.store.holds.add({ method: 'POST', path: '/api/v1/letters/submit', phase: 'before' });
+    const first = await startRole('worker', lastAttempt);
+    const { client } = await SmtpClient.open(port);
+    const replies = await client.send({
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: await signedLetter({ title: 'Worker stopped on the last attempt' }),
+    });
+    client.close();
+    const id = intakeIdOf(replies.data?.text ?? '');
+    await sandbox.store.holds.waitForHeld();
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    sandbox.store.holds.release();
+    const queue = new Queue(INTAKE_QUEUE, { connection: redis, prefix });
+    const job = await queue.getJob(id);
+    // delayed until now: the next worker to start takes it
+    expect({
+      state: await job?.getState(),
+      attemptsMade: job?.attemptsMade,
+      due: (job?.timestamp ?? 0) + (job?.delay ?? 0) <= Date.now(),
+    }).toEqual({
+      state: 'delayed',
+      attemptsMade: 0,
+      due: true,
+    });
+    await queue.close();
+
+    const second = await startRole('worker', lastAttempt);
+    await second.waitForLog((l) => l.event === 'intake.submitted' && l.intakeId === id, 30_000);
+    expect((await store.get(id))?.state).toBe('submitted');
+    expect(
+      sandbox.store
+        .allLetters()
+        .filter((l) => l.title === 'Worker stopped on the last attempt')
         .map((l) => l.status),
     ).toEqual(['PendingApproval']);
     await second.stop();
