@@ -88,11 +88,23 @@ export function createProcessor(deps: ProcessorDeps) {
 
     const run: Run = { deps, log, job, owner, record, abort: signal ?? new AbortController().signal, facts: {} };
     try {
-      return await work(run);
+      return await work(run).catch((err: unknown) => handleError(run, err));
     } catch (err) {
-      return handleError(run, err);
+      if (err instanceof NoticeNotQueued) return queueNoticeLater(run, err);
+      throw err;
     }
   };
+}
+
+/**
+ * The outcome is recorded, its notice is not queued: the job comes back without spending an
+ * attempt (its last one included), and its claim then finds the outcome and queues the notice,
+ * deciding nothing again.
+ */
+async function queueNoticeLater(run: Run, err: NoticeNotQueued): Promise<never> {
+  run.log.error({ err: err.cause, event: 'intake.notice_not_queued', outcome: err.outcome }, err.message);
+  await run.job.moveToDelayed(run.deps.clock() + NOTICE_REQUEUE_DELAY_MS, run.owner.token);
+  throw new DelayedError(err.message);
 }
 
 async function work(run: Run): Promise<IntakeOutcome> {
@@ -146,6 +158,7 @@ async function work(run: Run): Promise<IntakeOutcome> {
 async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
   const { deps, log, job } = run;
   if (err instanceof UnrecoverableError) throw err; // an outcome already recorded as failed
+  if (err instanceof NoticeNotQueued) throw err; // the outcome stands (processIntake)
   if (run.abort.aborted) {
     // Shutdown aborted the work: the job goes back to the queue for another worker, without
     // spending an attempt (failing it would end a job on its last attempt for our restart).
@@ -213,10 +226,29 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed', update: In
   const line = { event: `intake.${to}`, letterId, reasonCode, errorCode, traceId };
   if (to === 'failed') run.log.error(line, `intake ${to}`);
   else run.log.info(line, `intake ${to}`);
-  await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
   const acceptedAt = record.timeline.queued ?? record.receivedAt;
   deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
+  try {
+    await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
+  } catch (err) {
+    if (to === 'failed') throw err; // a failed intake is an operator's to look at, notice or not
+    throw new NoticeNotQueued(to, err);
+  }
 }
+
+/** The outcome is recorded but its notice could not be queued (Redis refused the write). */
+class NoticeNotQueued extends Error {
+  override readonly name = 'NoticeNotQueued';
+  constructor(
+    readonly outcome: 'submitted' | 'rejected',
+    cause: unknown,
+  ) {
+    super(`the intake is ${outcome}, but its notice could not be queued: ${errorText(cause)}`, { cause });
+  }
+}
+
+/** How long a job whose outcome is recorded waits before it tries to queue the notice again. */
+const NOTICE_REQUEUE_DELAY_MS = 5000;
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
