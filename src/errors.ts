@@ -174,5 +174,3 @@ export const NOTICE_FAILURES = {
   NoticeAbandoned:
     'The queue gave up on the notice outside its checkpoints (it stalled too often, or failed unexpectedly on its last attempt).',
 } as const;
-
-export type NoticeFailure = keyof typeof NOTICE_FAILURES;

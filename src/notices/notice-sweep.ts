@@ -1,7 +1,7 @@
 // A notice's entry must not wait for an event that never comes: BullMQ fails a notice job on its
 // own when it stalls too often, and a processor that throws something unexpected on its last
 // attempt leaves the job failed with the entry where it was (`queued`, `sending`, `committed`).
-// Each worker sweeps the notices' recently failed jobs (runtime/worker-part.ts): an entry its
+// Each worker sweeps the notices' jobs failed in the last hour (runtime/worker-part.ts): an entry its
 // failed job left unfinished is ended, with the job's reason, an error log and the operator
 // alert. The entry's checkpoints decide how it ends (abandonedEnd); a finished one is left alone.
 import type { Job, Queue } from 'bullmq';
@@ -13,8 +13,13 @@ import type { Logger } from '../log.js';
 import { ABSENT, type FromState, type NoticeLedger } from './ledger.js';
 import type { NoticeJobData } from './queue.js';
 
-/** Jobs that failed longer ago than this are not looked at (a worker sweeps at start and then every interval). */
-export const NOTICE_SWEEP_LOOKBACK_MS = 24 * 3600_000;
+/**
+ * Jobs that failed longer ago than this are not looked at again. A job fails while some worker
+ * runs (BullMQ's stalled check runs in workers), and every worker sweeps at start and then every
+ * WORKER_SWEEP_INTERVAL_MS: an hour leaves room for restarts without re-reading a day of a relay's
+ * refusals (recorded `failed` by the processor itself) every round.
+ */
+const LOOKBACK_MS = 3600_000;
 const PAGE = 200;
 /** A sweep looks at no more than this many failed jobs (the newest first). */
 const MAX_PER_SWEEP = 5000;
@@ -23,7 +28,7 @@ const MAX_PER_SWEEP = 5000;
  * How an entry left unfinished by a failed job ends (pure): before the message was handed over
  * (no entry yet, `queued`, `sending`) it was not sent; once `committed` the relay may have it.
  */
-export function abandonedEnd(state: FromState): 'failed' | 'unconfirmed' | undefined {
+function abandonedEnd(state: FromState): 'failed' | 'unconfirmed' | undefined {
   if (state === ABSENT || state === 'queued' || state === 'sending') return 'failed';
   if (state === 'committed') return 'unconfirmed';
   return undefined;
@@ -46,7 +51,7 @@ export interface EndedNotice {
 
 /** One sweep; resolves with the notices it ended. */
 export async function sweepAbandonedNotices(deps: NoticeSweepDeps): Promise<EndedNotice[]> {
-  const since = deps.clock() - NOTICE_SWEEP_LOOKBACK_MS;
+  const since = deps.clock() - LOOKBACK_MS;
   const ended: EndedNotice[] = [];
   for (let start = 0; start < MAX_PER_SWEEP; start += PAGE) {
     const jobs = await deps.queue.getFailed(start, start + PAGE - 1); // the most recently failed first

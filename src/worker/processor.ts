@@ -72,7 +72,11 @@ export function createProcessor(deps: ProcessorDeps) {
       const ended = claimed.state === 'submitted' || claimed.state === 'rejected' ? await deps.store.get(intakeId) : undefined;
       if (ended?.state === 'submitted' || ended?.state === 'rejected') {
         // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
-        await deps.notices.onOutcome(intakeId, ended.state, ended.senderId);
+        try {
+          await deps.notices.onOutcome(intakeId, ended.state, ended.senderId);
+        } catch (err) {
+          return queueNoticeLater(job, token, log, new NoticeNotQueued(ended.state, err));
+        }
         return ended.state === 'submitted'
           ? { outcome: 'submitted', letterId: ended.letterId ?? '' }
           : { outcome: 'rejected', reasonCode: ended.reasonCode ?? '' };
@@ -90,7 +94,7 @@ export function createProcessor(deps: ProcessorDeps) {
     try {
       return await work(run).catch((err: unknown) => handleError(run, err));
     } catch (err) {
-      if (err instanceof NoticeNotQueued) return queueNoticeLater(run, err);
+      if (err instanceof NoticeNotQueued) return queueNoticeLater(job, token, log, err);
       throw err;
     }
   };
@@ -99,11 +103,14 @@ export function createProcessor(deps: ProcessorDeps) {
 /**
  * The outcome is recorded, its notice is not queued: the job comes back without spending an
  * attempt (its last one included), and its claim then finds the outcome and queues the notice,
- * deciding nothing again.
+ * deciding nothing again. The wait doubles with each such return (5 s up to 5 min): a Redis that
+ * keeps refusing is logged at error each time, never given up on in silence.
  */
-async function queueNoticeLater(run: Run, err: NoticeNotQueued): Promise<never> {
-  run.log.error({ err: err.cause, event: 'intake.notice_not_queued', outcome: err.outcome }, err.message);
-  await run.job.moveToDelayed(run.deps.clock() + NOTICE_REQUEUE_DELAY_MS, run.owner.token);
+async function queueNoticeLater(job: Job<IntakeJobData>, token: string, log: Logger, err: NoticeNotQueued): Promise<never> {
+  const returns = Math.max(0, job.attemptsStarted - job.attemptsMade - 1); // runs that spent no attempt
+  const delayMs = Math.min(NOTICE_REQUEUE_DELAY_MS * 2 ** Math.min(returns, 10), NOTICE_REQUEUE_MAX_DELAY_MS);
+  log.error({ err: err.cause, event: 'intake.notice_not_queued', outcome: err.outcome, retryInMs: delayMs }, err.message);
+  await job.moveToDelayed(Date.now() + delayMs, token); // BullMQ's own clock
   throw new DelayedError(err.message);
 }
 
@@ -231,8 +238,10 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed', update: In
   try {
     await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
   } catch (err) {
-    if (to === 'failed') throw err; // a failed intake is an operator's to look at, notice or not
-    throw new NoticeNotQueued(to, err);
+    if (to !== 'failed') throw new NoticeNotQueued(to, err);
+    // A failed intake is the operator's to look at, notice or not; a retry would claim it and run it again.
+    run.log.error({ err, event: 'intake.notice_not_queued', outcome: to }, 'the intake is failed, but its notice could not be queued');
+    throw new UnrecoverableError(`intake ${record.intakeId} is failed; its notice could not be queued: ${errorText(err)}`);
   }
 }
 
@@ -247,8 +256,9 @@ class NoticeNotQueued extends Error {
   }
 }
 
-/** How long a job whose outcome is recorded waits before it tries to queue the notice again. */
+/** How long a job whose outcome is recorded first waits before it tries to queue the notice again. */
 const NOTICE_REQUEUE_DELAY_MS = 5000;
+const NOTICE_REQUEUE_MAX_DELAY_MS = 5 * 60_000;
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -1,9 +1,10 @@
 // The record's fate must not depend on catching an event: BullMQ fails some jobs on its own,
 // inside Redis (stalled too often), where no processor and no worker callback sees it, and a
 // queue-events reader misses whatever happened while it was not listening. So each worker
-// sweeps, at start and then periodically (runtime/worker-part.ts): every intake `queued` or `processing` for longer than
-// a bound is checked against its job; one whose job will never end it (failed set, finished
-// without recording, gone) is failed, replayable, and raises the operator alert.
+// sweeps, at start and then periodically (runtime/worker-part.ts): every intake `queued` or
+// `processing` for longer than a bound is checked against its job; one whose job will never end
+// it (failed set, finished without recording, gone) is failed, replayable, and raises the
+// operator alert.
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
 import type { Queue } from 'bullmq';
 import { WORKER_FAILURES } from '../errors.js';

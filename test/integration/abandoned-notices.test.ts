@@ -213,9 +213,9 @@ describe('one sweep of the notices’ failed jobs', () => {
     await failJob(env, 'not-a-notice-1', { something: 'else' });
     await failJob(env, 'not-a-notice-2', { intakeId: old, kind: 'postcard' });
     const observer = alertRecorder();
-    const inTwoDays = () => Date.now() + 2 * 24 * 3600_000;
+    const inTwoHours = () => Date.now() + 2 * 3600_000;
     const deps = { queue: env.queue, ledger: env.ledger, store: env.store, logger, observer };
-    expect(await sweepAbandonedNotices({ ...deps, clock: inTwoDays })).toEqual([]);
+    expect(await sweepAbandonedNotices({ ...deps, clock: inTwoHours })).toEqual([]);
     expect((await env.store.get(old))?.notices?.failed?.state).toBe('queued');
     const ended = await sweepAbandonedNotices({ ...deps, clock: Date.now });
     expect(ended.map((e) => e.intakeId)).toEqual([old]);

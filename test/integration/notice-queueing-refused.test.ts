@@ -39,8 +39,9 @@ afterAll(async () => {
 
 describe('a notice Redis refuses to queue after the outcome was recorded', () => {
   it('is queued once Redis takes it again, though the job was on its last attempt', async () => {
-    // every key may be written but a notice job's own hash (its id starts with the intake id): the
-    // notices queue still runs, and queueing a notice is refused
+    // Every key may be written but the notices queue's id counter and its jobs' hashes (their ids
+    // start with the intake id's "in"): the notices queue still runs, every add (it increments the
+    // counter) is refused, and the jobs' hashes stay readable for the notice sweep.
     await admin.call(
       'ACL',
       'SETUSER',
@@ -60,12 +61,18 @@ describe('a notice Redis refuses to queue after the outcome was recorded', () =>
     });
     const intakeId = intakeIdOf(replies.data?.text ?? '');
     expect(await gateway.settled(intakeId)).toMatchObject({ state: 'rejected', reasonCode: 'ApiRejected' });
-    await vi.waitFor(() => expect(gateway.logs.some((l) => l.event === 'intake.notice_not_queued' && l.intakeId === intakeId)).toBe(true), {
-      timeout: 5000,
-    });
+    const refusals = () => gateway.logs.filter((l) => l.event === 'intake.notice_not_queued' && l.intakeId === intakeId);
+    await vi.waitFor(() => expect(refusals()).toHaveLength(1), { timeout: 5000 });
+    expect(refusals()[0]).toMatchObject({ level: 50, outcome: 'rejected', retryInMs: 5000 });
     expect(await intakeQueue.getJobState(intakeId)).toBe('delayed');
+    // Redis still refuses when the job comes back: it goes back again, waiting twice as long
+    await vi.waitFor(() => expect(refusals()).toHaveLength(2), { timeout: 10_000 });
+    expect(refusals()[1]).toMatchObject({ retryInMs: 10_000 });
+    await vi.waitFor(async () => expect(await intakeQueue.getJobState(intakeId)).toBe('delayed'), { timeout: 5000 });
+    expect((await intakeQueue.getJob(intakeId))?.attemptsMade).toBe(0);
 
     await admin.call('ACL', 'SETUSER', 'worker', '~*');
+    await (await intakeQueue.getJob(intakeId))?.promote(); // instead of waiting the 10 s out
     // no relay is configured: the notice ends recorded `unsent`, with the text it would have sent
     await vi.waitFor(async () => expect((await gateway.store.get(intakeId))?.notices?.rejected?.state).toBe('unsent'), { timeout: 15_000 });
     expect(await gateway.store.get(intakeId)).toMatchObject({ state: 'rejected', reasonCode: 'ApiRejected' });
