@@ -1,9 +1,10 @@
 // A notice's entry must not wait for an event that never comes: BullMQ fails a notice job on its
 // own when it stalls too often, and a processor that throws something unexpected on its last
 // attempt leaves the job failed with the entry where it was (`queued`, `sending`, `committed`).
-// Each worker sweeps the notices' jobs failed in the last hour (runtime/worker-part.ts): an entry its
-// failed job left unfinished is ended, with the job's reason, an error log and the operator
-// alert. The entry's checkpoints decide how it ends (abandonedEnd); a finished one is left alone.
+// Each worker sweeps the notices' jobs failed in the last hour (runtime/worker-part.ts): an
+// entry its failed job left unfinished is ended, with the job's reason, an error log and the
+// operator alert. The entry's checkpoints decide how it ends (abandonedEnd); a finished one is
+// left alone.
 import type { Job, Queue } from 'bullmq';
 import { NOTICE_FAILURES } from '../errors.js';
 import { isNoticeKind, type NoticeKind, type NoticeState } from '../intake/notice-fields.js';

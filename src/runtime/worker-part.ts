@@ -1,6 +1,6 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
-// client, the sweeps for intakes and notices whose job no longer runs, and the raw store's housekeeping
-// (orphans, retention), over the role's own connections.
+// client, the sweeps for intakes and notices whose job no longer runs, and the raw store's
+// housekeeping (orphans, retention), over the role's own connections.
 import { type Job, Worker } from 'bullmq';
 import { redisBlobIndex } from '../intake/blob-index.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
