@@ -34,11 +34,17 @@ export async function abandonByStalling(redis: Redis, queue: Queue, prefix: stri
 }
 
 /** A processor gives up on the waiting job (UnrecoverableError), as the worker does with a failure that retrying cannot mend. */
-export async function failForGood(redis: Redis, queue: Queue, prefix: string, jobId: string): Promise<void> {
+export async function failForGood(
+  redis: Redis,
+  queue: Queue,
+  prefix: string,
+  jobId: string,
+  reason = 'the API refused the credentials',
+): Promise<void> {
   const worker = new Worker(
     queue.name,
     async () => {
-      throw new UnrecoverableError('the API refused the credentials');
+      throw new UnrecoverableError(reason);
     },
     { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix },
   );

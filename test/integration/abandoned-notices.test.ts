@@ -4,7 +4,7 @@
 // `sending` or `committed` for good, showing a notice on its way that never comes. Every worker
 // sweeps the notices' failed jobs: such an entry ends `failed` (or `unconfirmed` once the relay
 // may have the message) with the job's reason, logged at error level, with the operator alert.
-import { Queue, Worker } from 'bullmq';
+import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { intakeKeys } from '../../src/intake/keys.js';
 import type { NoticeKind, NoticeState } from '../../src/intake/notice-fields.js';
@@ -14,7 +14,7 @@ import { ABSENT, NoticeLedger } from '../../src/notices/ledger.js';
 import { sweepAbandonedNotices } from '../../src/notices/notice-sweep.js';
 import { NOTICE_QUEUE, type NoticeJobData, noticeJobId, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
-import { abandonByStalling } from '../helpers/failed-jobs.js';
+import { abandonByStalling, failForGood } from '../helpers/failed-jobs.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, freshStores } from '../helpers/redis.js';
@@ -88,18 +88,10 @@ async function failByProcessorError(env: Env, id: string, kind: NoticeKind): Pro
   await failJob(env, noticeJobId(id, kind), { intakeId: id, kind });
 }
 
-/** Adds a job with `data` (one attempt) and has a processor throw an unexpected error on it. */
+/** Adds a job with `data` and has a processor give up on it with an unexpected error. */
 async function failJob(env: Env, jobId: string, data: unknown): Promise<void> {
-  await env.queue.add('notice', data as NoticeJobData, { jobId, attempts: 1 });
-  const throwing = new Worker(
-    NOTICE_QUEUE,
-    async () => {
-      throw new Error('the original headers could not be read');
-    },
-    { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix: env.prefix },
-  );
-  for (let i = 0; i < 200 && (await env.queue.getJobState(jobId)) !== 'failed'; i += 1) await new Promise((r) => setTimeout(r, 25));
-  await throwing.close();
+  await env.queue.add('notice', data as NoticeJobData, { jobId });
+  await failForGood(redis, env.queue, env.prefix, jobId, 'the original headers could not be read');
   expect(await env.queue.getJobState(jobId)).toBe('failed');
 }
 
