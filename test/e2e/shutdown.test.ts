@@ -105,22 +105,26 @@ describe('graceful shutdown of the listener', () => {
   });
 });
 
+/**
+ * A listener and a worker started with `roleEnv`, and a letter accepted whose submit the API holds
+ * for as long as that worker lives: it cannot finish the job.
+ */
+async function jobHeldAtSubmit(roleEnv: Record<string, string>, title: string) {
+  const port = await freePort();
+  const listener = await startRole('smtp', { ...roleEnv, SMTP_PORT: String(port) });
+  sandbox.store.holds.add({ method: 'POST', path: '/api/v1/letters/submit', phase: 'before' });
+  const first = await startRole('worker', roleEnv);
+  const { client } = await SmtpClient.open(port);
+  const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: await signedLetter({ title }) });
+  client.close();
+  const id = intakeIdOf(replies.data?.text ?? '');
+  await sandbox.store.holds.waitForHeld();
+  return { listener, first, id };
+}
+
 describe('graceful shutdown of the worker', () => {
   it('leaves an active job it cannot finish within the bound, exits 0, and a new worker completes it once', async () => {
-    const port = await freePort();
-    const listener = await startRole('smtp', { ...env, SMTP_PORT: String(port) });
-    // the submit is held at the API for as long as the first worker lives: it cannot finish the job
-    sandbox.store.holds.add({ method: 'POST', path: '/api/v1/letters/submit', phase: 'before' });
-    const first = await startRole('worker', env);
-    const { client } = await SmtpClient.open(port);
-    const replies = await client.send({
-      from: 'bounce@acme.example',
-      to: [PROCESSING_ADDRESS],
-      raw: await signedLetter({ title: 'Worker stopped mid-job' }),
-    });
-    client.close();
-    const id = intakeIdOf(replies.data?.text ?? '');
-    await sandbox.store.holds.waitForHeld();
+    const { listener, first, id } = await jobHeldAtSubmit(env, 'Worker stopped mid-job');
 
     const started = Date.now();
     first.child.kill('SIGTERM');
@@ -145,19 +149,7 @@ describe('graceful shutdown of the worker', () => {
 
   it('gives back a job stopped on its last attempt without spending it: a new worker completes it', async () => {
     const lastAttempt = { ...env, WORKER_ATTEMPTS: '1' };
-    const port = await freePort();
-    const listener = await startRole('smtp', { ...lastAttempt, SMTP_PORT: String(port) });
-    sandbox.store.holds.add({ method: 'POST', path: '/api/v1/letters/submit', phase: 'before' });
-    const first = await startRole('worker', lastAttempt);
-    const { client } = await SmtpClient.open(port);
-    const replies = await client.send({
-      from: 'bounce@acme.example',
-      to: [PROCESSING_ADDRESS],
-      raw: await signedLetter({ title: 'Worker stopped on the last attempt' }),
-    });
-    client.close();
-    const id = intakeIdOf(replies.data?.text ?? '');
-    await sandbox.store.holds.waitForHeld();
+    const { listener, first, id } = await jobHeldAtSubmit(lastAttempt, 'Worker stopped on the last attempt');
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
