@@ -7,7 +7,7 @@
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# patches/: fixes to dependencies, applied by patch-package on install (see README)
+# patches/: fixes to dependencies, applied by patch-package on install (see README, Layout)
 COPY patches ./patches
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./

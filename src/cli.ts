@@ -21,7 +21,7 @@ const USAGE = `usage: letter-intake <command> [options]
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
                         sender directory); exit 1 when any check fails
 
-Configuration comes from environment variables; see README.md.`;
+Configuration comes from environment variables; see docs/configuration.md.`;
 
 type Command = (args: readonly string[], options: Record<string, string | undefined>) => Promise<number | 'running'>;
 

@@ -1,4 +1,4 @@
-// Redis as durable acceptance needs it (README "Redis durability"): the 250 promises the
+// Redis as durable acceptance needs it (docs/deploying.md, "Redis durability"): the 250 promises the
 // message is stored, so writes must reach the disk before Redis answers and never be evicted.
 
 import type { RedisFacts } from './redis-facts.js';

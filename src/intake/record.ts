@@ -45,7 +45,7 @@ const pdfSchema = z.object({
   pages: z.number().optional(),
   version: z.string().optional(),
   producer: z.string().optional(),
-  /** false: an encrypted file whose objects the /Launch walk could not all read (accepted; see README). */
+  /** false: an encrypted file whose objects the /Launch walk could not all read (accepted; see docs/sender-policy.md). */
   launchActionsChecked: z.boolean().optional(),
 });
 export type PdfRecord = z.infer<typeof pdfSchema>;

@@ -1,4 +1,4 @@
-// The PDF rules (README "The intake policy"): what the inspector found in, a verdict out. Pure.
+// The PDF rules (docs/sender-policy.md): what the inspector found in, a verdict out. Pure.
 import type { RejectionReason } from '../errors.js';
 import type { PdfFacts } from './facts.js';
 

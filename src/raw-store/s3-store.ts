@@ -3,7 +3,7 @@
 // AWS_ENDPOINT_URL_S3 for a non-AWS endpoint). A write streams the message into a multipart
 // upload (lib-storage) while DATA arrives; the object exists only once the upload completed.
 // An upload left incomplete by a crash is invisible to readers and listings: the bucket's
-// AbortIncompleteMultipartUpload lifecycle rule removes it (README, Deploying).
+// AbortIncompleteMultipartUpload lifecycle rule removes it (docs/deploying.md).
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';

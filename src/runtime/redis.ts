@@ -78,7 +78,7 @@ function redactUrl(url: string): string {
 
 /**
  * A redis-server on loopback that keeps what it acknowledged: every write fsynced to the
- * append-only file, no eviction (the settings the README asks of a production Redis).
+ * append-only file, no eviction (the settings docs/deploying.md asks of a production Redis).
  */
 export function durableRedisArgs(port: number, dir: string): string[] {
   return [

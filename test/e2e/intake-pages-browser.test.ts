@@ -1,7 +1,7 @@
 // The intake pages in a real browser (Debian's chromium through playwright-core), over a real
 // gateway: an operator logs in, searches a Message-ID, opens the intake that failed on the
 // Sender API's InvalidCredentials, replays it, and the letter is created. Screenshots of each
-// step are kept under docs/screenshots/ for the README.
+// step are kept under docs/screenshots/ for docs/operating.md.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
@@ -16,7 +16,7 @@ import { sendOnce } from '../helpers/smtp-client.js';
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) process.stdout.write(`${CHROMIUM} not found (Debian package chromium): the browser test is skipped\n`);
-// The README's copies are rewritten only on request (UPDATE_SCREENSHOTS=1), so a test run leaves
+// The copies docs/operating.md shows are rewritten only on request (UPDATE_SCREENSHOTS=1), so a test run leaves
 // the tree clean; otherwise the screenshots go to test-results/.
 const SHOTS = resolve(REPO, process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots');
 const LOGIN = { username: 'admin', password: 'browser-test-password' };

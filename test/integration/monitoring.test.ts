@@ -122,10 +122,10 @@ describe('alert rules', () => {
     for (const rule of rules.filter((r) => r.alert !== 'LetterIntakeDown')) assertExported(rule.expr, rule.alert);
   });
 
-  it('each point to a README section that says what to do', () => {
-    const readme = readFileSync(resolve(REPO, 'README.md'), 'utf8');
+  it('each point to a section of the operating page that says what to do', () => {
+    const page = readFileSync(resolve(REPO, 'docs/operating.md'), 'utf8');
     const anchors = new Set(
-      [...readme.matchAll(/^#+ (.+)$/gm)].map((m) =>
+      [...page.matchAll(/^#+ (.+)$/gm)].map((m) =>
         (m[1] ?? '')
           .toLowerCase()
           .replace(/[^a-z0-9 -]/g, '')
@@ -134,7 +134,7 @@ describe('alert rules', () => {
     );
     for (const rule of rules) {
       const [file, anchor] = (rule.annotations.runbook ?? '').split('#');
-      expect(file, rule.alert).toBe('README.md');
+      expect(file, rule.alert).toBe('docs/operating.md');
       expect([...anchors], rule.alert).toContain(anchor);
     }
   });
@@ -213,7 +213,7 @@ function ruleTests(): unknown {
   }));
   const fastBuckets = buckets.map((b) => ({ series: selector(b), values: '0+10x40' }));
   const alert = (alertname: string, eval_time: string, exp_alerts: unknown[]) => ({ alertname, eval_time, exp_alerts });
-  const runbook = (name: string) => `README.md#${name.toLowerCase()}`;
+  const runbook = (name: string) => `docs/operating.md#${name.toLowerCase()}`;
   return {
     rule_files: [RULES],
     evaluation_interval: '1m',

@@ -121,7 +121,7 @@ describe('each rule is triggered by its own case', () => {
   });
 
   it("a Launch link inside encrypted object streams is out of the walk's reach, and the facts say the walk was incomplete", async () => {
-    // The known limit (README): pdf-lib cannot decrypt object streams, and pdf.js reports neither
+    // The known limit (docs/sender-policy.md): pdf-lib cannot decrypt object streams, and pdf.js reports neither
     // /Launch nor a link's JavaScript. The file is accepted; the record says what was not checked.
     const launch = ACTIVE_SAMPLES.find((s) => s.name.startsWith('a Launch action behind a link'));
     const pdf = await permissionsOnly(await (launch?.build() ?? letterPdf()), ['--object-streams=generate']);
