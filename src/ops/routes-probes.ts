@@ -1,11 +1,13 @@
 // Unauthenticated probes: /healthz (the process answers), /readyz (its dependencies answer),
-// /metrics (Prometheus text format). None of them can hang on a Redis that is away.
+// /metrics (Prometheus text format). None of them can hang on a Redis that is away. The raw
+// store's probe writes a file (or an object): its answer is reused for a few seconds.
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { ApiHealth } from './api-health.js';
+import { cachedCheck } from './cached-check.js';
 import { CHECK_TIMEOUT_MS, checkQueue, checkRedis } from './dependency-checks.js';
 import { checkRawStore } from './raw-store-check.js';
 import { judgeReadiness } from './readiness.js';
@@ -20,17 +22,17 @@ export interface ProbeDeps {
   readonly clock: () => number;
 }
 
+/** How long one raw store probe (a write, a read, a delete) answers /readyz. */
+export const RAW_STORE_PROBE_MAX_AGE_MS = 5000;
+
 export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
   return async (app) => {
     app.get('/healthz', async () => ({ status: 'ok' }));
 
     let wasReady: boolean | undefined;
+    const rawStoreProbe = cachedCheck(() => checkRawStore(deps.rawStore, CHECK_TIMEOUT_MS), RAW_STORE_PROBE_MAX_AGE_MS, deps.clock);
     app.get('/readyz', async (request, reply) => {
-      const [redis, queue, rawStore] = await Promise.all([
-        checkRedis(deps.redis),
-        checkQueue(deps.queue),
-        checkRawStore(deps.rawStore, CHECK_TIMEOUT_MS),
-      ]);
+      const [redis, queue, rawStore] = await Promise.all([checkRedis(deps.redis), checkQueue(deps.queue), rawStoreProbe.get()]);
       const verdict = judgeReadiness({
         redis,
         queue,

@@ -46,6 +46,8 @@ export async function startOpsPart(
     redis,
     queue,
     store,
+    rawStore: options.rawStore,
+    clock: ctx.clock,
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake({ store, queue, clock: ctx.clock, attempts: config.worker.attempts }, id),

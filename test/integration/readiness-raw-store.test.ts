@@ -1,0 +1,76 @@
+// /readyz of a role that carries a raw store, started as the composition roots start it
+// (runtime/ops-part.ts): the store is probed, and a store that stops working makes it 503.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
+import { startOpsPart } from '../../src/runtime/ops-part.js';
+import { randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startRoleWithStore(clock: () => number) {
+  const parent = mkdtempSync(join(tmpdir(), 'readiness-store-'));
+  cleanups.push(() => rmSync(parent, { recursive: true, force: true }));
+  const dir = join(parent, 'raw');
+  const config = loadConfig({
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: randomPrefix(),
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    RAW_STORE_URL: pathToFileURL(dir).href,
+    LOG_LEVEL: 'silent',
+  });
+  const rawStore = openRawStore({ location: config.rawStore.location, timeoutMs: 1000, s3PathStyle: false });
+  await rawStore.check();
+  const ops = await startOpsPart({ config, env: {}, logger: createLogger({ level: 'silent' }), clock }, TEST_REDIS_URL, {
+    admin: false,
+    rawStore,
+  });
+  ops.markStarted();
+  cleanups.push(() => ops.close());
+  return { url: ops.url, dir };
+}
+
+const readyz = async (url: string) => {
+  const response = await fetch(`${url}/readyz`);
+  const body = (await response.json()) as { checks: { rawStore: { ok: boolean; skipped?: boolean; error?: string } } };
+  return { status: response.status, rawStore: body.checks.rawStore };
+};
+
+describe('/readyz and the raw store', () => {
+  it('probes the raw store of a role that uses it, and answers 503 once its directory is replaced by a file', async () => {
+    let now = 1_000_000;
+    const { url, dir } = await startRoleWithStore(() => now);
+    const before = await readyz(url);
+    expect(before.status).toBe(200);
+    expect(before.rawStore).toEqual({ ok: true });
+
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'not a directory');
+    now += 60_000; // past any cached answer
+    const after = await readyz(url);
+    expect(after.status).toBe(503);
+    expect(after.rawStore.ok).toBe(false);
+    expect(after.rawStore.error).toMatch(/ENOTDIR|ENOENT|EEXIST/);
+  });
+
+  it('answers from the last probe for a few seconds: a flood of probes does not write a flood of files', async () => {
+    let now = 1_000_000;
+    const { url, dir } = await startRoleWithStore(() => now);
+    expect((await readyz(url)).status).toBe(200);
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'not a directory');
+    now += 1000;
+    expect((await readyz(url)).status).toBe(200); // the cached probe
+    now += 10_000;
+    expect((await readyz(url)).status).toBe(503);
+  });
+});
