@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 
 const MiB = 1024 * 1024;
@@ -93,7 +94,7 @@ const schema = z.object({
   WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
   /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
   WORKER_SWEEP_AGE_MS: z.coerce.number().int().min(100).optional(),
-  /** Days an ended intake's record is kept (at least as long as its raw message). */
+  /** Days an ended intake's record is kept: at least RETENTION_DAYS, and at least a day (its notice must find it). */
   RECORD_RETENTION_DAYS: z.coerce.number().min(0).default(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
   HTTP_HOST: z.string().default('0.0.0.0'),
@@ -103,7 +104,7 @@ const schema = z.object({
   /** STARTTLS key and certificate; both or neither. Without them STARTTLS is not offered. */
   TLS_KEY_FILE: optionalText,
   TLS_CERT_FILE: optionalText,
-  /** Days raw mail is kept after its intake ended. */
+  /** Days raw mail is kept after its intake ended (at most RECORD_RETENTION_DAYS). */
   RETENTION_DAYS: z.coerce.number().min(0).default(7),
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
@@ -235,6 +236,8 @@ export function loadConfig(env: Env): Config {
   if ((e.TLS_KEY_FILE === undefined) !== (e.TLS_CERT_FILE === undefined)) {
     throw new ConfigError('invalid configuration:\n  TLS_KEY_FILE, TLS_CERT_FILE: set both or neither');
   }
+  const retentionProblem = retentionProblemOf(e);
+  if (retentionProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${retentionProblem}`);
   return deepFreeze({
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
@@ -291,6 +294,19 @@ export function loadConfig(env: Env): Config {
     },
     logLevel: e.LOG_LEVEL,
   });
+}
+
+/** A record must outlive its notice, and raw mail must not outlive its record (the orphan sweep deletes such blobs). */
+function retentionProblemOf(e: Parsed): string | undefined {
+  const minimumMs = minimumRecordRetentionMs({ attempts: e.NOTICE_ATTEMPTS, timeoutMs: e.NOTICE_TIMEOUT_MS });
+  if (e.RECORD_RETENTION_DAYS * DAY_MS < minimumMs) {
+    const days = Math.ceil((minimumMs / DAY_MS) * 100) / 100;
+    return `RECORD_RETENTION_DAYS: must be at least ${days} so that a record outlives its notice (NOTICE_ATTEMPTS, NOTICE_TIMEOUT_MS and the abandoned-notice sweep's hour)`;
+  }
+  if (e.RETENTION_DAYS > e.RECORD_RETENTION_DAYS) {
+    return `RETENTION_DAYS: must not be longer than RECORD_RETENTION_DAYS (${e.RECORD_RETENTION_DAYS}): raw mail without its record is deleted as an orphan`;
+  }
+  return undefined;
 }
 
 function rawStoreSection(e: Parsed): Config['rawStore'] {

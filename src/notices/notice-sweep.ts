@@ -12,6 +12,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import { ABSENT, type FromState, type NoticeLedger } from './ledger.js';
+import { NOTICE_SWEEP_LOOKBACK_MS } from './notice-lifetime.js';
 import type { NoticeJobData } from './queue.js';
 
 /**
@@ -20,7 +21,7 @@ import type { NoticeJobData } from './queue.js';
  * WORKER_SWEEP_INTERVAL_MS: an hour leaves room for restarts without re-reading a day of a relay's
  * refusals (recorded `failed` by the processor itself) every round.
  */
-const LOOKBACK_MS = 3600_000;
+const LOOKBACK_MS = NOTICE_SWEEP_LOOKBACK_MS;
 const PAGE = 200;
 /** A sweep looks at no more than this many failed jobs (the newest first). */
 const MAX_PER_SWEEP = 5000;

@@ -7,6 +7,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { ABSENT, type NoticeLedger } from './ledger.js';
+import { NOTICE_BACKOFF_MS } from './notice-lifetime.js';
 import { wantsNotice } from './policy.js';
 
 export const NOTICE_QUEUE = 'notices';
@@ -22,7 +23,7 @@ export function noticeJobOptions(intakeId: string, kind: NoticeKind, attempts: n
   return {
     jobId: noticeJobId(intakeId, kind),
     attempts,
-    backoff: { type: 'exponential', delay: 1000 },
+    backoff: { type: 'exponential', delay: NOTICE_BACKOFF_MS },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 30 * 24 * 3600 },
   };

@@ -73,4 +73,26 @@ describe('configuration', () => {
     const set = loadConfig({ WORKER_SWEEP_AGE_MS: '5000', SANDBOX_STRICT_CONTRACT: 'true' });
     expect([set.worker.sweepAgeMs, set.sandbox.strictContract]).toEqual([5000, true]);
   });
+
+  describe('retention that must outlive a notice', () => {
+    it('refuses a record retention too short for the notice its intake earns, naming the variable', () => {
+      for (const days of ['0', '0.01']) {
+        expect(() => loadConfig({ RECORD_RETENTION_DAYS: days, RETENTION_DAYS: '0' })).toThrow(ConfigError);
+        expect(() => loadConfig({ RECORD_RETENTION_DAYS: days, RETENTION_DAYS: '0' })).toThrow(/RECORD_RETENTION_DAYS.*notice/);
+      }
+    });
+
+    it('counts the notice attempts: many slow attempts need a longer record retention', () => {
+      // 30 attempts doubling from 1 s wait 2^29 s (over 17 years) before the last one.
+      expect(() => loadConfig({ NOTICE_ATTEMPTS: '30', RECORD_RETENTION_DAYS: '90' })).toThrow(/RECORD_RETENTION_DAYS/);
+      expect(loadConfig({ NOTICE_ATTEMPTS: '8', RECORD_RETENTION_DAYS: '1', RETENTION_DAYS: '1' }).recordRetentionMs).toBe(
+        24 * 3600 * 1000,
+      );
+    });
+
+    it('refuses raw mail kept longer than its record (the orphan sweep would delete it anyway)', () => {
+      expect(() => loadConfig({ RETENTION_DAYS: '30', RECORD_RETENTION_DAYS: '14' })).toThrow(/RETENTION_DAYS.*RECORD_RETENTION_DAYS/);
+      expect(loadConfig({ RETENTION_DAYS: '14', RECORD_RETENTION_DAYS: '14' }).retentionMs).toBe(14 * 24 * 3600 * 1000);
+    });
+  });
 });
