@@ -212,6 +212,11 @@ export class IntakeStore {
     return this.redis.zrangebyscore(this.keys.stateIndex(state), '-inf', before, 'LIMIT', offset, count);
   }
 
+  /** Ids that entered `state` between `from` and `to` (ms since the epoch, both included), oldest first. */
+  async idsEnteredStateBetween(state: IntakeState, from: number, to: number, offset: number, count: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.stateIndex(state), from, to, 'LIMIT', offset, count);
+  }
+
   async get(intakeId: string): Promise<IntakeRecord | undefined> {
     return fromHash(await this.redis.hgetall(this.keys.record(intakeId)));
   }

@@ -6,6 +6,9 @@
 // it (failed set, finished without recording, gone) is failed, replayable, and raises the
 // operator alert.
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
+// The same sweep finds `failed` intakes of the last day whose notice entry is missing (queueing
+// it failed when the intake was failed, here or in the processor) and queues it: the state
+// change and the notice's job cannot be one write, so the second is made good later, never lost.
 import type { Queue } from 'bullmq';
 import { WORKER_FAILURES } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
@@ -19,6 +22,8 @@ const SWEPT_STATES = ['queued', 'processing'] as const;
 const BATCH = 200;
 /** A sweep looks at no more than this many intakes per state (the oldest first). */
 const MAX_PER_SWEEP = 5000;
+/** Failed intakes this recent are checked for a notice entry (a notice later than this is news to nobody). */
+export const OWED_NOTICE_LOOKBACK_MS = 24 * 3600_000;
 
 export interface ReconcilerDeps {
   readonly store: IntakeStore;
@@ -48,7 +53,23 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<string[]> {
       if (batch.length < BATCH) break;
     }
   }
+  await queueOwedNotices(deps);
   return failed;
+}
+
+/** Failed intakes (past the bound, within the look-back) whose failure notice has no entry: queued now. */
+async function queueOwedNotices(deps: ReconcilerDeps): Promise<void> {
+  const now = deps.clock();
+  for (let offset = 0; offset < MAX_PER_SWEEP; offset += BATCH) {
+    const batch = await deps.store.idsEnteredStateBetween('failed', now - OWED_NOTICE_LOOKBACK_MS, now - deps.ageMs, offset, BATCH);
+    for (const id of batch) {
+      const record = await deps.store.get(id);
+      if (record?.state !== 'failed' || record.notices?.failed !== undefined) continue;
+      deps.logger.warn({ event: 'intake.notice_owed', intakeId: id }, 'a failed intake has no notice entry: queueing its notice');
+      await deps.notices.onOutcome(id, 'failed', record.senderId);
+    }
+    if (batch.length < BATCH) break;
+  }
 }
 
 async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[number], intakeId: string): Promise<boolean> {
@@ -65,6 +86,11 @@ async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[num
   );
   deps.observer.intakeEnded('failed', fate.errorCode, undefined);
   deps.observer.operatorAlert(fate.errorCode);
-  await deps.notices.onOutcome(intakeId, 'failed', undefined);
+  try {
+    await deps.notices.onOutcome(intakeId, 'failed', undefined);
+  } catch (err) {
+    // The intake stays failed; a later sweep finds it without a notice entry (queueOwedNotices).
+    deps.logger.error({ err, event: 'intake.notice_not_queued', intakeId }, 'the intake is failed, but its notice could not be queued');
+  }
   return true;
 }

@@ -8,6 +8,7 @@ import { type IntakeObserver, silentObserver } from '../../src/intake/observer.j
 import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/intake/queue.js';
 import type { IntakeState } from '../../src/intake/record.js';
 import { createLogger } from '../../src/log.js';
+import { NoticeLedger } from '../../src/notices/ledger.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { abandonByStalling } from '../helpers/failed-jobs.js';
 import { startTestGateway } from '../helpers/gateway.js';
@@ -145,6 +146,36 @@ describe('one sweep', () => {
     await intakeIn(env, 'inunfinisheddead00000000001', 'queued', now - 30_000, false);
     const failed = await reconcileOnce({ ...env, clock: () => now, logger, observer: silentObserver, notices, ageMs: 10_000 });
     expect(failed).toEqual(['inunfinisheddead00000000001']);
+    await env.queue.close();
+  });
+});
+
+describe('a failed intake whose notice could not be queued', () => {
+  const logger = createLogger({ level: 'silent' });
+
+  it('is found by a later sweep, which queues its notice; one whose notice entry exists is left alone', async () => {
+    const env = setup();
+    const now = Date.now();
+    const lost = 'inunfinishedowed00000000001';
+    const told = 'inunfinishedtold00000000002';
+    await intakeIn(env, lost, 'queued', now - 60_000, false);
+    await intakeIn(env, told, 'processing', now - 60_000, false);
+    const refusing = {
+      onOutcome: async () => {
+        throw new Error('Redis refused the notice job');
+      },
+    };
+    const sweep = (clock: number, notices: { onOutcome: (id: string, kind: string) => Promise<void> }) =>
+      reconcileOnce({ ...env, clock: () => clock, logger, observer: silentObserver, notices, ageMs: 10_000 });
+    await sweep(now, refusing).catch(() => undefined); // however the sweep reports the refusal
+    expect((await env.store.get(lost))?.state).toBe('failed');
+    expect((await env.store.get(told))?.state).toBe('failed');
+    // The second one's notice was queued after all (by another worker, say): its entry exists.
+    await new NoticeLedger(redis, env.prefix).move(told, 'failed', ['absent'], { state: 'queued', at: now });
+
+    const asked: (readonly [string, string])[] = [];
+    await sweep(now + 60_000, { onOutcome: async (id, kind) => void asked.push([id, kind]) });
+    expect(asked).toEqual([[lost, 'failed']]);
     await env.queue.close();
   });
 });
