@@ -3,6 +3,8 @@
 import { type ErrorEnvelope, envelope, SandboxApiError } from './error-codes.js';
 
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
+/** fastify's router limit on one path parameter (its default, written out so the message can name it). */
+export const MAX_PARAM_CHARS = 100;
 
 const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'the request body is not valid JSON',
@@ -10,6 +12,8 @@ const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: `the request body is larger than ${BODY_LIMIT_BYTES} bytes`,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported Content-Type: send application/json',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
+  FST_ERR_BAD_URL: 'the URL is not valid (broken percent-encoding)',
+  FST_ERR_MAX_PARAM_LENGTH: `a path segment is longer than ${MAX_PARAM_CHARS} characters`,
 };
 
 export function errorAnswer(error: unknown, traceId: string): ErrorEnvelope {

@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { BODY_LIMIT_BYTES, errorAnswer } from './error-answer.js';
+import { allowListGuard } from './allow-list-guard.js';
+import { answerClientError, answerFrameworkError } from './client-errors.js';
+import { BODY_LIMIT_BYTES, errorAnswer, MAX_PARAM_CHARS } from './error-answer.js';
 import { envelope } from './error-codes.js';
 import { authRoutes } from './routes-auth.js';
 import { letterRoutes } from './routes-letters.js';
@@ -31,6 +33,10 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     // The request id is the envelope's traceId, so a log line and an error answer can be matched.
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
+    routerOptions: { maxParamLength: MAX_PARAM_CHARS },
+    // The HTTP layer's own refusals answer the envelope too (client-errors.ts).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError(loggerInstance),
   });
 
   // JSON only (any other Content-Type is 400 InvalidData). An empty body with Content-Type:
@@ -69,6 +75,8 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
     if (fault.retryAfterSeconds !== undefined) void reply.header('retry-after', String(fault.retryAfterSeconds));
     return reply.code(fault.statusCode).send(envelope(fault.statusCode, fault.errorCode, fault.message, request.id));
   });
+
+  app.addHook('onRequest', allowListGuard(store));
 
   app.addHook('onSend', async (request) => {
     const path = request.url.split('?')[0] ?? '';
