@@ -94,6 +94,8 @@ const schema = z.object({
   WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
   /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
   WORKER_SWEEP_AGE_MS: z.coerce.number().int().min(100).optional(),
+  /** What the record of messages refused in the session may cost in Redis; past it the oldest go. */
+  REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
   /** Days an ended intake's record is kept: at least RETENTION_DAYS, and at least a day (its notice must find it). */
   RECORD_RETENTION_DAYS: z.coerce.number().min(0).default(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
@@ -198,6 +200,7 @@ export interface Config {
   };
   readonly retentionMs: number;
   readonly recordRetentionMs: number;
+  readonly refusedMaxBytes: number;
   readonly sandbox: { readonly host: string; readonly port: number; readonly strictContract: boolean };
   readonly dataDir: string;
   readonly rawStore: {
@@ -283,6 +286,7 @@ export function loadConfig(env: Env): Config {
     },
     retentionMs: e.RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
+    refusedMaxBytes: e.REFUSED_MAX_BYTES,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, strictContract: e.SANDBOX_STRICT_CONTRACT },
     dataDir: e.DATA_DIR,
     rawStore: rawStoreSection(e),

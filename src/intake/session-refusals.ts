@@ -1,13 +1,43 @@
 // Messages refused in the SMTP session by their own rules (docs/design.md §2.4): a short record each,
 // so an operator who gets a call can find the message. They never became intakes (no raw
-// message, no job). One sorted set, scored by time: entries older than the retention are
-// dropped on every write, and the newest MAX_KEPT are all that is kept, whatever the rate.
+// message, no job). One sorted set, scored by time, bounded whatever strangers send: each field
+// is cut, entries older than the retention are dropped on every write, the newest MAX_KEPT and
+// at most the budget's bytes are kept, and one client network gets at most a number of records
+// an hour (the record is for operators, not a store an attacker with many domains can fill).
+// The script writing it (refusal-script.ts) keeps all of it in one step.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { networkOf } from '../net/client-network.js';
+import { cutUtf8 } from '../net/cut-text.js';
+import { RECORD_REFUSAL } from './refusal-script.js';
 
 /** A bound on the index whatever a sender does: refusals past it drop the oldest. */
 const MAX_KEPT = 10_000;
+/** Bytes kept of each field a client chose (From, Message-ID, HELO, …). */
+export const FIELD_MAX_BYTES = 256;
+/** RFC 5322 §2.1.1: a line is at most 998 characters; a subject is kept up to that many bytes. */
+export const SUBJECT_MAX_BYTES = 998;
+/** Redis's own cost of one entry in a sorted set (skiplist node, dict entry), charged to the budget. */
+const ENTRY_OVERHEAD_BYTES = 128;
+const HOUR_MS = 3600 * 1000;
+/** Clients are counted per network: an IPv4 /24, an IPv6 /64 (client-network.ts). */
+const REFUSAL_NETWORKS = { v4Bits: 24, v6Bits: 64 } as const;
+
+/** One record's bounds; another kind of refusal can keep its own record under its own name. */
+export interface RefusalBudget {
+  /** The record's key under the prefix (`<prefix>:<name>`) and the start of its companions' keys. */
+  readonly name: string;
+  /** What the whole record may cost in Redis (REFUSED_MAX_BYTES for the session's rules). */
+  readonly maxBytes: number;
+  /** Records one client network (/24, /64) may add per clock hour. */
+  readonly perNetworkPerHour: number;
+}
+
+export const SESSION_REFUSAL_BUDGET: RefusalBudget = { name: 'refused', maxBytes: 16 * 1024 * 1024, perNetworkPerHour: 100 };
+
+/** What became of one refusal's record: kept, or left out by a bound (the refusal itself stands). */
+export type RefusalRecordOutcome = 'recorded' | 'network' | 'networks' | 'budget';
 
 export interface SessionRefusal {
   readonly at: number;
@@ -29,20 +59,32 @@ export class SessionRefusals {
     private readonly redis: Redis,
     prefix: string,
     private readonly retentionMs: number,
+    private readonly budget: RefusalBudget = SESSION_REFUSAL_BUDGET,
   ) {
-    this.key = `${prefix}:refused`;
+    this.key = `${prefix}:${budget.name}`;
   }
 
-  async add(refusal: SessionRefusal): Promise<void> {
+  async add(refusal: SessionRefusal): Promise<RefusalRecordOutcome> {
+    const network = networkOf(refusal.clientIp, REFUSAL_NETWORKS);
     // the random tag keeps two identical refusals in the same millisecond apart
-    const member = JSON.stringify({ ...refusal, tag: randomBytes(4).toString('hex') });
-    await this.redis
-      .multi()
-      .zadd(this.key, refusal.at, member)
-      .zremrangebyscore(this.key, '-inf', refusal.at - this.retentionMs)
-      .zremrangebyrank(this.key, 0, -(MAX_KEPT + 1))
-      .pexpire(this.key, this.retentionMs)
-      .exec();
+    const member = JSON.stringify({ ...boundRefusal(refusal), tag: randomBytes(4).toString('hex') });
+    const outcome = await RECORD_REFUSAL(
+      this.redis,
+      this.key,
+      `${this.key}:bytes`,
+      `${this.key}:networks:${Math.floor(refusal.at / HOUR_MS)}`,
+      refusal.at,
+      member,
+      this.retentionMs,
+      MAX_KEPT,
+      this.budget.maxBytes,
+      network,
+      this.budget.perNetworkPerHour,
+      MAX_KEPT,
+      ENTRY_OVERHEAD_BYTES,
+    );
+    if (!isOutcome(outcome)) throw new Error(`the refusal script answered ${String(outcome)}`);
+    return outcome;
   }
 
   /** Newest first; those older than the retention are left out even before a write drops them. */
@@ -53,6 +95,28 @@ export class SessionRefusals {
       return parsed === undefined ? [] : [parsed];
     });
   }
+}
+
+const OUTCOMES: readonly unknown[] = ['recorded', 'network', 'networks', 'budget'] satisfies RefusalRecordOutcome[];
+
+function isOutcome(value: unknown): value is RefusalRecordOutcome {
+  return OUTCOMES.includes(value);
+}
+
+/** The refusal with every field a client chose cut to its bound. */
+export function boundRefusal(refusal: SessionRefusal): SessionRefusal {
+  const cut = (text: string) => cutUtf8(text, FIELD_MAX_BYTES);
+  return {
+    at: refusal.at,
+    reasonCode: cut(refusal.reasonCode),
+    reply: cut(refusal.reply),
+    from: cut(refusal.from),
+    messageId: cut(refusal.messageId),
+    subject: cutUtf8(refusal.subject, SUBJECT_MAX_BYTES),
+    envelopeFrom: cut(refusal.envelopeFrom),
+    clientIp: cut(refusal.clientIp),
+    helo: cut(refusal.helo),
+  };
 }
 
 const refusalSchema = z.object({

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { acceptIntake } from '../intake/accept.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
-import { type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
+import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { loadRegisteredAddresses } from '../senders/directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
@@ -41,7 +41,10 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   queue.on('error', (err) => log.warn({ err, event: 'smtp.queue_error' }, 'queue error'));
   await queue.waitUntilReady();
   const store = storeFor(ctx, redis);
-  const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs);
+  const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs, {
+    ...SESSION_REFUSAL_BUDGET,
+    maxBytes: config.refusedMaxBytes,
+  });
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
     {
@@ -89,7 +92,13 @@ async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
     timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
   });
   try {
-    await Promise.race([refusals.add(refusal), bound]);
+    const outcome = await Promise.race([refusals.add(refusal), bound]);
+    if (outcome !== 'recorded') {
+      log.info(
+        { event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode, bound: outcome },
+        "session refusal over its record's bound",
+      );
+    }
   } catch (err) {
     log.warn({ err, event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode }, 'session refusal not recorded');
   } finally {

@@ -10,7 +10,8 @@ import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
-import type { SessionRefusal } from '../intake/session-refusals.js';
+import { type SessionRefusal, SUBJECT_MAX_BYTES } from '../intake/session-refusals.js';
+import { cutUtf8 } from '../net/cut-text.js';
 import { withTimeout } from '../ops/bounded.js';
 import type { RuleContext } from '../policy/message-rules.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
@@ -154,7 +155,8 @@ async function accept(
     clientIp: envelope.clientIp,
     helo: envelope.helo,
     from: auth.from,
-    subject: fields.subject,
+    // the record shows the subject; the letter's title comes from the worker's own parse (§2.6)
+    subject: cutUtf8(fields.subject, SUBJECT_MAX_BYTES),
     messageId: fields.messageId,
     sizeBytes: collector.bytes,
     auth: auth.checks,

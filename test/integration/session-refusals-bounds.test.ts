@@ -1,0 +1,163 @@
+// The record of messages refused in the session, under a stranger who sends refusal after
+// refusal (docs/design.md §2.7): every field is cut, one client network gets at most its hourly
+// share, and the whole record stays inside its byte budget, in Redis's own memory.
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SessionRefusal, SessionRefusals } from '../../src/intake/session-refusals.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+
+const HOUR_MS = 3600 * 1000;
+const MiB = 1024 * 1024;
+const T0 = Date.UTC(2026, 10, 25, 10, 0, 0);
+
+/** An 800 KB folded subject, as the header limit (1 MiB) allows it. */
+const FOLDED_SUBJECT = `${'word '.repeat(15)}\r\n `.repeat(Math.ceil((800 * 1024) / 78));
+const LONG_FROM = `${'f'.repeat(10_000)}@stranger.example`;
+const LONG_MESSAGE_ID = `<${'m'.repeat(10_000)}@stranger.example>`;
+const LONG_ENVELOPE_FROM = `${'e'.repeat(10_000)}@stranger.example`;
+const LONG_HELO = `${'h'.repeat(10_000)}.stranger.example`;
+
+/** A refusal as an authenticated stranger makes it: every field as long as the header limit allows. */
+function hugeRefusal(at: number, clientIp: string): SessionRefusal {
+  return {
+    at,
+    reasonCode: 'SenderNotRegistered',
+    reply: '550 5.7.1 SenderNotRegistered: the From address is not a registered address of any sender',
+    from: LONG_FROM,
+    messageId: LONG_MESSAGE_ID,
+    subject: FOLDED_SUBJECT,
+    envelopeFrom: LONG_ENVELOPE_FROM,
+    clientIp,
+    helo: LONG_HELO,
+  };
+}
+
+const small = (at: number, clientIp: string, subject = 'a letter'): SessionRefusal => ({
+  at,
+  reasonCode: 'SenderNotRegistered',
+  reply: '550 5.7.1 SenderNotRegistered',
+  from: 'someone@stranger.example',
+  messageId: '<1@stranger.example>',
+  subject,
+  envelopeFrom: 'someone@stranger.example',
+  clientIp,
+  helo: 'mta.stranger.example',
+});
+
+describe('the record of refused messages', () => {
+  let redis: Redis;
+  const prefixes: string[] = [];
+  const fresh = (budget?: { maxBytes: number; perNetworkPerHour: number }) => {
+    const prefix = randomPrefix();
+    prefixes.push(prefix);
+    return new SessionRefusals(redis, prefix, 24 * HOUR_MS, budget === undefined ? undefined : { name: 'refused', ...budget });
+  };
+  beforeAll(() => {
+    redis = connectTestRedis();
+  });
+  afterAll(async () => {
+    for (const prefix of prefixes) await dropPrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('cuts each field a client chose to 256 bytes and the subject to 998', async () => {
+    const refusals = fresh();
+    await refusals.add(hugeRefusal(T0, '192.0.2.1'));
+    const [kept] = await refusals.list(10, T0);
+    expect(kept).toBeDefined();
+    expect(Buffer.byteLength(kept?.subject ?? '')).toBe(998);
+    for (const field of ['from', 'messageId', 'envelopeFrom', 'helo'] as const) expect(Buffer.byteLength(kept?.[field] ?? '')).toBe(256);
+    expect(kept?.from.startsWith('ffff')).toBe(true);
+  });
+
+  it('never cuts a character in half', async () => {
+    const refusals = fresh();
+    await refusals.add(small(T0, '192.0.2.1', 'é'.repeat(600))); // 1,200 bytes of two-byte characters
+    const [kept] = await refusals.list(10, T0);
+    expect(kept?.subject).toBe('é'.repeat(499));
+  });
+
+  it('keeps at most 100 records per client /24 an hour; another /24, and the next hour, count apart', async () => {
+    const refusals = fresh();
+    const outcomes: string[] = [];
+    for (let i = 0; i < 150; i += 1) outcomes.push(await refusals.add(small(T0 + i, `192.0.2.${i % 250}`)));
+    for (let i = 0; i < 5; i += 1) outcomes.push(await refusals.add(small(T0 + 200 + i, '198.51.100.7')));
+    expect(outcomes.filter((o) => o === 'recorded')).toHaveLength(105);
+    expect(outcomes.filter((o) => o === 'network')).toHaveLength(50);
+    expect(await refusals.add(small(T0 + HOUR_MS, '192.0.2.9'))).toBe('recorded');
+    expect(await refusals.list(1000, T0 + HOUR_MS)).toHaveLength(106);
+  });
+
+  it('counts an IPv6 client per /64, and an IPv4-mapped address as its IPv4 address', async () => {
+    const refusals = fresh({ maxBytes: 16 * MiB, perNetworkPerHour: 2 });
+    const v6 = ['2001:db8:1:2::1', '2001:db8:1:2:ffff::9', '2001:db8:1:2:0:0:0:3'];
+    const v6Outcomes = await Promise.all(v6.map((ip, i) => refusals.add(small(T0 + i, ip))));
+    expect(v6Outcomes.filter((o) => o === 'recorded')).toHaveLength(2);
+    expect(await refusals.add(small(T0 + 10, '2001:db8:1:3::1'))).toBe('recorded'); // the next /64
+    expect(await refusals.add(small(T0 + 11, '203.0.113.5'))).toBe('recorded');
+    expect(await refusals.add(small(T0 + 12, '::ffff:203.0.113.6'))).toBe('recorded');
+    expect(await refusals.add(small(T0 + 13, '::FFFF:203.0.113.7'))).toBe('network');
+  });
+
+  it('keeps the record within its byte budget, dropping the oldest first', async () => {
+    const maxBytes = 256 * 1024;
+    const refusals = fresh({ maxBytes, perNetworkPerHour: 100 });
+    const total = 400;
+    for (let i = 0; i < total; i += 1) await refusals.add(hugeRefusal(T0 + i, `10.${i >> 8}.${i & 255}.1`));
+    const kept = await refusals.list(10_000, T0 + total);
+    const keptBytes = kept.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
+    expect(kept.length).toBeGreaterThan(10);
+    expect(kept.length).toBeLessThan(total);
+    expect(keptBytes).toBeLessThanOrEqual(maxBytes);
+    expect(kept[0]?.at).toBe(T0 + total - 1); // the newest is there
+    expect(kept.at(-1)?.at).toBe(T0 + total - kept.length); // and nothing in between is missing
+  });
+});
+
+describe('Redis under 10,000 refusals from an authenticated stranger', () => {
+  let server: RedisServer;
+  let redis: Redis;
+  beforeAll(async () => {
+    // A cap far above the budget and far below what the refusals would take unbounded (8 GB):
+    // without the bounds the writes fail as Redis runs out of memory.
+    server = await startRedisServer(['--appendonly', 'no', '--maxmemory', `${64 * MiB}`]);
+    redis = connectTestRedis(server.url);
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await server.destroy();
+  });
+
+  it('grows by less than the default budget (REFUSED_MAX_BYTES, 16 MiB) plus 10%', async () => {
+    const refusals = new SessionRefusals(redis, randomPrefix(), 90 * 24 * HOUR_MS);
+    await refusals.add(small(T0 - 1, '127.0.0.1')); // loads the script
+    const before = await usedMemory(redis);
+    const count = 10_000;
+    const batch = 200;
+    for (let at = 0; at < count; at += batch) {
+      // every refusal from a /24 of its own, so the per-network bound does not hide the budget
+      const adds = Array.from({ length: batch }, (_, i) => at + i).map((n) =>
+        refusals.add(hugeRefusal(T0 + n, `10.${n >> 8}.${n & 255}.7`)),
+      );
+      await Promise.all(adds);
+    }
+    const grown = (await usedMemory(redis)) - before;
+    console.log(`10,000 refusals: Redis used_memory +${(grown / MiB).toFixed(2)} MiB (budget 16 MiB)`);
+    expect(grown).toBeLessThan(16 * MiB * 1.1);
+    expect((await refusals.list(20_000, T0 + count)).length).toBeGreaterThan(1000); // the record still holds plenty
+  });
+});
+
+/** used_memory, settled: Redis frees some memory lazily, so read it until two reads agree. */
+async function usedMemory(redis: Redis): Promise<number> {
+  const read = async (): Promise<number> => Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))?.[1]);
+  let last = await read();
+  for (let i = 0; i < 20; i += 1) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await read();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
