@@ -60,6 +60,9 @@ const schema = z.object({
   SENDER_API_URL: z.url({ protocol: /^https?$/, message: 'must be an https:// (or loopback http://) URL' }).optional(),
   /** Time-out for one Sender API request. */
   API_TIMEOUT_MS: int(100, 30_000),
+  /** The Sender API circuit: calls in the last minute before most of them failing opens it, and how often it then probes the API. */
+  API_CIRCUIT_MIN_CALLS: int(1, 5),
+  API_CIRCUIT_PROBE_INTERVAL_MS: int(50, 5000),
   /** Static DNS answers instead of live DNS (tests, offline runs). */
   DNS_ZONE_FILE: optionalText,
   /** Time-out for one DNS query (live resolver), tries per query. */
@@ -171,6 +174,7 @@ export interface Config {
   readonly sendersFile: string | undefined;
   readonly senderApiUrl: string | undefined;
   readonly apiTimeoutMs: number;
+  readonly apiCircuit: { readonly minCalls: number; readonly probeIntervalMs: number };
   readonly dns: { readonly zoneFile: string | undefined; readonly timeoutMs: number; readonly tries: number };
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
@@ -262,6 +266,7 @@ export function loadConfig(env: Env): Config {
     sendersFile: e.SENDERS_FILE,
     senderApiUrl: e.SENDER_API_URL,
     apiTimeoutMs: e.API_TIMEOUT_MS,
+    apiCircuit: { minCalls: e.API_CIRCUIT_MIN_CALLS, probeIntervalMs: e.API_CIRCUIT_PROBE_INTERVAL_MS },
     dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,

@@ -174,3 +174,11 @@ export const NOTICE_FAILURES = {
   NoticeAbandoned:
     'The queue gave up on the notice outside its checkpoints (it stalled too often, or failed unexpectedly on its last attempt).',
 } as const;
+
+/**
+ * Operator alerts that end no intake: the worker's Sender API circuit (worker/api-circuit.ts) is
+ * open, so the queue waits for the API instead of spending attempts on it.
+ */
+export const API_OUTAGE = {
+  ApiOutage: 'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused until a probe gets an answer.',
+} as const;

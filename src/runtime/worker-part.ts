@@ -10,6 +10,8 @@ import { createPdfChecker } from '../pdf/checker-pool.js';
 import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
+import { createApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../worker/api-circuit.js';
+import { senderApiProbe } from '../worker/api-probe.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
@@ -27,14 +29,26 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const connection = workerConnection(ctx.redisUrl);
   logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisUrl, config.redisStartTimeoutMs);
+  let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
+  const apiCircuit = createApiCircuit({
+    policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },
+    probeIntervalMs: config.apiCircuit.probeIntervalMs,
+    probe: senderApiProbe(senderApiUrl, Math.min(config.apiTimeoutMs, config.apiCircuit.probeIntervalMs)),
+    pause: async (ms) => worker?.rateLimit(ms),
+    clock: ctx.clock,
+    logger,
+    observer: ctx.observer,
+  });
   const client = createSenderApiClient({
     baseUrl: senderApiUrl,
     clock: ctx.clock,
     timeoutMs: config.apiTimeoutMs,
     logger,
-    onCall: (e) => ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000),
+    onCall: (e) => {
+      ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000);
+      apiCircuit.record(e.status);
+    },
   });
-  let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
   const store = storeFor(ctx, connection);
   const notices = startNoticePart({
     config,
@@ -63,6 +77,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     maxPdfBytes: config.maxPdfBytes,
     notices: notices.notices,
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
+    apiOutagePauseMs: () => apiCircuit.pauseMsIfOpen(),
     rateLimit: async (ms: number, _job: Job<IntakeJobData>) => {
       await worker?.rateLimit(ms);
       throw Worker.RateLimitError();
@@ -75,6 +90,8 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     lockDuration: config.worker.lockMs,
     stalledInterval: Math.max(1000, Math.floor(config.worker.lockMs / 2)),
     maxStalledCount: 10,
+    // BullMQ honours a manual rate limit (a 429, the open API circuit) only with a limiter set; this one never limits by itself.
+    limiter: { max: 1_000_000, duration: 1000 },
     settings: {
       backoffStrategy: (attemptsMade: number) =>
         backoffDelayMs(attemptsMade, { baseMs: config.worker.backoffBaseMs, capMs: config.worker.backoffCapMs }, Math.random()),
@@ -127,6 +144,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         running.cancelAllJobs('shutting down');
         await within(config.worker.closeTimeoutMs);
       }
+      apiCircuit.stop();
       await intakeSweep.stop();
       await noticeSweep.stop();
       await housekeeping.stop();

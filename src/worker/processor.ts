@@ -39,6 +39,8 @@ export interface ProcessorDeps {
   readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** Pauses the whole queue for a while (the API said 429) without spending an attempt. */
   readonly rateLimit: (ms: number, job: Job<IntakeJobData>) => Promise<never>;
+  /** While the Sender API circuit is open (api-circuit.ts): how long a job that met the outage holds the queue. */
+  readonly apiOutagePauseMs?: () => number | undefined;
 }
 
 /** What a job returns when its intake ended without a failure. */
@@ -194,6 +196,8 @@ async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
     return failed(run, failure, true);
   }
   if (failure.retryAfterMs !== undefined) return deps.rateLimit(failure.retryAfterMs, job);
+  const outagePauseMs = failure.kind === 'retryable' ? deps.apiOutagePauseMs?.() : undefined;
+  if (outagePauseMs !== undefined) return deps.rateLimit(outagePauseMs, job); // no attempt spent while the API is away
   if (lastAttempt) return failed(run, failure);
   throw err; // retryable: BullMQ waits the backoff and tries again
 }
