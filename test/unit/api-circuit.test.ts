@@ -29,7 +29,7 @@ describe('judgeCircuit', () => {
     ['xx...', 'closed', 'most calls were answered'],
     ['xxx...', 'closed', 'exactly half is not most'],
     [`${'.'.repeat(20)}xxxxxxxxxxxxxxx`, 'open', 'only the 20 most recent calls count'],
-  ] as const)('%s → %s (%s)', (pattern, verdict) => {
+  ] as const)('%s → %s (%s)', (pattern, verdict, _why) => {
     expect(judgeCircuit(calls(pattern), policy, NOW)).toBe(verdict);
   });
 
