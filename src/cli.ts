@@ -16,14 +16,16 @@ const USAGE = `usage: letter-intake <command> [options]
   sandbox-api           the sandbox Sender API alone (SANDBOX_PORT)
   send FILE.eml         send a message over SMTP and print the reply
                         [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]
-  status ID             print an intake's record
+  status ID [--json]    what became of an intake: its state, checks, timeline, notices
+                        (--json: the whole record)
   replay ID             re-queue a failed intake
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
-                        sender directory); exit 1 when any check fails
+                        sender directory); exit 1 when any check fails. Without REDIS_URL
+                        it checks the running \`npm start\`, as status does
 
 Configuration comes from environment variables; see docs/configuration.md.`;
 
-type Command = (args: readonly string[], options: Record<string, string | undefined>) => Promise<number | 'running'>;
+type Command = (args: readonly string[], options: Readonly<Record<string, string | boolean | undefined>>) => Promise<number | 'running'>;
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   start: async () => (await import('./runtime/start.js')).startCommand,
@@ -37,24 +39,38 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
 };
 
+const OPTIONS = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A mistake on the command line: said in one line, then the usage, exit 64 (EX_USAGE). */
+function usageError(problem: string): number {
+  process.stderr.write(`letter-intake: ${problem}\n\n${USAGE}\n`);
+  return 64;
+}
+
 async function main(argv: readonly string[]): Promise<number | 'running'> {
-  const { positionals, values } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [name, ...rest] = positionals;
-  const load = name === undefined ? undefined : COMMANDS[name];
-  if (values.help === true || load === undefined) {
-    process.stdout.write(`${USAGE}\n`);
-    return values.help === true ? 0 : 64; // EX_USAGE
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    // node:util names the option and what was wrong with it (unknown, or a missing value).
+    const message = err instanceof Error ? err.message : String(err);
+    return usageError(message.split('. ')[0] ?? message);
   }
+  const { positionals, values } = parsed;
+  const [name, ...rest] = positionals;
+  if (values.help === true || name === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help === true ? 0 : 64;
+  }
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (load === undefined) return usageError(`unknown command "${name}"`);
   const { help: _help, ...options } = values;
   return (await load())(rest, options);
 }
@@ -64,7 +80,6 @@ main(process.argv.slice(2)).then(
     if (code !== 'running') process.exitCode = code;
   },
   (err: unknown) => {
-    // Configuration problems are the operator's to fix: say what, without a stack trace.
     // What an operator must fix is said plainly, without a stack trace.
     const config =
       err instanceof ConfigError ||

@@ -1,7 +1,8 @@
-// `letter-intake doctor`: checks the deployment the environment describes and prints the
-// checklist; exit 1 when any check failed.
+// `letter-intake doctor`: checks the deployment the environment describes (or the running
+// `npm start`, doctor-target.ts) and prints the checklist; exit 1 when any check failed.
 import { createLiveResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
+import { loadConfig } from '../config.js';
 import { formatChecklist } from '../doctor/printer.js';
 import { rawStoreProbe } from '../doctor/raw-store-checks.js';
 import { exitCodeOf } from '../doctor/result.js';
@@ -9,9 +10,12 @@ import { runDoctor } from '../doctor/run-doctor.js';
 import { createLogger } from '../log.js';
 import { openRawStore } from '../raw-store/open-store.js';
 import { roleContext } from './context.js';
+import { doctorTarget } from './doctor-target.js';
+import { embeddedRedisUrl } from './redis.js';
 
 export async function doctorCommand(): Promise<number> {
-  const ctx = roleContext(process.env, 'doctor');
+  const target = doctorTarget(process.env, embeddedRedisUrl(loadConfig(process.env).dataDir));
+  const ctx = roleContext(target.env, 'doctor');
   const { config } = ctx;
   const resolver =
     config.dns.zoneFile === undefined
@@ -30,6 +34,6 @@ export async function doctorCommand(): Promise<number> {
     logger: createLogger({ level: 'silent' }),
     rawStore: rawStoreProbe(rawStore),
   }).finally(() => rawStore.close());
-  process.stdout.write(formatChecklist(results));
+  process.stdout.write(`${target.heading}\n\n${formatChecklist(results)}`);
   return exitCodeOf(results);
 }

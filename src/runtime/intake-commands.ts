@@ -1,19 +1,25 @@
-// `letter-intake status ID` and `letter-intake replay ID`: an operator's view of one intake.
+// `letter-intake status ID [--json]` and `letter-intake replay ID`: an operator's view of one
+// intake (status: a summary for people, the record itself with --json).
 
+import type { Redis } from 'ioredis';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
-import { required, roleContext } from './context.js';
+import { commandRedisUrl, connectForCommand } from './command-redis.js';
+import { roleContext } from './context.js';
 import { storeFor } from './part-context.js';
-import { embeddedRedisUrl, producerConnection, waitForRedis } from './redis.js';
+import { formatStatus } from './status-text.js';
 
-export async function statusCommand(args: readonly string[]): Promise<number> {
+/** The command line's options a command may read. */
+export type CommandOptions = Readonly<Record<string, string | boolean | undefined>>;
+
+export async function statusCommand(args: readonly string[], options: CommandOptions = {}): Promise<number> {
   return withStore(args, async ({ store }, id) => {
     const record = await store.get(id);
     if (record === undefined) {
       process.stderr.write(`no intake ${id}\n`);
       return 1;
     }
-    process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+    process.stdout.write(options.json === true ? `${JSON.stringify(record, null, 2)}\n` : formatStatus(record));
     return 0;
   });
 }
@@ -36,25 +42,17 @@ const COMMAND_TIMEOUT_MS = 10_000;
 
 async function withStore(
   args: readonly string[],
-  run: (
-    deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: ReturnType<typeof producerConnection> },
-    id: string,
-  ) => Promise<number>,
+  run: (deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: Redis }, id: string) => Promise<number>,
 ): Promise<number> {
   const [id] = args;
   if (id === undefined) {
-    process.stderr.write('usage: letter-intake status|replay ID\n');
+    process.stderr.write('usage: letter-intake status ID [--json] | replay ID\n');
     return 64;
   }
   const ctx = roleContext(process.env, 'letter-intake');
-  const redisUrl = required(
-    ctx.config.redisUrl ?? embeddedRedisUrl(ctx.config.dataDir),
-    'REDIS_URL',
-    'to read intakes (or a running `npm start`)',
-  );
-  const redis = producerConnection(redisUrl, COMMAND_TIMEOUT_MS);
+  const redisUrl = commandRedisUrl(ctx.config);
+  const redis = await connectForCommand(redisUrl, COMMAND_TIMEOUT_MS);
   try {
-    await waitForRedis(redis, redisUrl, 5000);
     return await run({ store: storeFor({ config: ctx.config }, redis), ctx, redis }, id);
   } finally {
     redis.disconnect();

@@ -5,19 +5,33 @@ import { readFile } from 'node:fs/promises';
 import { createTransport } from 'nodemailer';
 import { loadConfig } from '../config.js';
 
-export async function sendCommand(args: readonly string[], options: Record<string, string | undefined>): Promise<number> {
+const USAGE = 'usage: letter-intake send FILE.eml [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]';
+
+export async function sendCommand(
+  args: readonly string[],
+  options: Readonly<Record<string, string | boolean | undefined>>,
+): Promise<number> {
   const [file] = args;
   if (file === undefined) {
-    process.stderr.write('usage: letter-intake send FILE.eml [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]\n');
+    process.stderr.write(`${USAGE}\n`);
+    return 64; // EX_USAGE
+  }
+  const option = (name: string): string | undefined => (typeof options[name] === 'string' ? options[name] : undefined);
+  const port = portOption(option('port'));
+  if (port === 'invalid') {
+    process.stderr.write(`letter-intake send: --port must be a port number from 1 to 65535, not "${option('port') ?? ''}"\n${USAGE}\n`);
     return 64;
   }
+  const raw = await readMessage(file);
+  if (typeof raw === 'string') {
+    process.stderr.write(`letter-intake send: ${raw}\n`);
+    return 66; // EX_NOINPUT
+  }
   const config = loadConfig(process.env);
-  const raw = await readFile(file);
-  const from = options.from ?? headerAddress(raw, 'return-path') ?? headerAddress(raw, 'from') ?? '';
-  const to = options.to ?? config.inboundAddresses[0] ?? 'letters@intake.example';
-  const host = options.host ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
-  const port = Number(options.port ?? config.smtp.port);
-  const reply = await sendRaw({ host, port, from, to, raw });
+  const from = option('from') ?? headerAddress(raw, 'return-path') ?? headerAddress(raw, 'from') ?? '';
+  const to = option('to') ?? config.inboundAddresses[0] ?? 'letters@intake.example';
+  const host = option('host') ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
+  const reply = await sendRaw({ host, port: port ?? config.smtp.port, from, to, raw });
   process.stdout.write(`${reply.text}\n`);
   return reply.accepted ? 0 : 1;
 }
@@ -35,7 +49,12 @@ async function sendRaw(message: { host: string; port: number; from: string; to: 
     return { accepted: true, text: info.response };
   } catch (err) {
     const response = err instanceof Error && 'response' in err && typeof err.response === 'string' ? err.response : undefined;
-    return { accepted: false, text: response ?? (err instanceof Error ? err.message : String(err)) };
+    const text = err instanceof Error ? err.message : String(err);
+    const refused = response === undefined && text.includes('ECONNREFUSED');
+    return {
+      accepted: false,
+      text: refused ? `no SMTP listener at ${message.host}:${message.port} (${text}): is \`npm start\` running?` : (response ?? text),
+    };
   } finally {
     transport.close();
   }
@@ -45,4 +64,25 @@ function headerAddress(raw: Buffer, field: string): string | undefined {
   const head = raw.subarray(0, 64 * 1024).toString('latin1');
   const line = new RegExp(`^${field}:(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(head)?.[1];
   return line === undefined ? undefined : (/<([^<>\s]+@[^<>\s]+)>/.exec(line)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(line)?.[1]);
+}
+
+/** The --port option: absent, a port number, or invalid (never a silent fall-back to SMTP's 587). */
+export function portOption(text: string | undefined): number | undefined | 'invalid' {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(text.trim())) return 'invalid';
+  const port = Number(text);
+  return port >= 1 && port <= 65_535 ? port : 'invalid';
+}
+
+/** The message's bytes, or a sentence saying why the file cannot be read. */
+async function readMessage(file: string): Promise<Buffer | string> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err ? err.code : undefined;
+    if (code === 'ENOENT') return `${file}: no such file`;
+    if (code === 'EISDIR') return `${file}: is a directory, not a message`;
+    if (code === 'EACCES') return `${file}: permission denied`;
+    return `${file}: cannot be read (${err instanceof Error ? err.message : String(err)})`;
+  }
 }

@@ -32,13 +32,33 @@ describe('letter-intake send and status', () => {
 
     const status = await runCommand(['status', id], env);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.text)).toMatchObject({ intakeId: id, state: 'queued', subject: 'Annual statement 2026' });
+    expect(status.text).toContain(`intake ${id}: queued`);
+    expect(status.text).toMatch(/^ {2}subject {3}Annual statement 2026$/m);
+    expect(status.text).toMatch(/^timeline \(UTC\)\n {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} {2}received$/m);
+    expect(status.text).not.toMatch(/"receivedAt": \d+/); // no epoch milliseconds for a person to decode
+
+    const json = await runCommand(['status', id, '--json'], env);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.text)).toMatchObject({ intakeId: id, state: 'queued', subject: 'Annual statement 2026' });
   });
 
   it('prints a refusal and exits 1', async () => {
     const sent = await runCommand(['send', eml('spf-fail.eml')], env);
     expect(sent.code).toBe(1);
     expect(sent.text).toMatch(/550 5\.7\.1 .*SPF fail for fail\.acme\.example/);
+  });
+
+  it('refuses a --port that is not a port number instead of trying another port', async () => {
+    const sent = await runCommand(['send', eml('pdf-attachment.eml'), '--port', 'abc'], env);
+    expect(sent.code).toBe(64);
+    expect(sent.text).toContain('--port must be a port number from 1 to 65535, not "abc"');
+    expect(sent.text).not.toContain('587');
+  });
+
+  it('says a message file is missing, without a stack trace', async () => {
+    const sent = await runCommand(['send', 'missing.eml'], env);
+    expect(sent.code).toBe(66);
+    expect(sent.text.trim()).toBe('letter-intake send: missing.eml: no such file');
   });
 
   it('says there is no such intake', async () => {
@@ -69,9 +89,28 @@ describe('start-up fails fast with a clear message', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('prints the usage for an unknown command', async () => {
+  it('says a command is unknown, then prints the usage', async () => {
     const result = await runCommand(['frobnicate'], env);
     expect(result.code).toBe(64);
+    expect(result.text).toMatch(/^letter-intake: unknown command "frobnicate"\n/);
     expect(result.text).toContain('usage: letter-intake <command>');
+  });
+
+  it('says an option is unknown, without a stack trace', async () => {
+    const result = await runCommand(['status', 'in000000000000000000000000', '--jsn'], env);
+    expect(result.code).toBe(64);
+    expect(result.text).toMatch(/^letter-intake: Unknown option '--jsn'/);
+    expect(result.text).not.toMatch(/\n\s+at /);
+  });
+
+  it('status with Redis away asks whether `npm start` runs, in one line', async () => {
+    const result = await runCommand(['status', 'in000000000000000000000000'], {
+      ...env,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    });
+    expect(result.code).toBe(69);
+    expect(result.text).toContain('is `npm start` running?');
+    expect(result.text).not.toContain('[ioredis]');
+    expect(result.text.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -1,0 +1,38 @@
+// What `letter-intake doctor` checks. With REDIS_URL set: the deployment the environment
+// describes. Without it, and with a running `npm start` (found as `status` finds it, through
+// DATA_DIR): that gateway, with the settings `start` filled in for itself — its embedded Redis,
+// its sandbox Sender API, and the demo setup when no sender directory is configured. Pure.
+import { type Env, loadConfig } from '../config.js';
+import { withDemoDefaults } from './start.js';
+
+/** The demo is made to run on one machine, not to receive mail: two lines are expected to complain. */
+const DEMO_NOTE =
+  ', the demo setup.\nThe demo zone publishes no MX and the demo has no certificate: its MX and STARTTLS lines are expected to complain.';
+
+export interface DoctorTarget {
+  readonly env: Env;
+  /** One line for the top of the checklist: what is being checked. */
+  readonly heading: string;
+}
+
+const orUnset = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
+
+export function doctorTarget(env: Env, runningStartRedisUrl: string | undefined): DoctorTarget {
+  if (orUnset(env.REDIS_URL) !== undefined)
+    return { env, heading: 'Checking the deployment the environment describes (REDIS_URL is set).' };
+  if (runningStartRedisUrl === undefined) {
+    return {
+      env,
+      heading:
+        'No REDIS_URL and no running `npm start` found: checking the environment as it is. Start `npm start` first, or give the variables of your deployment.',
+    };
+  }
+  const { env: started, demo } = withDemoDefaults(env);
+  const sandbox = loadConfig(started).sandbox;
+  const sandboxHost = sandbox.host === '0.0.0.0' ? '127.0.0.1' : sandbox.host;
+  const apiUrl = orUnset(env.SENDER_API_URL) ?? `http://${sandboxHost}:${sandbox.port}`;
+  return {
+    env: { ...started, REDIS_URL: runningStartRedisUrl, SENDER_API_URL: apiUrl },
+    heading: `Checking the running \`npm start\`: its Redis at ${runningStartRedisUrl}, the Sender API at ${apiUrl}${demo ? DEMO_NOTE : '.'}`,
+  };
+}
