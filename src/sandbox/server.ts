@@ -9,6 +9,8 @@ import { answerClientError, answerFrameworkError } from './client-errors.js';
 import { BODY_LIMIT_BYTES, errorAnswer, MAX_PARAM_CHARS } from './error-answer.js';
 import { envelope } from './error-codes.js';
 import { authRoutes } from './routes-auth.js';
+import { billingRoutes } from './routes-billing.js';
+import { documentRoutes } from './routes-documents.js';
 import { letterRoutes } from './routes-letters.js';
 import { operatorRoutes } from './routes-operator.js';
 import { SandboxStore } from './store.js';
@@ -85,6 +87,8 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
 
   void app.register(authRoutes(store), { prefix: '/api/v1' });
   void app.register(letterRoutes(store, deps.strictContract ?? false), { prefix: '/api/v1' });
+  void app.register(billingRoutes(store), { prefix: '/api/v1' });
   void app.register(operatorRoutes(store), { prefix: '/sandbox' });
+  void app.register(documentRoutes(store), { prefix: '/sandbox' });
   return app;
 }

@@ -1,6 +1,9 @@
 // The sandbox's whole state, in memory (a restart forgets every session, letter and fault),
 // and the handle tests and operators drive it with in-process.
 import type { SenderDirectory } from '../senders/directory.js';
+import { BillingStore } from './billing-store.js';
+import { DocumentStore } from './document-store.js';
+import { EndUserRegistry } from './end-users.js';
 import { FaultQueue } from './faults.js';
 import { HoldQueue } from './holds.js';
 import { LetterStore } from './letter-store.js';
@@ -13,6 +16,9 @@ export class SandboxStore {
   readonly letters: LetterStore;
   readonly faults = new FaultQueue();
   readonly holds = new HoldQueue();
+  readonly endUsers = new EndUserRegistry();
+  readonly billing: BillingStore;
+  readonly documents: DocumentStore;
 
   constructor(
     readonly directory: SenderDirectory,
@@ -20,6 +26,8 @@ export class SandboxStore {
   ) {
     this.sessions = new SessionStore(clock);
     this.letters = new LetterStore(clock);
+    this.billing = new BillingStore(clock, this.endUsers);
+    this.documents = new DocumentStore(clock);
   }
 
   /** Every letter of every sender, with its senderId and document metadata. */
