@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import { logErrorsSparingly } from '../runtime/sparing-error-log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { createNoticeProcessor } from './deliver.js';
 import { NoticeLedger } from './ledger.js';
@@ -40,7 +41,7 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
   const { config, connection, logger } = deps;
   const ledger = new NoticeLedger(connection, config.redisPrefix);
   const queue = createNoticeQueue(connection, config.redisPrefix);
-  queue.on('error', (err) => logger.warn({ err, event: 'notices.queue_error' }, 'notice queue error'));
+  queue.on('error', logErrorsSparingly(logger, 'notices.queue_error', 'notice queue error'));
   const smtpUrl = config.notices.smtpUrl;
   const relay =
     smtpUrl === undefined ? undefined : createRelay({ url: smtpUrl, heloName: config.smtp.hostname, timeoutMs: config.notices.timeoutMs });
@@ -62,7 +63,7 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
     lockDuration: config.worker.lockMs,
     stalledInterval: Math.max(1000, Math.floor(config.worker.lockMs / 2)),
   });
-  worker.on('error', (err) => logger.warn({ err, event: 'notices.worker_error' }, 'notice worker error'));
+  worker.on('error', logErrorsSparingly(logger, 'notices.worker_error', 'notice worker error'));
   // The relay's address without its credentials.
   const relayName = smtpUrl === undefined ? 'none (notices are recorded, not sent)' : new URL(smtpUrl).host;
   return {

@@ -8,10 +8,12 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
+import { answerWhileRedisAway } from './redis-away.js';
 import { intakeRoutes } from './routes-intakes.js';
 
 export const QUEUES_PATH = '/admin/queues';
@@ -23,6 +25,8 @@ export interface AdminDeps {
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
   readonly refusals?: SessionRefusals | undefined;
   readonly clock: () => number;
+  /** The connection the pages read through; while it is not ready they answer 503 at once. */
+  readonly redis?: Pick<Redis, 'status'> | undefined;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
@@ -36,6 +40,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     });
     // Every route registered in this plugin (and its children) needs the login.
     app.addHook('onRequest', app.basicAuth);
+    if (deps.redis !== undefined) app.addHook('onRequest', answerWhileRedisAway(deps.redis));
 
     if (deps.queue !== undefined) {
       const serverAdapter = new FastifyAdapter();

@@ -80,6 +80,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         replay: deps.replay,
         refusals: deps.refusals,
         clock: deps.clock ?? Date.now,
+        redis: deps.redis,
       }),
     );
   }

@@ -12,6 +12,7 @@ import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
 import { logConnectionErrors, workerConnection } from './redis.js';
 import { warnAboutRedisDurability } from './redis-durability.js';
+import { logErrorsSparingly } from './sparing-error-log.js';
 
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;
@@ -34,7 +35,7 @@ export async function startOpsPart(
   // Readiness reports an outage; these keep ioredis from printing it as an unhandled event.
   logConnectionErrors(redis, log, 'ops.redis_error');
   const queue = createIntakeQueue(redis, config.redisPrefix);
-  queue.on('error', (err) => log.warn({ err, event: 'ops.queue_error' }, 'queue error'));
+  queue.on('error', logErrorsSparingly(log, 'ops.queue_error', 'queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ config, rawStore: options.rawStore }, redis);
   let started = false;

@@ -19,6 +19,7 @@ import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
+import { logErrorsSparingly } from './sparing-error-log.js';
 
 export function resolverFor(config: Config): DnsResolver {
   const resolver =
@@ -38,7 +39,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   logConnectionErrors(redis, log, 'smtp.redis_error');
   await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
   const queue = createIntakeQueue(redis, config.redisPrefix);
-  queue.on('error', (err) => log.warn({ err, event: 'smtp.queue_error' }, 'queue error'));
+  queue.on('error', logErrorsSparingly(log, 'smtp.queue_error', 'queue error'));
   await queue.waitUntilReady();
   const store = storeFor(ctx, redis);
   const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs, {

@@ -21,6 +21,7 @@ import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { startPeriodic } from './periodic.js';
 import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
+import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
@@ -97,9 +98,9 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         backoffDelayMs(attemptsMade, { baseMs: config.worker.backoffBaseMs, capMs: config.worker.backoffCapMs }, Math.random()),
     },
   });
-  worker.on('error', (err) => logger.warn({ err, event: 'worker.error' }, 'worker error'));
+  worker.on('error', logErrorsSparingly(logger, 'worker.error', 'worker error'));
   const queue = createIntakeQueue(connection, config.redisPrefix);
-  queue.on('error', (err) => logger.warn({ err, event: 'worker.queue_error' }, 'queue error'));
+  queue.on('error', logErrorsSparingly(logger, 'worker.queue_error', 'queue error'));
   const running = worker;
   await running.waitUntilReady();
   await notices.ready();
