@@ -11,6 +11,7 @@ import { envelope } from './error-codes.js';
 import { authRoutes } from './routes-auth.js';
 import { billingRoutes } from './routes-billing.js';
 import { documentRoutes } from './routes-documents.js';
+import { letterCreateRoutes } from './routes-letter-create.js';
 import { letterRoutes } from './routes-letters.js';
 import { operatorRoutes } from './routes-operator.js';
 import { SandboxStore } from './store.js';
@@ -87,6 +88,7 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
 
   void app.register(authRoutes(store), { prefix: '/api/v1' });
   void app.register(letterRoutes(store, deps.strictContract ?? false), { prefix: '/api/v1' });
+  void app.register(letterCreateRoutes(store), { prefix: '/api/v1' });
   void app.register(billingRoutes(store), { prefix: '/api/v1' });
   void app.register(operatorRoutes(store), { prefix: '/sandbox' });
   void app.register(documentRoutes(store), { prefix: '/sandbox' });
