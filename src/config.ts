@@ -10,7 +10,21 @@ import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;
 
-const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+/** A whole number from the environment; a bad value says what is expected (not zod's "received NaN"). */
+const wholeNumber = (min: number) =>
+  z.coerce
+    .number({ error: `expected a whole number (at least ${min})` })
+    .int({ error: `expected a whole number (at least ${min})` })
+    .min(min, { error: `expected a whole number, at least ${min}` });
+const int = (min: number, fallback: number) => wholeNumber(min).default(fallback);
+/** A TCP port: 1–65535, or 0 for any free port (what tests use). */
+const port = (fallback: number) =>
+  wholeNumber(0)
+    .max(65_535, { error: 'expected a port number, 1 to 65535 (or 0 for any free port)' })
+    .default(fallback);
+/** Days, fractions allowed (0.5 is twelve hours). */
+const days = (fallback: number) =>
+  z.coerce.number({ error: 'expected a number of days (0 or more)' }).min(0, { error: 'expected a number of days (0 or more)' }).default(fallback);
 const optionalText = z.string().trim().min(1).optional();
 const flag = z
   .enum(['true', 'false', '1', '0'])
@@ -39,7 +53,7 @@ const schema = z.object({
     .default('{letter-intake}'),
   /** Listener bind address, port and the name announced in the greeting. */
   SMTP_HOST: z.string().default('0.0.0.0'),
-  SMTP_PORT: int(0, 2525),
+  SMTP_PORT: port(2525),
   SMTP_HOSTNAME: z.string().default(hostname()),
   /** Connections the listener serves at once, in all and per client IP. */
   SMTP_MAX_CLIENTS: int(1, 500),
@@ -96,24 +110,24 @@ const schema = z.object({
   /** How often each worker sweeps for unfinished intakes whose job no longer runs (and once at start). */
   WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
   /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
-  WORKER_SWEEP_AGE_MS: z.coerce.number().int().min(100).optional(),
+  WORKER_SWEEP_AGE_MS: wholeNumber(100).optional(),
   /** What the record of messages refused in the session may cost in Redis; past it the oldest go. */
   REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
   /** Days an ended intake's record is kept: at least RETENTION_DAYS, and at least a day (its notice must find it). */
-  RECORD_RETENTION_DAYS: z.coerce.number().min(0).default(90),
+  RECORD_RETENTION_DAYS: days(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
   HTTP_HOST: z.string().default('0.0.0.0'),
-  HTTP_PORT: int(0, 8080),
+  HTTP_PORT: port(8080),
   DASHBOARD_USER: z.string().min(1).default('admin'),
   DASHBOARD_PASSWORD: optionalText,
   /** STARTTLS key and certificate; both or neither. Without them STARTTLS is not offered. */
   TLS_KEY_FILE: optionalText,
   TLS_CERT_FILE: optionalText,
   /** Days raw mail is kept after its intake ended (at most RECORD_RETENTION_DAYS). */
-  RETENTION_DAYS: z.coerce.number().min(0).default(7),
+  RETENTION_DAYS: days(7),
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
-  SANDBOX_PORT: int(0, 8090),
+  SANDBOX_PORT: port(8090),
   /** The sandbox shows only what the contract promises: letters as id, status, title, sender; no listing. */
   SANDBOX_STRICT_CONTRACT: flag,
   /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */

@@ -43,6 +43,33 @@ describe('configuration', () => {
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);
   });
 
+  it.each([
+    ['SMTP_PORT', '99999'],
+    ['HTTP_PORT', '65536'],
+    ['SANDBOX_PORT', '-1'],
+  ])('refuses %s=%s as a port, naming the variable and the range', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`${variable}: .*(1 to 65535|at least 0)`));
+  });
+
+  it('accepts the ports 1 and 65535, and 0 for any free port', () => {
+    expect([1, 65_535, 0].map((p) => loadConfig({ SMTP_PORT: String(p) }).smtp.port)).toEqual([1, 65_535, 0]);
+  });
+
+  it.each([
+    ['SMTP_PORT', 'twenty-five', 'expected a whole number'],
+    ['WORKER_SWEEP_AGE_MS', 'soon', 'expected a whole number'],
+    ['RETENTION_DAYS', 'a week', 'expected a number of days'],
+  ])('says what %s expects instead of "received NaN" for %j', (variable, value, expected) => {
+    let message = '';
+    try {
+      loadConfig({ [variable]: value });
+    } catch (err) {
+      message = err instanceof Error ? err.message : String(err);
+    }
+    expect(message).toContain(`${variable}: ${expected}`);
+    expect(message).not.toContain('NaN');
+  });
+
   it('keeps raw mail under DATA_DIR/raw unless RAW_STORE_URL says otherwise', () => {
     expect(loadConfig({ DATA_DIR: '/srv/intake' }).rawStore.location).toEqual({ kind: 'file', dir: '/srv/intake/raw' });
     expect(loadConfig({ RAW_STORE_URL: 's3://letters-raw/intake' }).rawStore.location).toEqual({
