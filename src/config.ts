@@ -19,12 +19,13 @@ const wholeNumber = (min: number) =>
 const int = (min: number, fallback: number) => wholeNumber(min).default(fallback);
 /** A TCP port: 1–65535, or 0 for any free port (what tests use). */
 const port = (fallback: number) =>
-  wholeNumber(0)
-    .max(65_535, { error: 'expected a port number, 1 to 65535 (or 0 for any free port)' })
-    .default(fallback);
+  wholeNumber(0).max(65_535, { error: 'expected a port number, 1 to 65535 (or 0 for any free port)' }).default(fallback);
 /** Days, fractions allowed (0.5 is twelve hours). */
 const days = (fallback: number) =>
-  z.coerce.number({ error: 'expected a number of days (0 or more)' }).min(0, { error: 'expected a number of days (0 or more)' }).default(fallback);
+  z.coerce
+    .number({ error: 'expected a number of days (0 or more)' })
+    .min(0, { error: 'expected a number of days (0 or more)' })
+    .default(fallback);
 const optionalText = z.string().trim().min(1).optional();
 const flag = z
   .enum(['true', 'false', '1', '0'])

@@ -5,7 +5,8 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { StartupError } from '../errors.js';
-import { embeddedRedisUrl, producerConnection } from './redis.js';
+import { embeddedRedisUrl } from './embedded-redis.js';
+import { producerConnection } from './redis.js';
 
 /** How long a command waits for Redis to answer before it gives up. */
 const CONNECT_TIMEOUT_MS = 5000;

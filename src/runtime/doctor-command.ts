@@ -11,7 +11,7 @@ import { createLogger } from '../log.js';
 import { openRawStore } from '../raw-store/open-store.js';
 import { roleContext } from './context.js';
 import { doctorTarget } from './doctor-target.js';
-import { embeddedRedisUrl } from './redis.js';
+import { embeddedRedisUrl } from './embedded-redis.js';
 
 export async function doctorCommand(): Promise<number> {
   const target = doctorTarget(process.env, embeddedRedisUrl(loadConfig(process.env).dataDir));

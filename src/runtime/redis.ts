@@ -1,9 +1,6 @@
-// Redis connections for each role, and the embedded redis-server `start` runs when REDIS_URL
-// is unset. Durable acceptance needs appendonly + appendfsync always + noeviction.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Redis connections for each role, and the arguments of a durable redis-server (the embedded one
+// is in embedded-redis.ts). Durable acceptance needs appendonly + appendfsync always + noeviction.
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -99,48 +96,6 @@ export function durableRedisArgs(port: number, dir: string): string[] {
   ];
 }
 
-export interface EmbeddedRedis {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-/** Starts a private redis-server from PATH on a free loopback port, data under `dataDir`. */
-export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
-  const dir = resolve(dataDir, 'redis');
-  mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  const child = spawn('redis-server', durableRedisArgs(port, dir), { stdio: 'ignore' });
-  await new Promise<void>((ok, fail) => {
-    child.once('spawn', ok);
-    child.once('error', (err) =>
-      fail(
-        new StartupError(
-          `REDIS_URL is unset and redis-server could not be started (${err.message}); install Redis (apt-get install redis-server) or set REDIS_URL`,
-        ),
-      ),
-    );
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  // `status` and `replay` find the embedded Redis through this file.
-  const urlFile = embeddedUrlFile(dataDir);
-  writeFileSync(urlFile, url);
-  return {
-    url,
-    stop: async () => {
-      rmSync(urlFile, { force: true });
-      await stopChild(child);
-    },
-  };
-}
-
-const embeddedUrlFile = (dataDir: string): string => resolve(dataDir, 'redis-url');
-
-/** The URL of the Redis a running `start` embedded, if any. */
-export function embeddedRedisUrl(dataDir: string): string | undefined {
-  const file = embeddedUrlFile(dataDir);
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
-}
-
 export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const server = createServer();
@@ -150,13 +105,5 @@ export function freePort(): Promise<number> {
       const port = typeof address === 'object' && address !== null ? address.port : 0;
       server.close(() => ok(port));
     });
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((ok) => {
-    child.once('exit', () => ok());
-    child.kill('SIGTERM');
   });
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { type RoleContext, required, roleContext, senderDirectoryOf } from './context.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
+import { listeningAs } from './listen-errors.js';
 import { startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
 
@@ -11,7 +12,9 @@ export async function smtpCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'smtp');
   required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to know which recipients to accept');
   // Each role loads only its own part: a listener never loads mailparser (only its splitter), nor a worker mailauth.
-  return runRole(ctx, 'smtp', async (part) => (await import('./smtp-part.js')).startSmtpPart(part));
+  return runRole(ctx, 'smtp', async (part) =>
+    listeningAs('SMTP_PORT', ctx.config.smtp, (await import('./smtp-part.js')).startSmtpPart(part)),
+  );
 }
 
 export async function workerCommand(): Promise<'running'> {
@@ -34,7 +37,7 @@ async function runRole(
   const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
   // The listener writes messages and the worker reads them: both need the store, checked at start.
   const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
-  const ops = await startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore });
+  const ops = await listeningAs('HTTP_PORT', ctx.config.http, startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore }));
   const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisUrl, rawStore });
   ops.markStarted();
   const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore?.close()) };

@@ -2,15 +2,19 @@
 // embedded: a private redis-server (REDIS_URL unset), the sandbox Sender API (SENDER_API_URL
 // unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
 import { fileURLToPath } from 'node:url';
-import type { Env } from '../config.js';
+import { ConfigError, type Env } from '../config.js';
+import type { Logger } from '../log.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { startSandbox } from '../sandbox/index.js';
 import { roleContext, senderDirectoryOf } from './context.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { type EmbeddedRedis, startEmbeddedRedis, stopLeftoverRedis } from './embedded-redis.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
+import { listeningAs } from './listen-errors.js';
 import { startOpsPart } from './ops-part.js';
-import { startEmbeddedRedis } from './redis.js';
 import { shutdownBoundMs } from './roles.js';
 import { startSmtpPart } from './smtp-part.js';
+import { StartedParts } from './started-parts.js';
 import { startWorkerPart } from './worker-part.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -25,10 +29,18 @@ const orDefault = (value: string | undefined, fallback: string): string => (valu
  * listen on loopback only, unless HTTP_HOST / SANDBOX_HOST say otherwise.
  */
 export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
-  const demo = (env.SENDERS_FILE ?? '') === '' && (env.INBOUND_ADDRESSES ?? '') === '';
-  if (!demo) return { env, demo };
+  const senders = (env.SENDERS_FILE ?? '') !== '';
+  const addresses = (env.INBOUND_ADDRESSES ?? '') !== '';
+  if (senders !== addresses) {
+    // One without the other is half a deployment: no processing address answers every RCPT 550.
+    const [given, missing] = senders ? ['SENDERS_FILE', 'INBOUND_ADDRESSES'] : ['INBOUND_ADDRESSES', 'SENDERS_FILE'];
+    throw new ConfigError(
+      `invalid configuration:\n  ${missing}: required when ${given} is set (give both for your own deployment, neither for the demo)`,
+    );
+  }
+  if (senders) return { env, demo: false };
   return {
-    demo,
+    demo: true,
     env: {
       ...env,
       SENDERS_FILE: `${FIXTURES}senders.json`,
@@ -46,47 +58,78 @@ export async function startCommand(): Promise<'running'> {
   const ctx = roleContext(env, 'letter-intake');
   const { config, logger } = ctx;
   const directory = senderDirectoryOf(ctx);
-  const parts: Closable[] = [];
+  // What has started, so that a failed start stops it again (above all the embedded Redis).
+  const started = new StartedParts(logger);
+  try {
+    const redis = config.redisUrl === undefined ? await startOwnRedis(config.dataDir, started, logger) : undefined;
+    const redisUrl = config.redisUrl ?? redis?.url ?? '';
+    const sandbox =
+      config.senderApiUrl === undefined
+        ? await listeningAs(
+            'SANDBOX_PORT',
+            config.sandbox,
+            startSandbox({
+              directory,
+              clock: ctx.clock,
+              logger: logger.child({ role: 'sandbox' }),
+              host: config.sandbox.host,
+              port: config.sandbox.port,
+              strictContract: config.sandbox.strictContract,
+            }),
+          )
+        : undefined;
+    if (sandbox !== undefined) started.add({ name: 'sandbox', close: () => sandbox.close() });
+    const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 
-  const redis = config.redisUrl === undefined ? await startEmbeddedRedis(config.dataDir) : undefined;
-  const redisUrl = config.redisUrl ?? redis?.url ?? '';
-  const sandbox =
-    config.senderApiUrl === undefined
-      ? await startSandbox({
-          directory,
-          clock: ctx.clock,
-          logger: logger.child({ role: 'sandbox' }),
-          host: config.sandbox.host,
-          port: config.sandbox.port,
-          strictContract: config.sandbox.strictContract,
-        })
-      : undefined;
-  const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
+    const rawStore = await openCheckedRawStore(config);
+    const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) };
+    started.add(closeStore);
+    const ops = await listeningAs('HTTP_PORT', config.http, startOpsPart(ctx, redisUrl, { admin: true, rawStore }));
+    started.add(ops);
+    const part = { ...ctx, observer: ops.observer, redisUrl, rawStore };
+    const smtp = await listeningAs('SMTP_PORT', config.smtp, startSmtpPart(part));
+    started.add(smtp);
+    const worker = await startWorkerPart(part, directory, apiUrl);
+    started.add(worker);
+    ops.markStarted();
+    // Shutdown order: stop taking mail, finish jobs, then what they used; Redis and the lock last.
+    closeOnSignals(
+      started.inOrder(['smtp', 'worker', 'ops', 'raw-store', 'sandbox', 'redis', 'data-dir-lock']),
+      logger,
+      shutdownBoundMs(config),
+    );
 
-  const rawStore = await openCheckedRawStore(config);
-  const ops = await startOpsPart(ctx, redisUrl, { admin: true, rawStore });
-  const part = { ...ctx, observer: ops.observer, redisUrl, rawStore };
-  const smtp = await startSmtpPart(part);
-  const worker = await startWorkerPart(part, directory, apiUrl);
-  ops.markStarted();
-  parts.push(smtp, worker, ops, { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) });
-  if (sandbox !== undefined) parts.push({ name: 'sandbox', close: () => sandbox.close() });
-  if (redis !== undefined) parts.push({ name: 'redis', close: () => redis.stop() });
-  closeOnSignals(parts, logger, shutdownBoundMs(config));
+    logger.info(
+      {
+        event: 'start.ready',
+        smtpPort: smtp.port,
+        ops: ops.url,
+        senderApi: apiUrl,
+        redis: redis === undefined ? 'external' : 'embedded',
+        ...(redis === undefined ? {} : { redisPid: redis.pid }),
+        rawStore: rawStore.location,
+      },
+      'letter-intake is running',
+    );
+    if (demo) process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl));
+    return 'running';
+  } catch (err) {
+    await started.closeAll();
+    throw err;
+  }
+}
 
-  logger.info(
-    {
-      event: 'start.ready',
-      smtpPort: smtp.port,
-      ops: ops.url,
-      senderApi: apiUrl,
-      redis: redis === undefined ? 'external' : 'embedded',
-      rawStore: rawStore.location,
-    },
-    'letter-intake is running',
-  );
-  if (demo) process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl));
-  return 'running';
+/** Takes DATA_DIR, stops a Redis a killed predecessor left running, and starts ours. */
+async function startOwnRedis(dataDir: string, started: StartedParts, logger: Logger): Promise<EmbeddedRedis> {
+  const lock = await lockDataDir(dataDir);
+  started.add({ name: 'data-dir-lock', close: () => lock.release() });
+  const leftover = await stopLeftoverRedis(dataDir);
+  if (leftover !== undefined) {
+    logger.warn({ event: 'start.leftover_redis_stopped', pid: leftover }, 'stopped the embedded Redis a previous start left running');
+  }
+  const redis = await startEmbeddedRedis(dataDir);
+  started.add({ name: 'redis', close: () => redis.stop() });
+  return redis;
 }
 
 function demoInstructions(smtpPort: number, opsUrl: string, apiUrl: string): string {
