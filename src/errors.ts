@@ -86,15 +86,24 @@ export type IntakeErrorCode = keyof typeof ERROR_CATALOG;
 export class IntakeError extends Error {
   override readonly name = 'IntakeError';
   readonly smtp: SmtpReply;
+  /** The intake the failure belongs to, once the message has one (a reference in replies and logs). */
+  readonly intakeId: string | undefined;
 
   constructor(
     readonly code: IntakeErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; intakeId?: string },
   ) {
     super(message, options);
     this.smtp = ERROR_CATALOG[code].smtp;
+    this.intakeId = options?.intakeId;
   }
+}
+
+/** `err` as an IntakeError of the intake `intakeId` (anything not ours is Unexpected). */
+export function ofIntake(err: unknown, intakeId: string): IntakeError {
+  if (err instanceof IntakeError) return new IntakeError(err.code, err.message, { cause: err.cause, intakeId });
+  return new IntakeError('Unexpected', 'local error, try again later', { cause: err, intakeId });
 }
 
 /** Why an intake was rejected: stable codes shown in the record and metrics. */

@@ -67,20 +67,21 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
       diagnostic: `${code}: ${sentence}`,
     };
   }
-  const code = record.errorCode ?? 'Failed';
-  const sentence = record.reason ?? '';
-  const operator = OPERATOR_CODES.has(code);
+  // A failure is ours (the Sender API, our credentials, a store): its code and reason stay in the
+  // log and on the intake page; the sender gets a fixed sentence and the intake id to quote.
+  const operator = OPERATOR_CODES.has(record.errorCode ?? '');
+  const sentence = `the letter gateway could not create the letter (intake ${record.intakeId})`;
   return {
     subject: `Letter not created: ${record.subject}`,
     text:
       `${about}\n\nThe letter could not be created${operator ? '' : ` after ${record.attempts} attempt(s)`}.\n\n` +
-      `Reason: ${code}: ${sentence}\n\n` +
+      `Reason: ${sentence}, because of a fault on our side, not in your message.\n\n` +
       `What to do: ${operator ? 'our operators have been alerted; ' : ''}send the same message again later: ` +
       `a message whose intake failed is tried again when it arrives again. ` +
       `Quote the intake id ${record.intakeId} if you ask us about it.\n`,
     action: 'failed',
     // RFC 3463 4.4.7: delivery time expired (retries ran out); 4.3.0: mail system (an operator must act).
     status: operator ? '4.3.0' : '4.4.7',
-    diagnostic: `${code}: ${sentence}`,
+    diagnostic: sentence,
   };
 }

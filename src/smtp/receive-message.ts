@@ -4,7 +4,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { AuthContext } from '../auth/authenticate.js';
-import { IntakeError } from '../errors.js';
+import { IntakeError, ofIntake } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
@@ -161,5 +161,7 @@ async function accept(
     sizeBytes: collector.bytes,
     auth: auth.checks,
   };
-  return deps.accept(intake, { headers: auth.headers, body: () => spool.finish() });
+  return await deps.accept(intake, { headers: auth.headers, body: () => spool.finish() }).catch((err: unknown) => {
+    throw ofIntake(err, intake.intakeId);
+  });
 }

@@ -56,13 +56,16 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
   const sessionLogs = new Map<string, Logger>();
   const log = (session: SMTPServerSession): Logger => sessionLogs.get(session.id) ?? deps.logger;
   const refuse = (session: SMTPServerSession, command: string, err: unknown): Error => {
-    const reply = replyFor(err);
+    const reply = replyFor(err, session.id);
+    const intakeId = err instanceof IntakeError ? err.intakeId : undefined;
     if (!(err instanceof IntakeError) || err.code === 'Unexpected') {
       // a fault of ours, answered 451 (try later): it needs a look
-      log(session).error({ err, event: 'smtp.unexpected', command }, 'unexpected error, answered 451');
+      log(session).error({ err, event: 'smtp.unexpected', command, intakeId }, 'unexpected error, answered 451');
     }
     deps.observer.smtpReply(reply.responseCode, command);
-    log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message }, 'refused');
+    // the reply names no internal detail; the error, under the reply's reference, is kept here
+    const detail = err instanceof IntakeError && err.code === 'StorageUnavailable' ? { err } : {};
+    log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message, intakeId, ...detail }, 'refused');
     return reply;
   };
   const memory = new MemoryBudget(options.memoryBudgetBytes, ADMIT_BYTES);

@@ -109,7 +109,8 @@ describe('a notice for bad news after 250', () => {
     expect(relayed?.rcptTo).toEqual(['letters@acme.example']);
     const [human, status] = (await reportParts(relayed?.raw ?? Buffer.alloc(0))).map((p) => p.body);
     expect(human).toContain('after 2 attempt(s)');
-    expect(human).toContain('Reason: ServiceUnavailable');
+    expect(human).toContain(`Reason: the letter gateway could not create the letter (intake ${intakeId})`);
+    expect(human).not.toContain('ServiceUnavailable');
     expect(statusField(status ?? '', 'Action')).toBe('failed');
     expect(statusField(status ?? '', 'Status')).toBe('4.4.7');
   });

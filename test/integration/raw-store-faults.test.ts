@@ -70,7 +70,7 @@ describe.each(brokenStores)('%s while a message arrives', (_what, broken) => {
   it.each([
     ['a small message (stored at the end of DATA)', 0],
     ['a large message (stored while it arrives)', 3 * 1024 * 1024],
-  ])('answers %s 451 4.3.0 within the bound and promises nothing', async (_size, pdfBytes) => {
+  ])('answers %s 451 4.3.0 within the bound, promises nothing and names no internal detail', async (_size, pdfBytes) => {
     const pdf = pdfBytes === 0 ? undefined : Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(pdfBytes)]);
     const raw = await signedLetter({ title: `store away, ${pdfBytes} bytes`, ...(pdf === undefined ? {} : { pdf }) });
     const started = Date.now();
@@ -82,6 +82,11 @@ describe.each(brokenStores)('%s while a message arrives', (_what, broken) => {
     });
     expect(replies.data?.text).toMatch(/^451 4\.3\.0 /);
     expect(Date.now() - started).toBeLessThan(ENQUEUE_TIMEOUT_MS + MARGIN_MS);
+    // a fixed sentence with a reference, nothing of the store's own words; the detail is in the log under that reference
+    const ref = /^451 4\.3\.0 temporarily unable to store the message \(ref (\S+)\)$/.exec(replies.data?.text ?? '')?.[1];
+    expect(ref).toBeDefined();
+    const logged = gateway.logs.find((l) => l.event === 'smtp.refused' && (l.intakeId === ref || l.smtpSession === ref) && l.code === 451);
+    expect(logged?.err).toMatchObject({ code: 'StorageUnavailable', message: expect.stringMatching(/storage|raw store/) });
     expect(await gateway.redis.keys(`${gateway.prefix}:record:*`)).toEqual([]);
     expect(await gateway.queue.getJobCountByTypes('waiting', 'active', 'delayed', 'completed', 'failed')).toBe(0);
   });

@@ -70,7 +70,7 @@ describe('a walk that fails', () => {
       raw: fixture('dkim-pass-aligned.eml'),
       helo: FIXTURE_SESSION.helo,
     });
-    expect(replies.data?.text).toBe('451 4.3.0 local error, try again later');
+    expect(replies.data?.text).toMatch(/^451 4\.3\.0 temporarily unable to store the message \(ref \S+\)$/);
     expect(accepted).toBe(0);
     expect(logs.find((l) => l.event === 'smtp.unexpected')).toMatchObject({
       level: 50,

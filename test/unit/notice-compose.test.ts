@@ -84,6 +84,25 @@ describe('a notice in the RFC 3464 shape', () => {
     expect(explain({ ...failed, errorCode: 'IpAddressUnauthorized' }, 'failed').status).toBe('4.3.0');
   });
 
+  it('tells the sender of a failure a fixed sentence and the intake id, never the internal reason', async () => {
+    const failed = record({
+      state: 'failed',
+      reasonCode: undefined,
+      errorCode: 'InsufficientAuthorization',
+      reason: 'injected fault (403) at https://api.internal.example/api/v1/letters/draft',
+      attempts: 1,
+    });
+    const { mail, parts } = await composed(failed, 'failed');
+    const everything = `${mail.subject ?? ''}\n${parts.map((p) => p.body).join('\n')}`;
+    expect(everything).not.toContain('InsufficientAuthorization');
+    expect(everything).not.toContain('injected fault');
+    expect(everything).not.toContain('api.internal.example');
+    expect(mail.text).toContain('in0123456789abcdef01234567');
+    expect(statusField(part(parts, 'message/delivery-status'), 'Diagnostic-Code')).toBe(
+      'X-letter-intake; the letter gateway could not create the letter (intake in0123456789abcdef01234567)',
+    );
+  });
+
   it('confirms a created letter with its id and status PendingApproval', async () => {
     const { mail, parts } = await composed(
       record({ state: 'submitted', letterId: 'L-42', reasonCode: undefined, reason: undefined }),

@@ -52,7 +52,7 @@ describe('the reply for a broken rule', () => {
       '5.6.0 UnparseableMessage: the MIME structure of the message cannot be parsed; send a well-formed MIME message (at most 1,000 parts, header blocks under 1 MiB)',
     ],
   ] as const)('%s → %i %s', (rule, code, text) => {
-    const reply = replyFor(refusalFor(rule, rules));
+    const reply = replyFor(refusalFor(rule, rules), 'session-1');
     expect(reply.responseCode).toBe(code);
     expect(reply.message).toBe(text);
   });
@@ -66,8 +66,8 @@ describe('waiting for the walk', () => {
   it('turns a walk that failed into 451 4.3.0', async () => {
     const failed = settledWalk(Promise.reject(new TypeError('a bug in the walk')));
     await expect(failed).rejects.toBeInstanceOf(IntakeError);
-    const reply = replyFor(await failed.catch((err: unknown) => err));
-    expect([reply.responseCode, reply.message]).toEqual([451, '4.3.0 local error, try again later']);
+    const reply = replyFor(await failed.catch((err: unknown) => err), 'session-1');
+    expect([reply.responseCode, reply.message]).toEqual([451, '4.3.0 temporarily unable to store the message (ref session-1)']);
   });
 
   it('turns a walk that hangs into 451 4.3.0 once the bound passed, not before', async () => {
