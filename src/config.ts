@@ -61,6 +61,10 @@ const schema = z.object({
   SMTP_MAX_CLIENTS_PER_IP: int(1, 20),
   /** Idle time before a client is dropped (RFC 5321 §4.5.3.2 suggests minutes). */
   SMTP_SOCKET_TIMEOUT_MS: int(1000, 60_000),
+  /** RFC 5321 §4.5.3.2.6: DATA must be complete within this (10 min), however busy the client keeps it; past it 421 4.4.2. */
+  SMTP_DATA_TIMEOUT_MS: int(1000, 600_000),
+  /** A whole session ends after this, busy or not (a trickling client holds a slot and memory); past it 421 4.4.2. */
+  SMTP_SESSION_TIMEOUT_MS: int(1000, 1_800_000),
   /** Time open sessions get on shutdown before they are told 421. */
   SMTP_CLOSE_TIMEOUT_MS: int(0, 30_000),
   /** What all messages in flight may hold in the listener's memory together; past it 452 4.3.1. */
@@ -180,6 +184,8 @@ export interface Config {
     readonly maxClients: number;
     readonly maxClientsPerIp: number;
     readonly socketTimeoutMs: number;
+    readonly dataTimeoutMs: number;
+    readonly sessionTimeoutMs: number;
     readonly closeTimeoutMs: number;
     readonly useProxy: boolean;
     readonly memoryBudgetBytes: number;
@@ -260,6 +266,8 @@ export function loadConfig(env: Env): Config {
   }
   const retentionProblem = retentionProblemOf(e);
   if (retentionProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${retentionProblem}`);
+  const deadlineProblem = sessionDeadlineProblemOf(e);
+  if (deadlineProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${deadlineProblem}`);
   return deepFreeze({
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
@@ -271,6 +279,8 @@ export function loadConfig(env: Env): Config {
       maxClients: e.SMTP_MAX_CLIENTS,
       maxClientsPerIp: e.SMTP_MAX_CLIENTS_PER_IP,
       socketTimeoutMs: e.SMTP_SOCKET_TIMEOUT_MS,
+      dataTimeoutMs: e.SMTP_DATA_TIMEOUT_MS,
+      sessionTimeoutMs: e.SMTP_SESSION_TIMEOUT_MS,
       closeTimeoutMs: e.SMTP_CLOSE_TIMEOUT_MS,
       useProxy: e.SMTP_USE_PROXY,
       memoryBudgetBytes: e.SMTP_MEMORY_BUDGET_BYTES,
@@ -321,6 +331,16 @@ export function loadConfig(env: Env): Config {
 }
 
 /** A record must outlive its notice, and raw mail must not outlive its record (the orphan sweep deletes such blobs). */
+/** The sweep deletes unfinished raw-store writes older than RAW_STORE_ORPHAN_AFTER_MS: no session may write for that long. */
+function sessionDeadlineProblemOf(e: Parsed): string | undefined {
+  for (const name of ['SMTP_DATA_TIMEOUT_MS', 'SMTP_SESSION_TIMEOUT_MS'] as const) {
+    if (e[name] >= e.RAW_STORE_ORPHAN_AFTER_MS) {
+      return `${name}: must be shorter than RAW_STORE_ORPHAN_AFTER_MS (${e.RAW_STORE_ORPHAN_AFTER_MS}): the raw-store sweep deletes unfinished writes older than that`;
+    }
+  }
+  return undefined;
+}
+
 function retentionProblemOf(e: Parsed): string | undefined {
   const minimumMs = minimumRecordRetentionMs({ attempts: e.NOTICE_ATTEMPTS, timeoutMs: e.NOTICE_TIMEOUT_MS });
   if (e.RECORD_RETENTION_DAYS * DAY_MS < minimumMs) {

@@ -6,16 +6,21 @@ import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
+import { networkOf } from '../net/client-network.js';
 import { MemoryBudget } from './memory-budget.js';
 import { type ReceiveDeps, receiveMessage } from './receive-message.js';
 import { isProcessingAddress } from './recipient-policy.js';
 import { acceptedReply, replyFor } from './reply.js';
+import { type Deadline, SessionDeadlines } from './session-deadlines.js';
 
 export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
   readonly maxMessageBytes: number;
   readonly authTimeoutMs: number;
 };
+
+/** The per-address cap counts IPv4 clients per address and IPv6 clients per /64 (one site's subnet). */
+const PER_ADDRESS_NETWORKS = { v4Bits: 32, v6Bits: 64 } as const;
 
 /** Room a new transaction needs in the memory budget: a header block and a spool batch. */
 const ADMIT_BYTES = 512 * 1024;
@@ -31,12 +36,27 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** smtp-server answers an over-size `MAIL FROM … SIZE=` itself; this gives that reply our enhanced code. */
+/**
+ * smtp-server answers an over-size `MAIL FROM … SIZE=` itself; this gives that reply our enhanced
+ * code. It also starts each connection's deadlines, which end it with a 421 of their own.
+ */
 class MxServer extends SMTPServer {
+  constructor(
+    options: SMTPServerOptions,
+    private readonly deadlines: SessionDeadlines,
+    private readonly onDeadline: (session: SMTPServerSession, deadline: Deadline) => void,
+  ) {
+    super(options);
+  }
+
   override connect(...args: Parameters<SMTPServer['connect']>): void {
     super.connect(...args);
     const connection = [...this.connections].at(-1); // a Set iterates in insertion order
     if (connection === undefined) return;
+    this.deadlines.start(connection.id, (deadline, reply) => {
+      this.onDeadline(connection.session, deadline);
+      connection.send(421, reply); // smtp-server closes the connection after a 421
+    });
     const validate = connection._validateMailParams.bind(connection);
     const limit = this.options.size;
     connection._validateMailParams = (parsed) => {
@@ -69,6 +89,11 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     return reply;
   };
   const memory = new MemoryBudget(options.memoryBudgetBytes, ADMIT_BYTES);
+  const deadlines = new SessionDeadlines(options);
+  const onDeadline = (session: SMTPServerSession, deadline: Deadline): void => {
+    deps.observer.smtpReply(421, deadline === 'data' ? 'DATA' : 'SESSION');
+    log(session).info({ event: 'smtp.deadline', deadline, code: 421 }, 'deadline passed, connection closed');
+  };
   const receiveDeps: ReceiveDeps = {
     ...deps,
     hostname: options.hostname,
@@ -96,9 +121,11 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
 
     onConnect(session, callback) {
       deps.observer.smtpConnection();
-      const count = (perIp.get(session.remoteAddress) ?? 0) + 1;
-      perIp.set(session.remoteAddress, count);
-      counted.set(session.id, session.remoteAddress);
+      // one client is counted once: an IPv4-mapped address as IPv4 (per /32), IPv6 per /64
+      const network = networkOf(session.remoteAddress, PER_ADDRESS_NETWORKS);
+      const count = (perIp.get(network) ?? 0) + 1;
+      perIp.set(network, count);
+      counted.set(session.id, network);
       sessionLogs.set(session.id, deps.logger.child({ smtpSession: session.id, clientIp: session.remoteAddress }));
       if (closing) return callback(refuse(session, 'CONNECT', new IntakeError('ShuttingDown', 'service shutting down, try again later')));
       if (count > options.maxClientsPerIp) {
@@ -112,6 +139,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     onClose(session) {
       // smtp-server also closes connections that never reached onConnect (over maxClients, gone
       // before the greeting): counting those down would wear the per-IP cap away.
+      deadlines.end(session.id);
       const address = counted.get(session.id);
       counted.delete(session.id);
       sessionLogs.delete(session.id);
@@ -139,6 +167,8 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
         helo: session.hostNameAppearsAs,
       };
       inFlight += 1;
+      deadlines.dataStarted(session.id);
+      stream.once('end', () => deadlines.dataEnded(session.id));
       receiveMessage(receiveDeps, stream, envelope)
         .finally(() => {
           inFlight -= 1;
@@ -155,7 +185,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
   };
 
-  const server = new MxServer(serverOptions);
+  const server = new MxServer(serverOptions, deadlines, onDeadline);
   server.on('error', (err) => deps.logger.warn({ err, event: 'smtp.error' }, 'smtp connection error'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

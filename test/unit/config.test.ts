@@ -122,4 +122,22 @@ describe('configuration', () => {
       expect(loadConfig({ RETENTION_DAYS: '14', RECORD_RETENTION_DAYS: '14' }).retentionMs).toBe(14 * 24 * 3600 * 1000);
     });
   });
+
+  describe('deadlines for slow clients', () => {
+    it('gives DATA 10 minutes and a session 30 by default', () => {
+      const { smtp } = loadConfig({});
+      expect([smtp.dataTimeoutMs, smtp.sessionTimeoutMs]).toEqual([600_000, 1_800_000]);
+    });
+
+    it('refuses a deadline that is not shorter than RAW_STORE_ORPHAN_AFTER_MS, naming the variable', () => {
+      expect(() => loadConfig({ RAW_STORE_ORPHAN_AFTER_MS: '1800000' })).toThrow(
+        /SMTP_SESSION_TIMEOUT_MS: must be shorter than RAW_STORE_ORPHAN_AFTER_MS/,
+      );
+      expect(() => loadConfig({ RAW_STORE_ORPHAN_AFTER_MS: '120000', SMTP_SESSION_TIMEOUT_MS: '60000' })).toThrow(
+        /SMTP_DATA_TIMEOUT_MS: must be shorter than RAW_STORE_ORPHAN_AFTER_MS/,
+      );
+      const fitting = loadConfig({ RAW_STORE_ORPHAN_AFTER_MS: '120000', SMTP_SESSION_TIMEOUT_MS: '90000', SMTP_DATA_TIMEOUT_MS: '60000' });
+      expect(fitting.smtp.sessionTimeoutMs).toBe(90_000);
+    });
+  });
 });
