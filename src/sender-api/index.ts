@@ -4,6 +4,17 @@ export { checkBaseUrl, isLoopbackHost } from './base-url.js';
 export { Base64Data } from './base64-data.js';
 export { type ApiFailure, classifyApiFailure, type FailureClass, KIND_BY_ERROR_CODE, parseRetryAfterMs } from './classify.js';
 export { createSenderApiClient, type SenderApiClient, type SenderApiClientDeps } from './client.js';
+export { DOCUMENT_ENDPOINTS, type SenderDocuments, senderDocuments } from './documents.js';
+export type {
+  Amount,
+  DocumentPartInput,
+  EndUserInput,
+  InvoiceAnswer,
+  InvoiceInput,
+  LineItemInput,
+  ReceiptAnswer,
+  ReceiptInput,
+} from './documents-wire.js';
 export { type FailureKind, SenderApiConfigError, SenderApiError } from './errors.js';
 export { type CallOptions, LETTER_ENDPOINTS, type ListQuery, type SenderCredentials, SenderSession } from './sender-session.js';
 export { DEFAULT_REFRESH_MARGIN_MS, type SessionAction, sessionAction } from './session-policy.js';

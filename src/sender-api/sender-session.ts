@@ -55,6 +55,11 @@ export class SenderSession {
     this.#log = deps.logger.child({ senderId: credentials.senderId });
   }
 
+  /** Any other call behind this sender's session, with the same re-login on a 401 (documents.ts). */
+  callWithSession<T>(request: Omit<ApiRequest, 'headers' | 'signal'>, schema: z.ZodType<T>, options: CallOptions = {}): Promise<T> {
+    return this.#withSession(request, schema, options.signal);
+  }
+
   /** Logs in now (sharing a login already under way) and caches the session. */
   login(options: CallOptions = {}): Promise<ApiSession> {
     return this.#renew('login', options.signal);
