@@ -1,7 +1,8 @@
-# syntax=docker/dockerfile:1
 # letter-intake: build the TypeScript once, ship compiled JS with production dependencies only.
 # The base image's Node 24 runs everything (package.json's `node` devDependency, which brings
 # Node 24 to machines with an older system node, is not installed in the final stage).
+# Classic-builder syntax only (no `# syntax=` frontend line): building needs no container
+# registry beyond the two base images.
 
 # --- build: all dependencies, compile src/ to dist/ ----------------------------------------
 FROM node:24-slim AS build

@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// The default suite. The fault suite (vitest.faults.config.ts) runs with `npm run test:faults`.
+// The default suite. The fault suite (vitest.faults.config.ts) runs with `npm run test:faults`,
+// the container suite (vitest.container.config.ts) with `npm run test:container`.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/faults/**'],
+    exclude: ['test/faults/**', 'test/container/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -27,10 +27,16 @@ export async function startSandbox(options: StartSandboxOptions): Promise<Runnin
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the sandbox is not listening on a TCP port');
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `http://${callableHost(address.address, address.family)}:${address.port}`,
     store,
     close: () => app.close(),
   };
+}
+
+/** The host to call a server listening on `address` by: every interface is reached over loopback. */
+function callableHost(address: string, family: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return family === 'IPv6' ? `[${address}]` : address;
 }

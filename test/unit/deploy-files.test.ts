@@ -1,10 +1,13 @@
 // The Dockerfile and docker-compose.yml say what the design says: a slim Node 24 image running
 // compiled JS as a non-root user, a durable Redis, real CLI commands, known variables only.
 import { existsSync, readFileSync } from 'node:fs';
+import { BlockList } from 'node:net';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { loadConfig } from '../../src/config.js';
+import { shutdownBoundMs } from '../../src/runtime/roles.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const read = (file: string): string => readFileSync(resolve(REPO, file), 'utf8');
@@ -13,6 +16,15 @@ const read = (file: string): string => readFileSync(resolve(REPO, file), 'utf8')
 const CONFIG_VARIABLES = new Set([...read('src/config.ts').matchAll(/^ {2}([A-Z][A-Z0-9_]*): /gm)].map((m) => m[1]));
 /** The `letter-intake` commands, read from the CLI's command table. */
 const CLI_COMMANDS = new Set([...read('src/cli.ts').matchAll(/^ {2}'?([a-z][a-z-]*)'?: async \(\) =>/gm)].map((m) => m[1]));
+/** Variables compose itself reads (host ports, a replacement image), never passed to the program. */
+const COMPOSE_ONLY_VARIABLES = new Set([
+  'SMTP_PUBLISH_PORT',
+  'HTTP_PUBLISH_PORT',
+  'SANDBOX_PUBLISH_PORT',
+  'PROMETHEUS_PUBLISH_PORT',
+  'GRAFANA_PUBLISH_PORT',
+  'PROMETHEUS_IMAGE',
+]);
 
 // ---------------------------------------------------------------- Dockerfile
 /** Instructions with line continuations joined, comments dropped. */
@@ -71,14 +83,32 @@ const service = z.object({
   profiles: z.array(z.string()).optional(),
   command: z.union([z.string(), z.array(z.string())]).optional(),
   environment: z.record(z.string(), z.string()).optional(),
+  stop_grace_period: z.string().optional(),
   ports: z.array(z.string()).optional(),
   volumes: z.array(z.string()).optional(),
   depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
   healthcheck: z.object({ test: z.array(z.string()) }).optional(),
 });
-const compose = z.object({ services: z.record(z.string(), service), volumes: z.record(z.string(), z.unknown()) }).parse(parse(composeText));
+const network = z.object({ ipam: z.object({ config: z.array(z.object({ subnet: z.string(), gateway: z.string() })) }) });
+const compose = z
+  .object({
+    services: z.record(z.string(), service),
+    volumes: z.record(z.string(), z.unknown()),
+    networks: z.object({ default: network }),
+  })
+  .parse(parse(composeText));
 const services = Object.entries(compose.services);
 const commandOf = (s: z.infer<typeof service>): string[] => (typeof s.command === 'string' ? s.command.split(/\s+/) : (s.command ?? []));
+/** A compose value with every `${NAME:-default}` read as its default (no variables set). */
+const withDefaults = (value: string): string =>
+  value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*))?\}/g, (_m, fallback: string | undefined) => fallback ?? '');
+/** "80s", "1m30s" → milliseconds (compose durations, as used here). */
+function durationMs(text: string): number {
+  const parts = [...text.matchAll(/(\d+)(ms|s|m|h)/g)];
+  expect(parts.map((p) => p[0]).join('')).toBe(text);
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  return parts.reduce((sum, [, n, u]) => sum + Number(n) * (unit[u ?? ''] ?? Number.NaN), 0);
+}
 
 describe('docker-compose.yml', () => {
   it('runs Redis durably: append-only, fsync on every write, no eviction, data on a named volume', () => {
@@ -95,33 +125,90 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of services) expect(s.healthcheck?.test.length, name).toBeGreaterThan(0);
   });
 
-  it('starts the gateway only once Redis is healthy, and publishes SMTP on 25 and HTTP on 8080', () => {
+  it('starts the gateway only once Redis is healthy, and publishes SMTP on SMTP_PUBLISH_PORT (25) and HTTP on HTTP_PUBLISH_PORT (8080)', () => {
     const gateway = compose.services.gateway;
     expect(gateway?.depends_on?.redis?.condition).toBe('service_healthy');
-    expect(gateway?.ports).toEqual(expect.arrayContaining(['25:2525', '8080:8080']));
+    const ports = gateway?.ports ?? [];
+    expect(ports.map(withDefaults)).toEqual(expect.arrayContaining(['25:2525', '8080:8080']));
+    expect(ports.find((p) => p.endsWith(':2525'))).toMatch(/^\$\{SMTP_PUBLISH_PORT:-25\}:2525$/);
+    expect(ports.find((p) => p.endsWith(':8080'))).toMatch(/^\$\{HTTP_PUBLISH_PORT:-8080\}:8080$/);
   });
 
   it('runs only real letter-intake commands in the gateway image', () => {
     const ours = services.filter(([, s]) => s.image === compose.services.gateway?.image);
-    expect(ours.map(([name]) => name)).toEqual(expect.arrayContaining(['gateway', 'sandbox-api']));
+    expect(ours.map(([name]) => name)).toEqual(['gateway']);
     expect(CLI_COMMANDS.size).toBeGreaterThanOrEqual(8);
     for (const [name, s] of ours) expect(commandOf(s)[0], name).toBeOneOf([...CLI_COMMANDS]);
   });
 
-  it('gives the gateway an external Redis and Sender API, so `start` embeds nothing', () => {
-    const env = compose.services.gateway?.environment ?? {};
+  it('gives the gateway an external Redis and embeds the sandbox, published on the host loopback only', () => {
+    const gateway = compose.services.gateway;
+    const env = gateway?.environment ?? {};
     expect(env.REDIS_URL).toMatch(/^redis:\/\/redis:6379/);
-    expect(env.SENDER_API_URL).toMatch(/^https?:\/\//);
+    expect(env.SENDER_API_URL).toBeUndefined();
     expect(Object.keys(env)).toEqual(expect.arrayContaining(['INBOUND_ADDRESSES', 'SENDERS_FILE', 'DASHBOARD_PASSWORD']));
+    const sandboxPort = env.SANDBOX_PORT ?? '';
+    const published = (gateway?.ports ?? []).filter((p) => p.endsWith(`:${sandboxPort}`));
+    expect(published.map(withDefaults)).toEqual(['127.0.0.1:8090:8090']);
+    expect(published[0]).toContain('SANDBOX_PUBLISH_PORT');
   });
 
-  it('uses only variables the config schema knows, in environments and in interpolations', () => {
+  it('mounts the sender directory and the DNS zone from the host, read-only', () => {
+    const env = compose.services.gateway?.environment ?? {};
+    const mounts = (compose.services.gateway?.volumes ?? []).map(withDefaults);
+    for (const inContainer of [env.SENDERS_FILE, env.DNS_ZONE_FILE]) {
+      const mount = mounts.find((m) => m.split(':')[1] === inContainer);
+      expect(mount, inContainer).toMatch(/^\.\/.+:ro$/);
+      expect(existsSync(resolve(REPO, mount?.split(':')[0] ?? '')), mount).toBe(true);
+    }
+  });
+
+  it('gives the gateway a stop grace period longer than its own shutdown bound (SMTP and worker close timeouts plus 10 s), with 5 s to spare', () => {
+    const gateway = compose.services.gateway;
+    const env = Object.fromEntries(Object.entries(gateway?.environment ?? {}).map(([k, v]) => [k, withDefaults(v)]));
+    const config = loadConfig(env);
+    const grace = durationMs(gateway?.stop_grace_period ?? '');
+    expect(shutdownBoundMs(config)).toBe(config.smtp.closeTimeoutMs + config.worker.closeTimeoutMs + 10_000);
+    expect(grace).toBeGreaterThanOrEqual(shutdownBoundMs(config) + 5000);
+  });
+
+  it('uses only variables the config schema knows, in environments and in interpolations, besides the publish ports and image', () => {
     expect(CONFIG_VARIABLES.size).toBeGreaterThan(20);
     const ours = services.filter(([, s]) => s.image === compose.services.gateway?.image);
     const named = ours.flatMap(([, s]) => Object.keys(s.environment ?? {}));
-    const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+    const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
     expect(named.length).toBeGreaterThan(0);
-    for (const name of [...named, ...interpolated]) expect(CONFIG_VARIABLES, name).toContain(name);
+    for (const name of named) expect(CONFIG_VARIABLES, name).toContain(name);
+    for (const name of interpolated) expect(CONFIG_VARIABLES.has(name) || COMPOSE_ONLY_VARIABLES.has(name), name).toBe(true);
+  });
+});
+
+describe('the demo zone (deploy/demo/zone.json)', () => {
+  const zoneRecords = z.record(z.string(), z.record(z.string(), z.union([z.string(), z.array(z.string())])));
+  const demoZone = zoneRecords.parse(JSON.parse(read('deploy/demo/zone.json')));
+  const fixtureZone = zoneRecords.parse(JSON.parse(read('fixtures/zone.json')));
+  const [subnet] = compose.networks.default.ipam.config;
+
+  it('gives the compose network one fixed IPv4 subnet whose gateway lies inside it', () => {
+    expect(compose.networks.default.ipam.config).toHaveLength(1);
+    const [network, prefix] = (subnet?.subnet ?? '').split('/');
+    expect(Number(prefix)).toBeGreaterThanOrEqual(16);
+    const block = new BlockList();
+    block.addSubnet(network ?? '', Number(prefix), 'ipv4');
+    expect(block.check(subnet?.gateway ?? '', 'ipv4')).toBe(true);
+  });
+
+  it("adds exactly the network's gateway address to the fixture SPF for acme.example, nothing wider", () => {
+    const fixtureSpf = [fixtureZone['acme.example']?.TXT].flat()[0] ?? '';
+    const demoSpf = [demoZone['acme.example']?.TXT].flat();
+    expect(fixtureSpf).toMatch(/ -all$/);
+    expect(demoSpf).toEqual([fixtureSpf.replace(/ -all$/, ` ip4:${subnet?.gateway} -all`)]);
+  });
+
+  it("publishes the fixture senders' DKIM keys unchanged", () => {
+    const names = Object.keys(demoZone).filter((name) => name !== 'acme.example');
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(demoZone[name], name).toEqual(fixtureZone[name]);
   });
 });
 
@@ -129,9 +216,10 @@ describe('docker-compose.yml monitoring profile', () => {
   const inProfile = services.filter(([, s]) => s.profiles?.includes('monitoring')).map(([name]) => name);
   const mounts = (name: string): string[] => (compose.services[name]?.volumes ?? []).map((v) => v.split(':')[0] ?? '');
 
-  it('adds Prometheus and Grafana only under the monitoring profile', () => {
-    expect(inProfile.sort()).toEqual(['grafana', 'prometheus']);
-    for (const [name, s] of services) if (!inProfile.includes(name)) expect(s.profiles, name).toBeUndefined();
+  it('adds Prometheus under the monitoring profile and Grafana under a profile of its own', () => {
+    expect(inProfile).toEqual(['prometheus']);
+    expect(compose.services.grafana?.profiles).toEqual(['grafana']);
+    for (const [name, s] of services) if (!['prometheus', 'grafana'].includes(name)) expect(s.profiles, name).toBeUndefined();
   });
 
   it('gives Prometheus the scrape config and the alert rules, and Grafana its provisioning and the dashboard, from files in the repository', () => {
