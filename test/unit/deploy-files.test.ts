@@ -184,7 +184,8 @@ describe('docker-compose.yml', () => {
 });
 
 describe('the demo zone (deploy/demo/zone.json)', () => {
-  const zoneRecords = z.record(z.string(), z.record(z.string(), z.union([z.string(), z.array(z.string())])));
+  const mx = z.object({ exchange: z.string(), priority: z.number() });
+  const zoneRecords = z.record(z.string(), z.record(z.string(), z.union([z.string(), z.array(z.union([z.string(), mx]))])));
   const demoZone = zoneRecords.parse(JSON.parse(read('deploy/demo/zone.json')));
   const fixtureZone = zoneRecords.parse(JSON.parse(read('fixtures/zone.json')));
   const [subnet] = compose.networks.default.ipam.config;
@@ -199,14 +200,21 @@ describe('the demo zone (deploy/demo/zone.json)', () => {
   });
 
   it("adds exactly the network's gateway address to the fixture SPF for acme.example, nothing wider", () => {
-    const fixtureSpf = [fixtureZone['acme.example']?.TXT].flat()[0] ?? '';
+    const [fixtureSpf = ''] = [fixtureZone['acme.example']?.TXT].flat().filter((v) => typeof v === 'string');
     const demoSpf = [demoZone['acme.example']?.TXT].flat();
     expect(fixtureSpf).toMatch(/ -all$/);
     expect(demoSpf).toEqual([fixtureSpf.replace(/ -all$/, ` ip4:${subnet?.gateway} -all`)]);
   });
 
+  it("points the processing domain's MX at the gateway's SMTP_HOSTNAME", () => {
+    const env = compose.services.gateway?.environment ?? {};
+    const [inbound = ''] = withDefaults(env.INBOUND_ADDRESSES ?? '').split(',');
+    const domain = inbound.split('@')[1] ?? '';
+    expect(demoZone[domain]?.MX).toEqual([{ exchange: withDefaults(env.SMTP_HOSTNAME ?? ''), priority: 10 }]);
+  });
+
   it("publishes the fixture senders' DKIM keys unchanged", () => {
-    const names = Object.keys(demoZone).filter((name) => name !== 'acme.example');
+    const names = Object.keys(demoZone).filter((name) => !['acme.example', 'intake.example'].includes(name));
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(demoZone[name], name).toEqual(fixtureZone[name]);
   });
