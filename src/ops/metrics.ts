@@ -3,9 +3,11 @@
 // from BullMQ at scrape time and the process's default metrics (unprefixed, so stock Node.js
 // dashboards work). Alert on `letter_intake_operator_alerts_total`: it only moves when an
 // operator must act (credentials, authorization, IP allow-list).
+
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { IntakeObserver } from '../intake/observer.js';
+import { errorCodeLabel, unlistedErrorCode } from '../sender-api/error-code-label.js';
 import { type ApiHealth, createApiHealth } from './api-health.js';
 import { withTimeout } from './bounded.js';
 
@@ -138,9 +140,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (state === 'submitted' && latencySeconds !== undefined) endToEnd.observe(latencySeconds);
     },
     apiCall: (endpoint, status, errorCode, seconds) => {
-      apiCalls.inc({ endpoint, status: status === undefined ? 'none' : String(status), errorCode: errorCode ?? 'none' });
+      // a known code, else HTTP<status> or NetworkError: a label never takes a text from outside
+      const label = errorCode === undefined ? 'none' : errorCodeLabel(errorCode, status);
+      apiCalls.inc({ endpoint, status: status === undefined ? 'none' : String(status), errorCode: label });
       apiDuration.observe({ endpoint }, seconds);
-      apiHealth.record(status, errorCode, clock());
+      apiHealth.record(status, unlistedErrorCode(errorCode) ?? errorCode, clock());
     },
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
     noticeState: (kind, state) => notices.inc({ kind, state }),
