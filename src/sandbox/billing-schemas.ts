@@ -106,12 +106,12 @@ const commonFields = {
 
 export const receiptBodySchema = z
   .strictObject({ ...commonFields, lineItems: z.array(lineItemSchema).min(1).max(BILLING_LIMITS.lineItems).optional() })
-  .refine((r) => r.lineItems !== undefined || r.parts !== undefined, { message: 'give lineItems, parts or both' });
+  .refine((r) => r.lineItems !== undefined || r.parts !== undefined, { message: 'give lineItems, parts or both', path: ['lineItems'] });
 export type ReceiptBody = z.output<typeof receiptBodySchema>;
 
 export const invoiceBodySchema = z.strictObject({
   ...commonFields,
-  lineItems: z.array(lineItemSchema).min(1).max(BILLING_LIMITS.lineItems),
+  lineItems: z.array(lineItemSchema, { error: 'is required: a list of at least one line item' }).min(1).max(BILLING_LIMITS.lineItems),
   dueDate: z.iso.date().optional(),
 });
 export type InvoiceBody = z.output<typeof invoiceBodySchema>;

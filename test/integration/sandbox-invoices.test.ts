@@ -88,10 +88,9 @@ describe('sandbox invoices', () => {
   });
 
   it('refuses an invoice without line items', async () => {
-    expect(outcome(await post(invoiceBody({ lineItems: undefined, parts: [samplePart('pdf', 'i.pdf')] })))).toEqual({
-      status: 400,
-      errorCode: 'InvalidData',
-    });
+    const answer = await post(invoiceBody({ lineItems: undefined, parts: [samplePart('pdf', 'i.pdf')] }));
+    expect(outcome(answer)).toEqual({ status: 400, errorCode: 'InvalidData' });
+    expect(field(answer.json, 'message')).toMatch(/lineItems: is required/);
   });
 
   it('refuses a due date that is not a calendar date', async () => {
