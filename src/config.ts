@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
+import { CONTRACT_MODES, type ContractMode } from './sandbox/contract-mode.js';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;
@@ -82,6 +83,13 @@ const schema = z.object({
   /** The Sender API circuit: calls in the last minute before most of them failing opens it, and how often it then probes the API. */
   API_CIRCUIT_MIN_CALLS: int(1, 5),
   API_CIRCUIT_PROBE_INTERVAL_MS: int(50, 5000),
+  /**
+   * Limits of the real Sender API that its contract does not state, when an operator knows them
+   * (unset: none). They become rules of the message's own policy: the SMTP session refuses a
+   * message over them before 250, and the worker agrees.
+   */
+  API_TITLE_MAX_CHARS: z.coerce.number().int().min(1).optional(),
+  API_MAX_PARTS: z.coerce.number().int().min(1).optional(),
   /** Static DNS answers instead of live DNS (tests, offline runs). */
   DNS_ZONE_FILE: optionalText,
   /** Time-out for one DNS query (live resolver), tries per query. */
@@ -133,8 +141,13 @@ const schema = z.object({
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_PORT: port(8090),
-  /** The sandbox shows only what the contract promises: letters as id, status, title, sender; no listing. */
-  SANDBOX_STRICT_CONTRACT: flag,
+  /** Where the contract leaves a choice open, how the sandbox answers (src/sandbox/contract-mode.ts). */
+  SANDBOX_CONTRACT_MODE: z.enum(CONTRACT_MODES).default('ours'),
+  /** Replaced by SANDBOX_CONTRACT_MODE: refused, so that a leftover setting is not silently ignored. */
+  SANDBOX_STRICT_CONTRACT: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined, 'is replaced by SANDBOX_CONTRACT_MODE (ours, strict, foreign or foreign-list)'),
   /** Directory for the embedded redis-server's data (`start` without REDIS_URL). */
   DATA_DIR: z.string().default('.data'),
   /**
@@ -196,6 +209,8 @@ export interface Config {
   readonly senderApiUrl: string | undefined;
   readonly apiTimeoutMs: number;
   readonly apiCircuit: { readonly minCalls: number; readonly probeIntervalMs: number };
+  /** The real API's own limits, when known (API_TITLE_MAX_CHARS, API_MAX_PARTS); undefined: none. */
+  readonly apiLimits: { readonly titleMaxChars: number | undefined; readonly maxParts: number | undefined };
   readonly dns: { readonly zoneFile: string | undefined; readonly timeoutMs: number; readonly tries: number };
   readonly maxMessageBytes: number;
   readonly maxPdfBytes: number;
@@ -226,7 +241,7 @@ export interface Config {
   readonly retentionMs: number;
   readonly recordRetentionMs: number;
   readonly refusedMaxBytes: number;
-  readonly sandbox: { readonly host: string; readonly port: number; readonly strictContract: boolean };
+  readonly sandbox: { readonly host: string; readonly port: number; readonly contractMode: ContractMode };
   readonly dataDir: string;
   readonly rawStore: {
     /** RAW_STORE_URL as given, or the default under DATA_DIR. */
@@ -292,6 +307,7 @@ export function loadConfig(env: Env): Config {
     senderApiUrl: e.SENDER_API_URL,
     apiTimeoutMs: e.API_TIMEOUT_MS,
     apiCircuit: { minCalls: e.API_CIRCUIT_MIN_CALLS, probeIntervalMs: e.API_CIRCUIT_PROBE_INTERVAL_MS },
+    apiLimits: { titleMaxChars: e.API_TITLE_MAX_CHARS, maxParts: e.API_MAX_PARTS },
     dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
     maxMessageBytes: e.MAX_MESSAGE_BYTES,
     maxPdfBytes: e.MAX_PDF_BYTES,
@@ -317,7 +333,7 @@ export function loadConfig(env: Env): Config {
     retentionMs: e.RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     refusedMaxBytes: e.REFUSED_MAX_BYTES,
-    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, strictContract: e.SANDBOX_STRICT_CONTRACT },
+    sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, contractMode: e.SANDBOX_CONTRACT_MODE },
     dataDir: e.DATA_DIR,
     rawStore: rawStoreSection(e),
     notices: {

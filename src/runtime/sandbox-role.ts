@@ -11,7 +11,7 @@ export async function sandboxCommand(): Promise<'running'> {
     logger: ctx.logger,
     host: ctx.config.sandbox.host,
     port: ctx.config.sandbox.port,
-    strictContract: ctx.config.sandbox.strictContract,
+    contractMode: ctx.config.sandbox.contractMode,
   });
   ctx.logger.info({ event: 'sandbox.listening', url: sandbox.url }, `sandbox Sender API at ${sandbox.url} (state in memory)`);
   closeOnSignals([{ name: 'sandbox', close: () => sandbox.close() }], ctx.logger, 10_000);

@@ -74,7 +74,7 @@ export async function startCommand(): Promise<'running'> {
               logger: logger.child({ role: 'sandbox' }),
               host: config.sandbox.host,
               port: config.sandbox.port,
-              strictContract: config.sandbox.strictContract,
+              contractMode: config.sandbox.contractMode,
             }),
           )
         : undefined;

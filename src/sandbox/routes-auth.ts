@@ -1,14 +1,14 @@
 // POST /api/v1/auth/login/api and POST /api/v1/auth/refresh.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import { type ContractDialect, refuseSession } from './contract-mode.js';
 import { readCredentials } from './credentials.js';
 import { SandboxApiError } from './error-codes.js';
 import { headerText } from './headers.js';
 import { isIpAllowed } from './ip-allow-list.js';
 import type { SandboxStore } from './store.js';
-import { sessionView } from './views.js';
 
-export function authRoutes(store: SandboxStore): FastifyPluginAsync {
+export function authRoutes(store: SandboxStore, dialect: ContractDialect): FastifyPluginAsync {
   return async (scope) => {
     scope.post('/auth/login/api', async (request) => {
       const credentials = readCredentials({
@@ -27,15 +27,15 @@ export function authRoutes(store: SandboxStore): FastifyPluginAsync {
       }
       const session = store.sessions.login(sender.senderId);
       request.log.info({ senderId: sender.senderId }, 'sandbox login');
-      return sessionView(session);
+      return dialect.loginAnswer(session);
     });
 
-    scope.post('/auth/refresh', async (request) => {
+    scope.post('/auth/refresh', async (request, reply) => {
       const sessionId = headerText(request.headers['x-session']);
       const next = sessionId === undefined ? undefined : store.sessions.refresh(sessionId);
-      if (next === undefined) throw new SandboxApiError('InvalidSession', 'the X-Session header is missing, unknown or expired');
+      if (next === undefined) return refuseSession(dialect, reply);
       request.log.info({ senderId: next.senderId }, 'sandbox session refreshed');
-      return sessionView(next);
+      return dialect.refreshAnswer(next);
     });
   };
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { allowListGuard } from './allow-list-guard.js';
 import { answerClientError, answerFrameworkError } from './client-errors.js';
+import { type ContractMode, contractDialect } from './contract-mode.js';
 import { BODY_LIMIT_BYTES, errorAnswer, MAX_PARAM_CHARS } from './error-answer.js';
 import { envelope } from './error-codes.js';
 import { authRoutes } from './routes-auth.js';
@@ -23,12 +24,13 @@ export interface SandboxDeps {
   readonly logger: Logger;
   /** The state to serve; a fresh, empty one when absent. */
   readonly store?: SandboxStore;
-  /** Show only what the contract promises (SANDBOX_STRICT_CONTRACT): see routes-letters.ts. */
-  readonly strictContract?: boolean;
+  /** Where the contract leaves a choice open, how to answer (SANDBOX_CONTRACT_MODE; default 'ours'): contract-mode.ts. */
+  readonly contractMode?: ContractMode;
 }
 
 export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
-  const store = deps.store ?? new SandboxStore(deps.directory, deps.clock);
+  const dialect = contractDialect(deps.contractMode ?? 'ours');
+  const store = deps.store ?? new SandboxStore(deps.directory, deps.clock, dialect.sessionTtlMs);
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'sandbox-api' });
   const app = Fastify({
     loggerInstance,
@@ -86,8 +88,8 @@ export function createSandboxServer(deps: SandboxDeps): FastifyInstance {
     if (path.startsWith('/api/v1/')) await store.holds.hold(request.method, path, 'after');
   });
 
-  void app.register(authRoutes(store), { prefix: '/api/v1' });
-  void app.register(letterRoutes(store, deps.strictContract ?? false), { prefix: '/api/v1' });
+  void app.register(authRoutes(store, dialect), { prefix: '/api/v1' });
+  void app.register(letterRoutes(store, dialect), { prefix: '/api/v1' });
   void app.register(letterCreateRoutes(store), { prefix: '/api/v1' });
   void app.register(billingRoutes(store), { prefix: '/api/v1' });
   void app.register(operatorRoutes(store), { prefix: '/sandbox' });

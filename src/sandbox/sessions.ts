@@ -19,7 +19,11 @@ export class SessionStore {
   readonly #sessions = new Map<string, Session>();
   readonly #counts = new Map<string, { logins: number; refreshes: number }>();
 
-  constructor(private readonly clock: () => number) {}
+  constructor(
+    private readonly clock: () => number,
+    /** How long a session lives from its login or refresh (the contract mode's choice). */
+    private readonly ttlMs: number = SESSION_TTL_MS,
+  ) {}
 
   /** A new session for a sender that has just logged in. */
   login(senderId: string): Session {
@@ -58,7 +62,7 @@ export class SessionStore {
 
   #issue(senderId: string): Session {
     this.#dropExpired();
-    const session = { sessionId: randomUUID(), senderId, validUntilMs: this.clock() + SESSION_TTL_MS };
+    const session = { sessionId: randomUUID(), senderId, validUntilMs: this.clock() + this.ttlMs };
     this.#sessions.set(session.sessionId, session);
     return session;
   }

@@ -1,6 +1,7 @@
 // Serves the sandbox on host:port (port 0: any free port) and hands back its address and state.
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
+import { type ContractMode, contractDialect } from './contract-mode.js';
 import { createSandboxServer } from './server.js';
 import { SandboxStore } from './store.js';
 
@@ -10,8 +11,8 @@ export interface StartSandboxOptions {
   readonly logger: Logger;
   readonly host: string;
   readonly port: number;
-  /** Show only what the contract promises (SANDBOX_STRICT_CONTRACT). */
-  readonly strictContract?: boolean;
+  /** Where the contract leaves a choice open, how to answer (SANDBOX_CONTRACT_MODE; default 'ours'). */
+  readonly contractMode?: ContractMode;
 }
 
 export interface RunningSandbox {
@@ -22,7 +23,7 @@ export interface RunningSandbox {
 }
 
 export async function startSandbox(options: StartSandboxOptions): Promise<RunningSandbox> {
-  const store = new SandboxStore(options.directory, options.clock);
+  const store = new SandboxStore(options.directory, options.clock, contractDialect(options.contractMode ?? 'ours').sessionTtlMs);
   const app = createSandboxServer({ ...options, store });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

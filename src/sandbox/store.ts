@@ -23,8 +23,9 @@ export class SandboxStore {
   constructor(
     readonly directory: SenderDirectory,
     clock: () => number,
+    sessionTtlMs?: number,
   ) {
-    this.sessions = new SessionStore(clock);
+    this.sessions = new SessionStore(clock, sessionTtlMs);
     this.letters = new LetterStore(clock);
     this.billing = new BillingStore(clock, this.endUsers);
     this.documents = new DocumentStore(clock);

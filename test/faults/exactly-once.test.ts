@@ -39,7 +39,7 @@ beforeAll(async () => {
         logger: createLogger({ level: 'silent' }),
         host: '127.0.0.1',
         port: 0,
-        strictContract,
+        contractMode: strictContract ? 'strict' : 'ours',
       }),
     );
   }

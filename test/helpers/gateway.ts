@@ -136,7 +136,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
       logger,
       host: '127.0.0.1',
       port: 0,
-      strictContract: config.sandbox.strictContract,
+      contractMode: config.sandbox.contractMode,
     });
     parts.push(await startWorkerPart(ctx, directory, sandbox.url));
     const running = sandbox;

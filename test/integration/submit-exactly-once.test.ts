@@ -36,7 +36,7 @@ let counter = 0;
 beforeAll(async () => {
   sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
   api = letterApiFor(createSenderApiClient({ baseUrl: sandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
-  strictSandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, strictContract: true });
+  strictSandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, contractMode: 'strict' });
   strictApi = letterApiFor(createSenderApiClient({ baseUrl: strictSandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
 });
 afterAll(async () => {

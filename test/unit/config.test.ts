@@ -38,6 +38,10 @@ describe('configuration', () => {
     ['NOTICE_FROM', 'postmaster'],
     ['PDF_CHECKS', 'lenient'],
     ['PDF_CHECK_MEMORY_MB', '8'],
+    ['SANDBOX_CONTRACT_MODE', 'lenient'],
+    ['SANDBOX_STRICT_CONTRACT', 'true'],
+    ['API_TITLE_MAX_CHARS', '0'],
+    ['API_MAX_PARTS', 'many'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);
@@ -96,9 +100,14 @@ describe('configuration', () => {
 
   it('sweeps for unfinished intakes older than three job locks unless told otherwise, and serves the full sandbox by default', () => {
     const defaults = loadConfig({ WORKER_LOCK_MS: '20000' });
-    expect([defaults.worker.sweepAgeMs, defaults.worker.sweepIntervalMs, defaults.sandbox.strictContract]).toEqual([60_000, 30_000, false]);
-    const set = loadConfig({ WORKER_SWEEP_AGE_MS: '5000', SANDBOX_STRICT_CONTRACT: 'true' });
-    expect([set.worker.sweepAgeMs, set.sandbox.strictContract]).toEqual([5000, true]);
+    expect([defaults.worker.sweepAgeMs, defaults.worker.sweepIntervalMs, defaults.sandbox.contractMode]).toEqual([60_000, 30_000, 'ours']);
+    const set = loadConfig({ WORKER_SWEEP_AGE_MS: '5000', SANDBOX_CONTRACT_MODE: 'foreign-list' });
+    expect([set.worker.sweepAgeMs, set.sandbox.contractMode]).toEqual([5000, 'foreign-list']);
+  });
+
+  it('knows no limits of the real API unless an operator states them', () => {
+    expect(loadConfig({}).apiLimits).toEqual({ titleMaxChars: undefined, maxParts: undefined });
+    expect(loadConfig({ API_TITLE_MAX_CHARS: '120', API_MAX_PARTS: '5' }).apiLimits).toEqual({ titleMaxChars: 120, maxParts: 5 });
   });
 
   describe('retention that must outlive a notice', () => {
