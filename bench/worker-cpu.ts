@@ -119,8 +119,10 @@ function memoryCheckpoint(): Checkpoint {
     markDraftRequested: async (at) => {
       draftRequestedAt = at;
     },
+    draftStatus: undefined,
     recordLetterId: async (id) => {
       letterId = id;
+      return 'ok';
     },
     recordStrayDraft: async () => {},
   };

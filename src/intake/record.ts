@@ -79,6 +79,10 @@ const storedSchema = z.object({
   attempts: z.coerce.number().default(0),
   senderId: z.string().optional(),
   letterId: z.string().optional(),
+  /** The status the Sender API gave the letter as a draft: only while it shows this is it submitted. */
+  draftStatus: z.string().optional(),
+  /** The status the letter showed when the intake ended submitted. */
+  letterStatus: z.string().optional(),
   /** Set (by the owner) just before a draft is requested: a later attempt knows one may exist. */
   draftRequestedAt: z.coerce.number().optional(),
   /** The lock token of the worker that holds the intake while it is `processing`. */
@@ -106,6 +110,7 @@ export type IntakeUpdate = Partial<
     IntakeRecord,
     | 'senderId'
     | 'letterId'
+    | 'letterStatus'
     | 'reasonCode'
     | 'reason'
     | 'errorCode'

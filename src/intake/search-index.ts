@@ -43,6 +43,11 @@ export class IntakeSearch {
     return `${this.prefix}:find:${kind}:${value}`;
   }
 
+  /** The letter id's entry and how long it lives: also the claim that one intake holds the letter. */
+  letterEntry(letterId: string): { readonly key: string; readonly keepMs: number } {
+    return { key: this.key('letter', letterId), keepMs: this.keepMs };
+  }
+
   /**
    * The index entries a new intake adds, written by the record's CREATE script in the same
    * command (store-scripts.ts): a sorted set per key, scored by time received, trimmed to and

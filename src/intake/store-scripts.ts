@@ -90,6 +90,24 @@ return 'ok'`,
   1,
 );
 
+// KEYS: record, the letter id's index entry (search-index.ts). ARGV: owner, intake id, how long
+// the index entry lives (ms), letter id, then more field/value pairs (the draft status).
+// Records the intake's letter id, once, while the owner holds it: 'notowner'; 'conflict' when the
+// record names another letter; 'taken' when another intake recorded this letter (two intakes
+// never share a letter); else 'ok', with the index entry naming this intake.
+export const CHECKPOINT_LETTER = luaScript(
+  `
+if redis.call('HGET', KEYS[1], 'state') ~= 'processing' or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'notowner' end
+local current = redis.call('HGET', KEYS[1], 'letterId')
+if current and current ~= ARGV[4] then return 'conflict' end
+local holder = redis.call('GET', KEYS[2])
+if holder and holder ~= ARGV[2] then return 'taken' end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+redis.call('HSET', KEYS[1], 'letterId', ARGV[4], unpack(ARGV, 5))
+return 'ok'`,
+  2,
+);
+
 // KEYS: record. ARGV: entry (JSON), its letter id ('' = unknown), its requestedAt ('' = none).
 // Appends to the record's stray drafts whoever holds it: a fact, not a checkpoint. Skips the
 // letter the record names (it is not stray) and an entry already listed. Returns 1 if appended.

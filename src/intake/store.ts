@@ -20,7 +20,7 @@ import {
   toHashFields,
 } from './record.js';
 import { IntakeSearch } from './search-index.js';
-import { APPEND_STRAY_DRAFT, CHECKPOINT, CREATE, TRANSITION } from './store-scripts.js';
+import { APPEND_STRAY_DRAFT, CHECKPOINT, CHECKPOINT_LETTER, CREATE, TRANSITION } from './store-scripts.js';
 
 /** A record left `received` (queueing failed; the client was told 451) disappears after this. */
 const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
@@ -187,6 +187,26 @@ export class IntakeStore {
     const result = await CHECKPOINT(this.redis, this.keys.record(intakeId), owner, writeOnce, ...fields);
     if (result === 'ok' && update.letterId !== undefined) void this.search.letter(intakeId, update.letterId).catch(() => undefined);
     return result === 'ok' || result === 'conflict' ? result : 'notowner';
+  }
+
+  /**
+   * Records the intake's letter id (write-once) and the status its draft showed, while `owner`
+   * holds the intake and no other intake has recorded that letter ('taken').
+   */
+  async checkpointLetter(intakeId: string, owner: string, letterId: string, draftStatus: string): Promise<CheckpointResult | 'taken'> {
+    const entry = this.search.letterEntry(letterId);
+    const result = await CHECKPOINT_LETTER(
+      this.redis,
+      this.keys.record(intakeId),
+      entry.key,
+      owner,
+      intakeId,
+      String(entry.keepMs),
+      letterId,
+      'draftStatus',
+      draftStatus,
+    );
+    return result === 'ok' || result === 'conflict' || result === 'taken' ? result : 'notowner';
   }
 
   /** Whether `owner` holds the record (in `processing`) right now. */

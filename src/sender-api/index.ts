@@ -1,5 +1,6 @@
 // The typed Sender API client: sessions, requests, failure classification (docs/sandbox-api.md).
 
+export { parseApiDateTime } from './api-datetime.js';
 export { checkBaseUrl, isLoopbackHost } from './base-url.js';
 export { Base64Data } from './base64-data.js';
 export { type ApiFailure, classifyApiFailure, type FailureClass, KIND_BY_ERROR_CODE, parseRetryAfterMs } from './classify.js';
@@ -17,6 +18,16 @@ export type {
 } from './documents-wire.js';
 export { type FailureKind, SenderApiConfigError, SenderApiError } from './errors.js';
 export { type CallOptions, LETTER_ENDPOINTS, type ListQuery, type SenderCredentials, SenderSession } from './sender-session.js';
-export { DEFAULT_REFRESH_MARGIN_MS, type SessionAction, sessionAction } from './session-policy.js';
+export { ASSUMED_SESSION_MS, DEFAULT_REFRESH_MARGIN_MS, type SessionAction, sessionAction, sessionEndMs } from './session-policy.js';
 export type { ApiCallEvent } from './transport.js';
-export type { ApiSession, GenderTargeting, LetterDetail, LetterInput, LetterPage, LetterSummary, PartInput } from './wire.js';
+export type {
+  ApiSession,
+  DraftAnswer,
+  GenderTargeting,
+  LetterInput,
+  LetterPage,
+  LetterView,
+  ListedLetter,
+  PartInput,
+  SubmitAnswer,
+} from './wire.js';

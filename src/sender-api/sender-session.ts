@@ -1,22 +1,25 @@
 // One sender's view of the Sender API: its session (logged in by headers with no body, cached,
-// refreshed before it expires, replaced once on 401 InvalidSession) and the letter calls.
-// Concurrent calls share one login or refresh (single-flight).
-import type { z } from 'zod';
+// refreshed before it ends, replaced on a 401) and the letter calls. Concurrent calls share one
+// login or refresh (single-flight). What the client reads of each answer, and what it leaves to
+// the API, is in docs/sender-api-client.md.
+import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { untilAborted } from './abort.js';
 import { SenderApiError } from './errors.js';
-import { sessionAction } from './session-policy.js';
+import { sessionAction, sessionEndMs } from './session-policy.js';
 import { type ApiRequest, callApi, type TransportDeps } from './transport.js';
 import {
   type ApiSession,
+  type DraftAnswer,
+  draftAnswerSchema,
   type LetterInput,
   type LetterPage,
-  type LetterSummary,
   type LetterView,
   letterPageSchema,
-  letterSummarySchema,
   letterViewSchema,
-  sessionSchema,
+  type SubmitAnswer,
+  sessionAnswerSchema,
+  statusOnlySchema,
 } from './wire.js';
 
 export interface SenderCredentials {
@@ -70,14 +73,17 @@ export class SenderSession {
     return this.#renew(this.#session === undefined ? 'login' : 'refresh', options.signal);
   }
 
-  saveDraft(letter: LetterInput, options: CallOptions = {}): Promise<LetterSummary> {
+  /** Saves a draft; its answer must carry the draft's `id` (else the call fails, retryable). */
+  saveDraft(letter: LetterInput, options: CallOptions = {}): Promise<DraftAnswer> {
     const request = { method: 'PUT', path: '/api/v1/letters/draft', endpoint: LETTER_ENDPOINTS.saveDraft, body: letter } as const;
-    return this.#withSession(request, letterSummarySchema, options.signal);
+    return this.#withSession(request, draftAnswerSchema, options.signal);
   }
 
-  submit(letter: LetterInput, options: CallOptions = {}): Promise<LetterSummary> {
+  /** Submits; any 2xx means submitted, whatever its body says (its `status` is passed on when readable). */
+  async submit(letter: LetterInput, options: CallOptions = {}): Promise<SubmitAnswer> {
     const request = { method: 'POST', path: '/api/v1/letters/submit', endpoint: LETTER_ENDPOINTS.submit, body: letter } as const;
-    return this.#withSession(request, letterSummarySchema, options.signal);
+    const answer = await this.#withSession(request, z.unknown(), options.signal);
+    return { status: statusOnlySchema.safeParse(answer).data?.status };
   }
 
   getLetter(id: string, options: CallOptions = {}): Promise<LetterView> {
@@ -85,17 +91,29 @@ export class SenderSession {
     return this.#withSession(request, letterViewSchema, options.signal);
   }
 
-  listLetters(query: ListQuery = {}, options: CallOptions = {}): Promise<LetterPage> {
+  /**
+   * One page of the sender's letters, or undefined when the 2xx answer is not a page the client
+   * can read (the contract does not show the listing's shape: such an API cannot be searched).
+   */
+  async listLetters(query: ListQuery = {}, options: CallOptions = {}): Promise<LetterPage | undefined> {
     const params = new URLSearchParams();
     if (query.status !== undefined) params.set('status', query.status);
     if (query.page !== undefined) params.set('page', String(query.page));
     if (query.pageSize !== undefined) params.set('pageSize', String(query.pageSize));
     const search = params.size === 0 ? '' : `?${params.toString()}`;
     const request = { method: 'GET', path: `/api/v1/letters${search}`, endpoint: 'GET /api/v1/letters' } as const;
-    return this.#withSession(request, letterPageSchema, options.signal);
+    const answer = await this.#withSession(request, z.unknown(), options.signal);
+    const page = letterPageSchema.safeParse(answer);
+    if (!page.success) this.#log.info({ endpoint: request.endpoint }, 'sender api listing is not in a shape the client can search');
+    return page.data;
   }
 
-  /** Runs a call with a valid session; on 401 InvalidSession logs in again once and retries once. */
+  /**
+   * Runs a call with a valid session. On a 401 (with or without an error code: the contract's 401
+   * is "invalid or expired session") it takes the sender's current session, or the one new login
+   * shared by every call refused alike, and repeats the call once. A 401 to that repeat is
+   * InvalidSession, retryable, and leads to no further login.
+   */
   async #withSession<T>(request: ApiRequest, schema: z.ZodType<T>, signal: AbortSignal | undefined): Promise<T> {
     const send = (session: ApiSession): Promise<T> =>
       callApi(this.deps, { ...request, signal, headers: { 'x-session': session.sessionId } }, schema);
@@ -103,9 +121,26 @@ export class SenderSession {
     try {
       return await send(session);
     } catch (err) {
-      if (!(err instanceof SenderApiError) || err.errorCode !== 'InvalidSession') throw err;
+      if (!isUnauthorized(err)) throw err;
       this.#log.info({ endpoint: request.endpoint }, 'sender api session was refused; logging in again');
-      return send(await this.#replace(session, signal));
+    }
+    try {
+      return await send(await this.#replace(session, signal));
+    } catch (err) {
+      if (!isUnauthorized(err)) throw err;
+      throw new SenderApiError(
+        {
+          kind: 'retryable',
+          endpoint: err.endpoint,
+          statusCode: err.statusCode,
+          errorCode: err.errorCode ?? 'InvalidSession',
+          traceId: err.traceId,
+          retryAfterMs: err.retryAfterMs,
+          apiMessage: err.apiMessage,
+          reason: 'the session was refused again right after a new login',
+        },
+        { cause: err },
+      );
     }
   }
 
@@ -116,7 +151,7 @@ export class SenderSession {
     return this.#renew(action === 'refresh' ? 'refresh' : 'login', signal);
   }
 
-  /** After `stale` was refused: a newer session someone else got, or a fresh login. */
+  /** After `stale` was refused: a newer session someone else got, the login under way, or a fresh login. */
   #replace(stale: ApiSession, signal: AbortSignal | undefined): Promise<ApiSession> {
     if (this.#session !== undefined && this.#session !== stale) return Promise.resolve(this.#session);
     this.#session = undefined;
@@ -140,24 +175,42 @@ export class SenderSession {
   }
 
   async #login(): Promise<ApiSession> {
+    const endpoint = 'POST /api/v1/auth/login/api';
+    const requestedAt = this.deps.clock();
     // Headers only, no body at all: the contract refuses headers together with a body.
-    const session = await callApi(
+    const answer = await callApi(
       this.deps,
       {
         method: 'POST',
         path: '/api/v1/auth/login/api',
-        endpoint: 'POST /api/v1/auth/login/api',
+        endpoint,
         headers: { 'x-api-client-id': this.credentials.apiClientId, 'x-api-client-secret': this.credentials.apiClientSecret },
       },
-      sessionSchema,
+      sessionAnswerSchema,
     );
-    this.#log.debug({ validUntilUtc: session.validUntilUtc }, 'sender api login');
-    return toSession(session);
+    if (answer.isValid === false) {
+      // A login that hands out an invalid session: no second login in this call, try later.
+      const reason = 'the login answered a session with isValid: false';
+      this.#log.warn({ endpoint, kind: 'retryable' }, reason);
+      throw new SenderApiError({
+        kind: 'retryable',
+        endpoint,
+        statusCode: undefined,
+        errorCode: 'InvalidSession',
+        traceId: undefined,
+        retryAfterMs: undefined,
+        apiMessage: undefined,
+        reason,
+      });
+    }
+    this.#log.debug({ validUntilUtc: answer.validUntilUtc }, 'sender api login');
+    return toSession(answer, requestedAt);
   }
 
   async #refreshOrKeep(): Promise<ApiSession> {
     const current = this.#session;
     if (current === undefined) return this.#login();
+    const requestedAt = this.deps.clock();
     try {
       const next = await callApi(
         this.deps,
@@ -167,19 +220,29 @@ export class SenderSession {
           endpoint: 'POST /api/v1/auth/refresh',
           headers: { 'x-session': current.sessionId },
         },
-        sessionSchema,
+        sessionAnswerSchema,
       );
+      if (next.isValid === false) return this.#login();
       this.#log.debug({ validUntilUtc: next.validUntilUtc }, 'sender api session refreshed');
-      return toSession(next);
+      return toSession(next, requestedAt);
     } catch (err) {
-      if (err instanceof SenderApiError && err.errorCode === 'InvalidSession') return this.#login();
-      // The refresh failed but the session has not expired yet: keep using it until it does.
+      // A 401 to the refresh: the session is gone; a new login, not a second refresh.
+      if (isUnauthorized(err)) return this.#login();
+      // The refresh failed but the session has not ended yet: keep using it until it does.
       if (err instanceof SenderApiError && this.deps.clock() < current.validUntilMs) return current;
       throw err;
     }
   }
 }
 
-function toSession(s: { sessionId: string; senderId: string; validUntilUtc: string }): ApiSession {
-  return { sessionId: s.sessionId, senderId: s.senderId, validUntilUtc: s.validUntilUtc, validUntilMs: Date.parse(s.validUntilUtc) };
+function toSession(answer: { sessionId: string; validUntilUtc?: string | undefined }, requestedAtMs: number): ApiSession {
+  return {
+    sessionId: answer.sessionId,
+    validUntilUtc: answer.validUntilUtc,
+    validUntilMs: sessionEndMs(answer.validUntilUtc, requestedAtMs),
+  };
+}
+
+function isUnauthorized(err: unknown): err is SenderApiError {
+  return err instanceof SenderApiError && err.statusCode === 401;
 }

@@ -19,58 +19,74 @@ export interface LetterInput {
   readonly parts: readonly PartInput[];
 }
 
-export const sessionSchema = z.looseObject({
+/**
+ * A login or refresh answer: `sessionId` is all the contract promises a refresh carries. The
+ * rest is read when it is there (`validUntilUtc` in any ISO 8601 form, session-policy.ts) and
+ * ignored when it is not readable.
+ */
+export const sessionAnswerSchema = z.looseObject({
   sessionId: z.string().min(1),
-  senderId: z.string(),
-  validUntilUtc: z.iso.datetime({ offset: true }),
-  isValid: z.boolean(),
+  senderId: z.string().optional().catch(undefined),
+  validUntilUtc: z.string().optional().catch(undefined),
+  isValid: z.boolean().optional().catch(undefined),
 });
 
 export interface ApiSession {
   readonly sessionId: string;
-  readonly senderId: string;
-  readonly validUntilUtc: string;
+  /** The API's expiry as it wrote it, when it wrote one. */
+  readonly validUntilUtc: string | undefined;
+  /** When the client stops using it: the earlier of the API's expiry and our own 30 minutes. */
   readonly validUntilMs: number;
 }
 
-export const letterSummarySchema = z.looseObject({
+/**
+ * The answer to a draft save: its `id` is required (a draft without one cannot be recorded, so
+ * the call is retried); its `status`, when given, is the status name this API gives a draft.
+ */
+export const draftAnswerSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.string().min(1).optional().catch(undefined),
+});
+export type DraftAnswer = z.output<typeof draftAnswerSchema>;
+
+/** The status a 2xx to a submit shows, if it shows one: the submit succeeded whatever its body says. */
+export interface SubmitAnswer {
+  readonly status: string | undefined;
+}
+
+/** The status of an answer, when it carries one as text. */
+export const statusOnlySchema = z.looseObject({ status: z.string().min(1) });
+
+const partMetaSchema = z.looseObject({ id: z.string().min(1), sha256: z.string().min(1) });
+
+/**
+ * `GET /letters/{id}`: the id and status the contract promises, with the documents when the API
+ * shows them in a form the client reads (the gateway works without them).
+ */
+export const letterViewSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.string().min(1),
+  parts: z.array(partMetaSchema).optional().catch(undefined),
+});
+export type LetterView = z.output<typeof letterViewSchema>;
+
+/**
+ * A listed letter with every field a search for an earlier draft compares; a listing that shows
+ * fewer is one the client cannot search.
+ */
+export const listedLetterSchema = z.looseObject({
   id: z.string().min(1),
   status: z.string().min(1),
   title: z.string(),
-  sender: z.looseObject({ companyNameEn: z.string() }),
-});
-export type LetterSummary = z.output<typeof letterSummarySchema>;
-
-const partMetaSchema = z.looseObject({
-  id: z.string(),
-  fileName: z.string(),
-  mimeType: z.string(),
-  sizeBytes: z.number(),
-  sha256: z.string(),
-});
-
-/**
- * `GET /letters/{id}` as the contract promises it (id, status, title, sender), with the documents
- * when the API shows them: the gateway must work without them.
- */
-export const letterViewSchema = letterSummarySchema.extend({ parts: z.array(partMetaSchema).optional() });
-export type LetterView = z.output<typeof letterViewSchema>;
-
-export const letterDetailSchema = letterSummarySchema.extend({
   description: z.string(),
-  genderTargeting: z.string(),
   createdUtc: z.string(),
-  updatedUtc: z.string(),
-  submittedUtc: z.string().nullable(),
   parts: z.array(partMetaSchema),
 });
-export type LetterDetail = z.output<typeof letterDetailSchema>;
+export type ListedLetter = z.output<typeof listedLetterSchema>;
 
 export const letterPageSchema = z.looseObject({
-  items: z.array(letterDetailSchema),
-  page: z.number(),
-  pageSize: z.number(),
-  total: z.number(),
+  items: z.array(listedLetterSchema),
+  total: z.number().int().min(0),
 });
 export type LetterPage = z.output<typeof letterPageSchema>;
 

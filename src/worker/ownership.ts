@@ -54,18 +54,25 @@ export function ownedCheckpoint(
   log: Logger,
   fresh: FreshOwnership = new FreshOwnership(),
 ): Checkpoint {
-  const write = async (update: { letterId: string } | { draftRequestedAt: number }, writeOnce: 'letterId' | ''): Promise<void> => {
+  const write = async (update: { draftRequestedAt: number }): Promise<void> => {
     fresh.take(); // an earlier proof does not outlive this write
-    const result = await owner.store.checkpoint(owner.intakeId, owner.token, update, writeOnce);
-    if (result === 'conflict') throw new OwnershipLost(`intake ${owner.intakeId} names another letter already`);
+    const result = await owner.store.checkpoint(owner.intakeId, owner.token, update);
     if (result !== 'ok') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
     fresh.proven();
   };
   return {
     letterId: record.letterId,
+    draftStatus: record.draftStatus,
     draftRequestedAt: record.draftRequestedAt,
-    markDraftRequested: (at) => write({ draftRequestedAt: at }, ''),
-    recordLetterId: (letterId) => write({ letterId }, 'letterId'),
+    markDraftRequested: (at) => write({ draftRequestedAt: at }),
+    async recordLetterId(letterId, draftStatus) {
+      fresh.take(); // an earlier proof does not outlive this write
+      const result = await owner.store.checkpointLetter(owner.intakeId, owner.token, letterId, draftStatus);
+      if (result === 'conflict') throw new OwnershipLost(`intake ${owner.intakeId} names another letter already`);
+      if (result === 'notowner') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
+      fresh.proven(); // 'taken' too: the script compared the owner before it looked at the letter
+      return result;
+    },
     async recordStrayDraft(stray) {
       fresh.take(); // not a fenced write: whatever was proven before is not carried past it
       if (await owner.store.addStrayDraft(owner.intakeId, { ...stray, at: clock() })) {

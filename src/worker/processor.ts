@@ -23,6 +23,7 @@ import { describeFailure } from './failure.js';
 import { FreshOwnership, type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
 import type { PdfDocument } from './pdf-rules.js';
+import { noteStatusName } from './status-names.js';
 import { type LetterApi, submitExactlyOnce } from './submit-letter.js';
 
 export interface ProcessorDeps {
@@ -161,7 +162,7 @@ async function work(run: Run): Promise<IntakeOutcome> {
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );
   deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
-  return submitted(run, letter.id);
+  return submitted(run, letter.id, letter.status);
 }
 
 async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
@@ -202,8 +203,9 @@ async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
   throw err; // retryable: BullMQ waits the backoff and tries again
 }
 
-async function submitted(run: Run, letterId: string): Promise<IntakeOutcome> {
-  await end(run, 'submitted', { ...run.facts, letterId });
+async function submitted(run: Run, letterId: string, letterStatus: string | undefined): Promise<IntakeOutcome> {
+  noteStatusName(letterStatus, run.log);
+  await end(run, 'submitted', { ...run.facts, letterId, letterStatus });
   return { outcome: 'submitted', letterId };
 }
 
@@ -233,8 +235,8 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed', update: In
   const result = await deps.store.transition(record.intakeId, ['processing'], to, deps.clock(), update, { expectedOwner: owner.token });
   if (!result.ok && result.notOwner === true) throw new OwnershipLost(`intake ${record.intakeId} is no longer held by this job run`);
   if (!result.ok) throw new UnrecoverableError(`intake ${record.intakeId} is ${result.state ?? 'gone'}, not ${to}`);
-  const { letterId, reasonCode, errorCode, traceId } = update;
-  const line = { event: `intake.${to}`, letterId, reasonCode, errorCode, traceId };
+  const { letterId, letterStatus, reasonCode, errorCode, traceId } = update;
+  const line = { event: `intake.${to}`, letterId, letterStatus, reasonCode, errorCode, traceId };
   if (to === 'failed') run.log.error(line, `intake ${to}`);
   else run.log.info(line, `intake ${to}`);
   const acceptedAt = record.timeline.queued ?? record.receivedAt;

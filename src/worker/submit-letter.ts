@@ -1,24 +1,27 @@
 // Exactly-once letter creation (docs/design.md §3, §13): draft → checkpoint the letter id → submit → verify.
 // The PDFs are uploaded with the draft; the submit refers to them by id when a read-back of the
 // draft shows its documents (the contract does not promise it: otherwise they are uploaded again).
-// A draft this attempt has just made is known to be a Draft from its own answer: when its PDFs
+// A draft this attempt has just made is known to be a draft from its own answer: when its PDFs
 // are small, uploading them again costs less than the read-back, which is then skipped.
+//
+// Status names decide two things only, and the contract names none of them: the status our own
+// draft call answered (recorded with the letter id as `draftStatus`) is the draft state. A
+// letter is submitted only while it shows exactly that status; any other status, known or not,
+// means it has left the draft state (an earlier attempt submitted it) and the intake ends
+// submitted with that status shown. A 2xx to our submit ends it submitted too.
 //
 // The checkpoint is what makes a retry safe: an attempt that finds a letter id never creates a
 // second draft, and only the intake's current owner can record one, once (a worker that lost
 // the intake cannot, so it never submits the draft it made: that draft is recorded as stray).
 // The gap a checkpoint cannot close (the process dies after the API created the draft but before
 // the id was recorded) is closed by a marker written before the draft is requested: a retry
-// that finds the marker but no id first looks for that draft among the sender's drafts (same
-// title, description and PDFs, created after the marker) and adopts it. When the API offers no
-// way to look, the retry creates a new draft and records that the earlier one may be stray: a
-// stray draft is harmless, a second submitted letter is not.
+// that finds the marker but no id first looks for that draft among the sender's letters (same
+// title, description and PDFs, created after the marker, recorded by no other intake) and adopts
+// it. When the API offers no way to look, the retry creates a new draft and records that the
+// earlier one may be stray: a stray draft is harmless, a second submitted letter is not.
 import { OwnershipLost } from '../errors.js';
 import type { StrayDraft } from '../intake/record.js';
 import type { LetterDraft } from './decide.js';
-
-/** Statuses at or beyond submission: the letter exists and an operator will review it. */
-const SUBMITTED_STATUSES = new Set(['PendingApproval', 'Approved', 'Sending', 'Sent', 'Rejected']);
 
 /**
  * Up to this many PDF bytes a fresh draft is submitted with its PDFs uploaded again rather than
@@ -27,38 +30,60 @@ const SUBMITTED_STATUSES = new Set(['PendingApproval', 'Approved', 'Sending', 'S
  */
 export const REUPLOAD_UP_TO_BYTES = 128 * 1024;
 
-export interface LetterSummary {
+/** A draft as its save answered: the id, and the status the API gives a draft when it said. */
+export interface SavedDraft {
   readonly id: string;
-  readonly status: string;
+  readonly status?: string | undefined;
 }
 
-export interface LetterView extends LetterSummary {
+export interface LetterView {
+  readonly id: string;
+  readonly status: string;
   /** The letter's documents, in order, when the API shows them (the contract does not promise it). */
   readonly parts?: readonly { readonly id: string; readonly sha256: string }[] | undefined;
 }
 
-/** What a search among the sender's drafts found; `unsearchable` when the API lists no drafts. */
-export type DraftSearch = { readonly kind: 'found'; readonly id: string } | { readonly kind: 'none' } | { readonly kind: 'unsearchable' };
+/** The intake's letter: its id and the status it showed when it ended (when an answer showed one). */
+export interface SubmittedLetter {
+  readonly id: string;
+  readonly status: string | undefined;
+}
+
+/** A draft of ours found among the sender's letters, with the status it shows (its draft status). */
+export interface FoundDraft {
+  readonly id: string;
+  readonly status: string;
+}
+
+/** What a search among the sender's letters found; `unsearchable` when the API offers no listing the client can read. */
+export type DraftSearch =
+  | { readonly kind: 'found'; readonly drafts: readonly FoundDraft[] }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unsearchable' };
 
 /** The Sender API as the worker needs it, already bound to one sender's session. */
 export interface LetterApi {
-  saveDraft(letter: LetterDraft, signal: AbortSignal): Promise<LetterSummary>;
-  submit(id: string, letter: SubmitBody, signal: AbortSignal): Promise<LetterSummary>;
+  saveDraft(letter: LetterDraft, signal: AbortSignal): Promise<SavedDraft>;
+  /** Resolves on any 2xx, with the status its body shows, if any. */
+  submit(id: string, letter: SubmitBody, signal: AbortSignal): Promise<{ readonly status: string | undefined }>;
   getLetter(id: string, signal: AbortSignal): Promise<LetterView>;
-  /** A draft of this sender matching the letter and created at or after `since`, if any. */
+  /** Drafts of this sender matching the letter and created at or after `since`. */
   findDraft(letter: LetterDraft, pdfSha256s: readonly string[], since: number, signal: AbortSignal): Promise<DraftSearch>;
 }
 
 /**
- * The intake's durable progress. The two checkpoint writes must be persisted before they
- * resolve and reject with OwnershipLost when the caller no longer holds the intake (or, for the
- * letter id, when another id is recorded already).
+ * The intake's durable progress. The checkpoint writes must be persisted before they resolve and
+ * reject with OwnershipLost when the caller no longer holds the intake (or, for the letter id,
+ * when another id is recorded already).
  */
 export interface Checkpoint {
   readonly letterId: string | undefined;
+  /** Recorded with the letter id; absent on records written before it was. */
+  readonly draftStatus: string | undefined;
   readonly draftRequestedAt: number | undefined;
   markDraftRequested(at: number): Promise<void>;
-  recordLetterId(letterId: string): Promise<void>;
+  /** Records the letter id and its draft status; 'taken' when another intake recorded that letter. */
+  recordLetterId(letterId: string, draftStatus: string): Promise<'ok' | 'taken'>;
   /** Notes a draft that will never be submitted; allowed whoever holds the intake. */
   recordStrayDraft(stray: Omit<StrayDraft, 'at'>): Promise<void>;
 }
@@ -73,70 +98,72 @@ export interface SubmitInput {
   readonly pdfSha256s: readonly string[];
 }
 
-export async function submitExactlyOnce(
-  api: LetterApi,
-  checkpoint: Checkpoint,
-  input: SubmitInput,
-  deps: { readonly clock: () => number; readonly signal: AbortSignal; readonly isInvalidData: (err: unknown) => boolean },
-): Promise<LetterSummary> {
-  const { signal } = deps;
-  let letterId = await adoptEarlierDraft(api, checkpoint, input, signal);
-  if (letterId === undefined) {
-    const made = await createDraft(api, checkpoint, input, deps);
-    // Made just now, and a Draft by its own answer: nothing a read-back could add but the documents' ids.
-    if (made.status === 'Draft' && pdfBytes(input.letter) <= REUPLOAD_UP_TO_BYTES) {
-      return submitDraft(api, made.id, input.letter.parts, input, deps);
-    }
-    letterId = made.id;
-  }
-  // The draft holds the PDFs already: keep them by id instead of uploading them a second time.
-  const draft = await api.getLetter(letterId, signal);
-  if (SUBMITTED_STATUSES.has(draft.status)) return draft; // an earlier attempt submitted it
-  const sameDocuments = draft.parts !== undefined && draft.parts.map((p) => p.sha256).join() === input.pdfSha256s.join();
-  const parts = sameDocuments ? (draft.parts ?? []).map((p) => ({ id: p.id })) : input.letter.parts;
-  return submitDraft(api, letterId, parts, input, deps);
+interface HeldDraft {
+  readonly id: string;
+  readonly draftStatus: string | undefined;
 }
 
-/** Submits the draft; a submit refused because another attempt got there first counts when the letter is submitted. */
+type Deps = { readonly clock: () => number; readonly signal: AbortSignal; readonly isInvalidData: (err: unknown) => boolean };
+
+export async function submitExactlyOnce(api: LetterApi, checkpoint: Checkpoint, input: SubmitInput, deps: Deps): Promise<SubmittedLetter> {
+  const { signal } = deps;
+  let held = await adoptEarlierDraft(api, checkpoint, input, signal);
+  if (held === undefined) {
+    const made = await createDraft(api, checkpoint, input, deps);
+    // Made just now, a draft by its own answer: nothing a read-back could add but the documents' ids.
+    if (pdfBytes(input.letter) <= REUPLOAD_UP_TO_BYTES) return submitDraft(api, made, input.letter.parts, input, deps);
+    held = made;
+  }
+  // The draft holds the PDFs already: keep them by id instead of uploading them a second time.
+  const shown = await api.getLetter(held.id, signal);
+  // A record from before draft statuses were recorded: the status shown now is taken as the
+  // draft's, and the API's refusal to submit a letter that is no longer a draft decides.
+  const draftStatus = held.draftStatus ?? shown.status;
+  if (shown.status !== draftStatus) return { id: held.id, status: shown.status }; // an earlier attempt submitted it
+  const sameDocuments = shown.parts !== undefined && shown.parts.map((p) => p.sha256).join() === input.pdfSha256s.join();
+  const parts = sameDocuments ? (shown.parts ?? []).map((p) => ({ id: p.id })) : input.letter.parts;
+  return submitDraft(api, { id: held.id, draftStatus }, parts, input, deps);
+}
+
+/** Submits the draft; a submit refused because another attempt got there first counts when the letter left the draft state. */
 async function submitDraft(
   api: LetterApi,
-  letterId: string,
+  draft: { readonly id: string; readonly draftStatus: string },
   parts: SubmitBody['parts'],
   input: SubmitInput,
-  deps: { readonly signal: AbortSignal; readonly isInvalidData: (err: unknown) => boolean },
-): Promise<LetterSummary> {
+  deps: Deps,
+): Promise<SubmittedLetter> {
   const { signal } = deps;
-  let result: LetterSummary;
   try {
-    result = await api.submit(letterId, { ...input.letter, parts }, signal);
+    const answer = await api.submit(draft.id, { ...input.letter, parts }, signal);
+    return { id: draft.id, status: answer.status };
   } catch (err) {
     // A submit that raced another attempt is refused as InvalidData: the letter's status decides.
     if (!deps.isInvalidData(err)) throw err;
-    result = await api.getLetter(letterId, signal);
-    if (!SUBMITTED_STATUSES.has(result.status)) throw err;
+    const shown = await api.getLetter(draft.id, signal);
+    if (shown.status === draft.draftStatus) throw err; // still a draft: the letter itself was refused
+    return { id: draft.id, status: shown.status };
   }
-  if (!SUBMITTED_STATUSES.has(result.status)) {
-    throw new Error(`letter ${letterId} is ${result.status} after submit`);
-  }
-  return result;
 }
 
-/** The recorded letter id, or the draft an earlier attempt created but could not record. */
+/** The recorded letter, or a draft an earlier attempt created but could not record. */
 async function adoptEarlierDraft(
   api: LetterApi,
   checkpoint: Checkpoint,
   input: SubmitInput,
   signal: AbortSignal,
-): Promise<string | undefined> {
-  if (checkpoint.letterId !== undefined) return checkpoint.letterId;
+): Promise<HeldDraft | undefined> {
+  if (checkpoint.letterId !== undefined) return { id: checkpoint.letterId, draftStatus: checkpoint.draftStatus };
   const requestedAt = checkpoint.draftRequestedAt;
   if (requestedAt === undefined) return undefined;
   const search = await api.findDraft(input.letter, input.pdfSha256s, requestedAt, signal);
   if (search.kind === 'found') {
-    await checkpoint.recordLetterId(search.id);
-    return search.id;
+    // A draft another intake recorded is that intake's (the same subject twice): never shared.
+    for (const draft of search.drafts) {
+      if ((await checkpoint.recordLetterId(draft.id, draft.status)) === 'ok') return { id: draft.id, draftStatus: draft.status };
+    }
   }
-  if (search.kind === 'unsearchable') await checkpoint.recordStrayDraft({ requestedAt });
+  if (search.kind !== 'none') await checkpoint.recordStrayDraft({ requestedAt });
   return undefined;
 }
 
@@ -145,18 +172,22 @@ async function createDraft(
   checkpoint: Checkpoint,
   input: SubmitInput,
   deps: { readonly clock: () => number; readonly signal: AbortSignal },
-): Promise<LetterSummary> {
+): Promise<{ readonly id: string; readonly draftStatus: string }> {
   // Clock skew between us and the API must not hide our own draft: look back a minute.
   await checkpoint.markDraftRequested(deps.clock() - 60_000);
   const draft = await api.saveDraft(input.letter, deps.signal);
   try {
-    await checkpoint.recordLetterId(draft.id);
+    // A draft answer without a status: the new draft's status, read back, is the draft status.
+    const draftStatus = draft.status ?? (await api.getLetter(draft.id, deps.signal)).status;
+    if ((await checkpoint.recordLetterId(draft.id, draftStatus)) === 'taken') {
+      throw new Error(`the API answered letter id ${draft.id} for a new draft, but another intake recorded it already`);
+    }
+    return { id: draft.id, draftStatus };
   } catch (err) {
     // Lost the intake while the draft was made: it is never submitted, and the record says so.
     if (err instanceof OwnershipLost) await checkpoint.recordStrayDraft({ letterId: draft.id });
     throw err;
   }
-  return draft;
 }
 
 function pdfBytes(letter: LetterDraft): number {

@@ -98,7 +98,7 @@ describe('Sender API client sessions', () => {
     await acme.listLetters();
     sandbox.store.forgetSessions();
     const page = await acme.listLetters();
-    expect({ total: page.total, logins: counts().logins }).toEqual({ total: 0, logins: 2 });
+    expect({ total: page?.total, logins: counts().logins }).toEqual({ total: 0, logins: 2 });
   });
 
   it('gives up with a retryable error when the fresh session is refused too', async () => {

@@ -1,9 +1,12 @@
-// Exactly-once letter creation against the real sandbox over HTTP: whatever an earlier attempt
-// left behind (nothing, a draft marker, a recorded draft, a submitted letter), one letter results.
+// Exactly-once letter creation against the real sandbox over HTTP, in each of its contract modes:
+// whatever an earlier attempt left behind (nothing, a draft marker, a recorded draft, a submitted
+// letter), one letter results. Where the API offers no listing the client can search, a draft an
+// earlier attempt made may be left unsubmitted, and the intake records that it may be.
 
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
+import type { ContractMode } from '../../src/sandbox/contract-mode.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { Base64Data, createSenderApiClient, SenderApiError } from '../../src/sender-api/index.js';
 import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
@@ -27,22 +30,26 @@ const directory = parseSenderDirectory(
   {},
 );
 const sender = directory.senders[0] as Sender;
-let sandbox: RunningSandbox;
-let strictSandbox: RunningSandbox;
-let api: LetterApi;
-let strictApi: LetterApi;
+const MODES = ['ours', 'strict', 'foreign', 'foreign-list'] as const satisfies readonly ContractMode[];
+const sandboxes = new Map<ContractMode, { sandbox: RunningSandbox; api: LetterApi }>();
 let counter = 0;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0 });
-  api = letterApiFor(createSenderApiClient({ baseUrl: sandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
-  strictSandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, contractMode: 'strict' });
-  strictApi = letterApiFor(createSenderApiClient({ baseUrl: strictSandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
+  for (const contractMode of MODES) {
+    const sandbox = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, contractMode });
+    const api = letterApiFor(createSenderApiClient({ baseUrl: sandbox.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
+    sandboxes.set(contractMode, { sandbox, api });
+  }
 });
 afterAll(async () => {
-  await sandbox.close();
-  await strictSandbox.close();
+  for (const { sandbox } of sandboxes.values()) await sandbox.close();
 });
+
+function modeOf(contractMode: ContractMode): { sandbox: RunningSandbox; api: LetterApi } {
+  const mode = sandboxes.get(contractMode);
+  if (mode === undefined) throw new Error(`no sandbox in ${contractMode} mode`);
+  return mode;
+}
 
 let letter: LetterDraft;
 let pdfSha: string;
@@ -58,19 +65,26 @@ beforeEach(() => {
   };
 });
 
+/** Letter ids recorded by any intake of the test: an id is recorded by one intake only. */
+const claimed = new Set<string>();
+
 function memoryCheckpoint(
-  start: { letterId?: string; draftRequestedAt?: number } = {},
+  start: { letterId?: string; draftStatus?: string; draftRequestedAt?: number } = {},
 ): Checkpoint & { recorded: string[]; strays: unknown[] } {
   const recorded: string[] = [];
   const strays: unknown[] = [];
   const checkpoint = {
     letterId: start.letterId,
+    draftStatus: start.draftStatus,
     draftRequestedAt: start.draftRequestedAt,
     recorded,
     strays,
     markDraftRequested: async () => {},
     recordLetterId: async (id: string) => {
+      if (claimed.has(id)) return 'taken' as const;
+      claimed.add(id);
       recorded.push(id);
+      return 'ok' as const;
     },
     recordStrayDraft: async (stray: unknown) => {
       strays.push(stray);
@@ -101,36 +115,113 @@ function counting(inner: LetterApi): { api: LetterApi; made: string[] } {
     },
   };
 }
-const titled = (title: string) => sandbox.store.allLetters().filter((l) => l.title === title);
 
-describe('exactly-once submission', () => {
+describe.each(MODES)('exactly-once submission against the %s sandbox', (contractMode) => {
+  const api = () => modeOf(contractMode).api;
+  const titled = (title: string) =>
+    modeOf(contractMode)
+      .sandbox.store.allLetters()
+      .filter((l) => l.title === title);
+  const searchable = contractMode === 'ours';
+  const submitting = (checkpoint: Checkpoint) => submitExactlyOnce(api(), checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
+
   it('creates a draft, records its id, and submits it to PendingApproval', async () => {
     const checkpoint = memoryCheckpoint();
-    const result = await submitExactlyOnce(api, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(result.status).toBe('PendingApproval');
+    const result = await submitting(checkpoint);
     expect(checkpoint.recorded).toEqual([result.id]);
-    expect(titled(letter.title)).toHaveLength(1);
+    expect(titled(letter.title).map((l) => [l.id, l.status, l.parts.map((p) => p.sha256)])).toEqual([
+      [result.id, 'PendingApproval', [pdfSha]],
+    ]);
   });
 
+  it('submits the recorded draft instead of creating another', async () => {
+    const draft = await api().saveDraft(letter, deps.signal);
+    const result = await submitting(memoryCheckpoint({ letterId: draft.id, draftStatus: draft.status ?? '' }));
+    expect(result.id).toBe(draft.id);
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
+  });
+
+  it('counts a letter an earlier attempt submitted as done, with the status it shows, whatever that is called', async () => {
+    const draft = await api().saveDraft(letter, deps.signal);
+    const recorded = { letterId: draft.id, draftStatus: draft.status ?? '' };
+    await submitting(memoryCheckpoint(recorded));
+    modeOf(contractMode).sandbox.store.approve(draft.id);
+    const again = await submitting(memoryCheckpoint(recorded));
+    expect(again).toEqual({ id: draft.id, status: 'Approved' });
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['Approved']);
+  });
+
+  it(
+    searchable
+      ? 'adopts the draft an attempt created but could not record'
+      : 'cannot look for a draft an earlier attempt made, so makes a new one and records that the earlier may be stray',
+    async () => {
+      const since = Date.now() - 1000;
+      const orphan = await api().saveDraft(letter, deps.signal);
+      const checkpoint = memoryCheckpoint({ draftRequestedAt: since });
+      const result = await submitting(checkpoint);
+      expect(checkpoint.recorded).toEqual([result.id]);
+      const statuses = titled(letter.title)
+        .map((l) => l.status)
+        .sort();
+      if (searchable) {
+        expect({ id: result.id, strays: checkpoint.strays, statuses }).toEqual({
+          id: orphan.id,
+          strays: [],
+          statuses: ['PendingApproval'],
+        });
+      } else {
+        expect(result.id).not.toBe(orphan.id);
+        expect({ strays: checkpoint.strays, statuses }).toEqual({
+          strays: [{ requestedAt: since }],
+          statuses: ['Draft', 'PendingApproval'],
+        });
+      }
+    },
+  );
+
+  it('never lets two intakes with the same subject adopt one draft', async () => {
+    const since = Date.now() - 1000;
+    await api().saveDraft(letter, deps.signal); // one orphan; either intake may have made it
+    const first = memoryCheckpoint({ draftRequestedAt: since });
+    const second = memoryCheckpoint({ draftRequestedAt: since });
+    const a = await submitting(first);
+    const b = await submitting(second);
+    expect(a.id).not.toBe(b.id);
+    expect(titled(letter.title).filter((l) => l.status === 'PendingApproval')).toHaveLength(2);
+    expect(second.strays).toEqual([{ requestedAt: since }]); // the draft it may have made is not found as its own
+  });
+});
+
+describe('exactly-once submission: what only our own sandbox shows', () => {
+  const api = (): LetterApi => modeOf('ours').api;
+  const titled = (title: string) =>
+    modeOf('ours')
+      .sandbox.store.allLetters()
+      .filter((l) => l.title === title);
+
   it('submits a draft it just made with small PDFs without reading it back, uploading them again', async () => {
-    const calls = counting(api);
+    const calls = counting(api());
     const result = await submitExactlyOnce(calls.api, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
     expect(result.status).toBe('PendingApproval');
     expect(calls.made).toEqual(['saveDraft', 'submit']);
     expect(titled(letter.title).map((l) => [l.status, l.parts.map((p) => p.sha256)])).toEqual([['PendingApproval', [pdfSha]]]);
   });
-
   it('reads back a draft it just made with larger PDFs and keeps its documents by id', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(REUPLOAD_UP_TO_BYTES, 'x')]);
     const large = { ...letter, parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(pdf) }] };
     const sha = createHash('sha256').update(pdf).digest('hex');
-    const calls = counting(api);
+    const calls = counting(api());
     let draftDocuments: string[] = [];
     const watched: LetterApi = {
       ...calls.api,
       saveDraft: async (l, signal) => {
         const made = await calls.api.saveDraft(l, signal);
-        draftDocuments = (sandbox.store.allLetters().find((x) => x.id === made.id)?.parts ?? []).map((p) => p.id);
+        draftDocuments = (
+          modeOf('ours')
+            .sandbox.store.allLetters()
+            .find((x) => x.id === made.id)?.parts ?? []
+        ).map((p) => p.id);
         return made;
       },
     };
@@ -141,69 +232,19 @@ describe('exactly-once submission', () => {
     expect(draftDocuments).toHaveLength(1);
     expect(stored?.parts.map((p) => p.id)).toEqual(draftDocuments);
   });
-
-  it('submits the recorded draft instead of creating another', async () => {
-    const draft = await api.saveDraft(letter, deps.signal);
-    const result = await submitExactlyOnce(api, memoryCheckpoint({ letterId: draft.id }), { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(result.id).toBe(draft.id);
-    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
-  });
-
-  it('counts a letter submitted by an earlier attempt as done', async () => {
-    const first = await submitExactlyOnce(api, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
-    const again = await submitExactlyOnce(api, memoryCheckpoint({ letterId: first.id }), { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(again).toMatchObject({ id: first.id, status: 'PendingApproval' });
-    expect(titled(letter.title)).toHaveLength(1);
-  });
-
-  it('adopts the draft an attempt created but could not record', async () => {
-    const since = Date.now() - 1000;
-    const orphan = await api.saveDraft(letter, deps.signal);
-    const checkpoint = memoryCheckpoint({ draftRequestedAt: since });
-    const result = await submitExactlyOnce(api, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(result.id).toBe(orphan.id);
-    expect(checkpoint.recorded).toEqual([orphan.id]);
-    expect(titled(letter.title)).toHaveLength(1);
-  });
-
   it('does not adopt a draft with other PDFs', async () => {
     const other = {
       ...letter,
       parts: [{ fileName: 'a.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(Buffer.from('%PDF-other')) }],
     };
-    await api.saveDraft(other, deps.signal);
+    await api().saveDraft(other, deps.signal);
     const result = await submitExactlyOnce(
-      api,
+      api(),
       memoryCheckpoint({ draftRequestedAt: Date.now() - 1000 }),
       { letter, pdfSha256s: [pdfSha] },
       deps,
     );
     expect(titled(letter.title).filter((l) => l.id === result.id && l.status === 'PendingApproval')).toHaveLength(1);
     expect(titled(letter.title).filter((l) => l.status === 'Draft')).toHaveLength(1);
-  });
-});
-
-describe('exactly-once submission against an API that shows only what the contract promises', () => {
-  const strictTitled = (title: string) => strictSandbox.store.allLetters().filter((l) => l.title === title);
-
-  it('submits a letter whose documents it cannot see, uploading the PDFs again', async () => {
-    const result = await submitExactlyOnce(strictApi, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(result.status).toBe('PendingApproval');
-    expect(strictTitled(letter.title).map((l) => [l.status, l.parts.map((p) => p.sha256)])).toEqual([['PendingApproval', [pdfSha]]]);
-  });
-
-  it('cannot look for a draft an earlier attempt made, so makes a new one and records that the earlier may be stray', async () => {
-    const since = Date.now() - 1000;
-    const orphan = await strictApi.saveDraft(letter, deps.signal);
-    const checkpoint = memoryCheckpoint({ draftRequestedAt: since });
-    const result = await submitExactlyOnce(strictApi, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(result.id).not.toBe(orphan.id);
-    expect(checkpoint.recorded).toEqual([result.id]);
-    expect(checkpoint.strays).toEqual([{ requestedAt: since }]);
-    expect(
-      strictTitled(letter.title)
-        .map((l) => l.status)
-        .sort(),
-    ).toEqual(['Draft', 'PendingApproval']);
   });
 });

@@ -20,6 +20,10 @@ function fakeStore(holder: { token: string }) {
       asked.push('checkpoint');
       return token === holder.token ? 'ok' : 'notowner';
     },
+    async checkpointLetter(_id: string, token: string) {
+      asked.push('checkpoint');
+      return token === holder.token ? 'ok' : 'notowner';
+    },
     async addStrayDraft() {
       asked.push('addStrayDraft');
       return true;
@@ -29,9 +33,9 @@ function fakeStore(holder: { token: string }) {
 }
 
 const api: LetterApi = {
-  saveDraft: async () => ({ id: 'l1', status: 'Draft' }),
-  submit: async (id) => ({ id, status: 'PendingApproval' }),
-  getLetter: async (id) => ({ id, status: 'Draft' }),
+  saveDraft: async () => ({ id: 'l1', status: 'Saved' }),
+  submit: async () => ({ status: 'PendingApproval' }),
+  getLetter: async (id) => ({ id, status: 'Saved' }),
   findDraft: async () => ({ kind: 'none' }),
 };
 const record = {} as IntakeRecord;
@@ -59,7 +63,7 @@ describe('the ownership fence', () => {
     await run.checkpoint.markDraftRequested(1);
     await run.api.saveDraft(letter, signal);
     await run.api.getLetter('l1', signal);
-    await run.checkpoint.recordLetterId('l1');
+    await run.checkpoint.recordLetterId('l1', 'Saved');
     await run.api.submit('l1', letter, signal);
     expect(run.asked).toEqual(['checkpoint', 'isOwner', 'checkpoint']);
   });
@@ -77,7 +81,7 @@ describe('the ownership fence', () => {
     const run = fenced(holder);
     await run.checkpoint.markDraftRequested(1);
     holder.token = 'another run';
-    await expect(run.checkpoint.recordLetterId('l1')).rejects.toBeInstanceOf(OwnershipLost);
+    await expect(run.checkpoint.recordLetterId('l1', 'Saved')).rejects.toBeInstanceOf(OwnershipLost);
     await expect(run.api.getLetter('l1', signal)).rejects.toBeInstanceOf(OwnershipLost);
     expect(run.asked).toEqual(['checkpoint', 'checkpoint', 'isOwner']);
   });
