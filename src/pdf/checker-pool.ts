@@ -1,7 +1,11 @@
 // A bounded pool of checker threads (inspector-thread.ts). Each PDF is read in a thread with a
 // V8 heap limit (resourceLimits: V8 collects garbage before it gives up), a watch on the thread's
 // ArrayBuffers (decompressed streams live there, outside the heap limit) and a wall-clock limit;
-// a thread past a limit is terminated and replaced, and the PDF is "too complex". A thread that
+// a thread past a limit is terminated and replaced, and the PDF is "too complex". Past the
+// wall-clock limit only after a second chance: on a busy host the overrun may be our load, not
+// the sender's file, so the PDF is checked again alone (no other check starts, and the running
+// ones are waited for) with twice the limit, within the same job run; only a second overrun is
+// "too complex". A thread that
 // dies for any other reason is a fault of ours: the promise rejects and the intake fails
 // (replayable), never a rejection.
 import { Worker } from 'node:worker_threads';
@@ -46,6 +50,15 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   const waiting: (() => void)[] = [];
   let starting = 0;
   let closed = false;
+  /** Re-checks running or waiting to run alone: while any is, no other check starts. */
+  let alone = 0;
+  /** Re-checks run one after the other. */
+  let aloneTurn: Promise<unknown> = Promise.resolve();
+  /** Callers waiting for the pool to empty (a re-check about to run alone). */
+  const waitingForEmpty: (() => void)[] = [];
+  const wakeAll = (): void => {
+    for (const wake of waiting.splice(0)) wake();
+  };
 
   const spawn = async (): Promise<Worker> => {
     const worker = new Worker(options.threadEntry ?? THREAD_ENTRY, {
@@ -68,7 +81,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   };
 
   const acquire = async (): Promise<Worker> => {
-    while (idle.length === 0 && busy.size + starting >= options.threads) {
+    while (alone > 0 || (idle.length === 0 && busy.size + starting >= options.threads)) {
       await new Promise<void>((resolve) => waiting.push(resolve));
       if (closed) throw new PdfCheckerError('the PDF checker is closed');
     }
@@ -111,10 +124,51 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
     busy.delete(worker);
     if (reusable && !closed) idle.push(worker);
     else void worker.terminate();
-    waiting.shift()?.();
+    if (busy.size + starting === 0) for (const wake of waitingForEmpty.splice(0)) wake();
+    if (alone === 0) waiting.shift()?.();
   };
 
-  const run = (worker: Worker, bytes: Uint8Array): Promise<{ facts: PdfFacts; reusable: boolean }> =>
+  const runOn = async (worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise<PdfFacts> => {
+    let reusable = false;
+    try {
+      const outcome = await run(worker, bytes, timeoutMs);
+      reusable = outcome.reusable;
+      return outcome.facts;
+    } finally {
+      release(worker, reusable);
+    }
+  };
+
+  /** The second chance of a PDF that overran: alone in the pool, with twice the limit. */
+  const inspectAlone = (bytes: Uint8Array): Promise<PdfFacts> => {
+    alone += 1;
+    const turn = aloneTurn.then(async () => {
+      while (busy.size + starting > 0) await new Promise<void>((resolve) => waitingForEmpty.push(resolve));
+      if (closed) throw new PdfCheckerError('the PDF checker is closed');
+      const reused = idle.pop();
+      let worker: Worker;
+      if (reused === undefined) {
+        starting += 1;
+        try {
+          worker = await spawn();
+        } finally {
+          starting -= 1;
+        }
+      } else {
+        worker = reused;
+      }
+      busy.add(worker);
+      return runOn(worker, bytes, 2 * options.timeoutMs);
+    });
+    const done = turn.finally(() => {
+      alone -= 1;
+      if (alone === 0) wakeAll();
+    });
+    aloneTurn = done.catch(() => undefined);
+    return done;
+  };
+
+  const run = (worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise<{ facts: PdfFacts; reusable: boolean }> =>
     new Promise((resolve, reject) => {
       let settled = false;
       const finish = (outcome: { facts: PdfFacts; reusable: boolean } | Error): void => {
@@ -137,7 +191,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
         else finish(new PdfCheckerError(`the checker thread failed: ${err.message}`, { cause: err }));
       };
       const onExit = (code: number): void => finish(new PdfCheckerError(`the checker thread exited (code ${code}) without an answer`));
-      const timer = setTimeout(() => limitHit('time'), options.timeoutMs);
+      const timer = setTimeout(() => limitHit('time'), timeoutMs);
       const watch = setInterval(() => {
         worker.getHeapStatistics().then(
           (s) => {
@@ -156,19 +210,14 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
     warm,
     async inspect(bytes) {
       if (closed) throw new PdfCheckerError('the PDF checker is closed');
-      const worker = await acquire();
-      let reusable = false;
-      try {
-        const outcome = await run(worker, bytes);
-        reusable = outcome.reusable;
-        return outcome.facts;
-      } finally {
-        release(worker, reusable);
-      }
+      const facts = await runOn(await acquire(), bytes, options.timeoutMs);
+      if (facts.kind !== 'too-complex' || facts.limit !== 'time') return facts;
+      return inspectAlone(bytes);
     },
     async close() {
       closed = true;
-      for (const wake of waiting.splice(0)) wake();
+      wakeAll();
+      for (const wake of waitingForEmpty.splice(0)) wake();
       await Promise.all([...idle.splice(0), ...busy].map((w) => w.terminate()));
     },
   };
