@@ -7,10 +7,14 @@ import type { IntakeStore } from './store.js';
 
 export type ReplayResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-export async function replayIntake(
-  deps: { readonly store: IntakeStore; readonly queue: Queue<IntakeJobData>; readonly clock: () => number; readonly attempts: number },
-  intakeId: string,
-): Promise<ReplayResult> {
+export interface ReplayDeps {
+  readonly store: IntakeStore;
+  readonly queue: Queue<IntakeJobData>;
+  readonly clock: () => number;
+  readonly attempts: number;
+}
+
+export async function replayIntake(deps: ReplayDeps, intakeId: string): Promise<ReplayResult> {
   const record = await deps.store.get(intakeId);
   if (record === undefined) return { ok: false, reason: `no intake ${intakeId}` };
   if (record.state !== 'failed') {

@@ -1,6 +1,7 @@
 // The intake list page: counts at the top, a search box (Message-ID, From, intake id, letter
 // id), one page of intakes and links to the pages around it. A pure function of its view.
 import type { IntakeRecord, IntakeState } from '../intake/record.js';
+import { bulkReplayForm } from './bulk-replay-page.js';
 import { escapeHtml, isoTime, page } from './html.js';
 import type { IntakeCounts } from './intake-counts.js';
 import { INTAKES_PATH, intakeHref, outcomeOf, replayForm } from './intake-page.js';
@@ -16,6 +17,8 @@ export interface ListView {
   readonly more: boolean;
   readonly counts: IntakeCounts;
   readonly canReplay: boolean;
+  /** Offer the bulk replay form (failed intakes listed, and the route served). */
+  readonly canReplayFailed?: boolean;
 }
 
 const cell = (value: number | undefined): string => `<td class="num">${value === undefined ? '' : escapeHtml(value)}</td>`;
@@ -89,5 +92,6 @@ ${rows.join('\n')}
 </tbody>
 </table>`;
   const title = view.q === undefined ? `Intakes: ${view.states.join(', ')}` : `Intakes matching ${view.q}`;
-  return page(title, `${countsTables(view.counts)}\n${searchForm(view.q)}\n${table}\n${pager(view)}`);
+  const bulk = view.canReplayFailed === true && view.states.includes('failed') ? `${bulkReplayForm()}\n` : '';
+  return page(title, `${countsTables(view.counts)}\n${searchForm(view.q)}\n${bulk}${table}\n${pager(view)}`);
 }

@@ -9,6 +9,7 @@ import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -23,6 +24,7 @@ export interface AdminDeps {
   readonly queue?: Queue | undefined;
   readonly store?: IntakeStore | undefined;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
+  readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
   readonly refusals?: SessionRefusals | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
@@ -49,7 +51,15 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
       await app.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
     }
     if (deps.store !== undefined) {
-      await app.register(intakeRoutes({ store: deps.store, replay: deps.replay, refusals: deps.refusals, clock: deps.clock }));
+      await app.register(
+        intakeRoutes({
+          store: deps.store,
+          replay: deps.replay,
+          replayFailed: deps.replayFailed,
+          refusals: deps.refusals,
+          clock: deps.clock,
+        }),
+      );
     }
   };
 }

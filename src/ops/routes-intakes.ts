@@ -4,12 +4,16 @@
 //   GET  /admin/intakes?q=<Message-ID | From | intake id | letter id>   search, every state unless ?state=
 //   GET  /admin/intakes/:id                               the record, its timeline, letter and notice
 //   POST /admin/intakes/:id/replay                        200 queued again | 409 with the reason
+//   POST /admin/intakes/replay-failed                     the failed intakes matching errorCode, since, until, sender
 //   GET  /admin/intakes/refused?limit=100                  messages refused in the SMTP session, newest first
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
+import { parseReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
+import { BULK_REPLAY_PATH, renderBulkReplayResult } from './bulk-replay-page.js';
 import { type IntakeCounts, summarizeCounts } from './intake-counts.js';
 import { renderIntakeList } from './intake-list-page.js';
 import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
@@ -23,6 +27,8 @@ export interface IntakeRouteDeps {
   readonly clock: () => number;
   /** The short records of messages refused in the session; no page without them. */
   readonly refusals?: SessionRefusals | undefined;
+  /** Re-queues the failed intakes a filter matches; without it there is no bulk replay form. */
+  readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
 }
 
 type Listing = Extract<ListQuery, { ok: true }>;
@@ -77,9 +83,9 @@ function crossSite(request: FastifyRequest): boolean {
 
 export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
   return async (app) => {
-    // The replay form posts an empty urlencoded body; nothing in it is read.
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => {
-      done(null, {});
+    // The replay form posts an empty body, the bulk replay form its filter's fields.
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
     });
 
     app.get<{ Querystring: Query }>(INTAKES_PATH, async (request, reply) => {
@@ -87,7 +93,14 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
       if (!query.ok) return reply.code(400).send({ error: query.error });
       const [{ records, more }, counts] = await Promise.all([listPage(deps.store, query), countsOf(deps.store, deps.clock())]);
       if (wantsHtml(request)) {
-        const view = { ...query, records, more, counts, canReplay: deps.replay !== undefined };
+        const view = {
+          ...query,
+          records,
+          more,
+          counts,
+          canReplay: deps.replay !== undefined,
+          canReplayFailed: deps.replayFailed !== undefined,
+        };
         return reply.type('text/html; charset=utf-8').send(renderIntakeList(view));
       }
       return { states: query.states, q: query.q, page: query.page, more, counts, intakes: records };
@@ -115,6 +128,28 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
       if (html) return reply.type('text/html; charset=utf-8').send(renderIntakeDetail(intake, deps.replay !== undefined));
       return { intake };
     });
+
+    const replayFailed = deps.replayFailed;
+    if (replayFailed !== undefined) {
+      app.post<{ Body: Record<string, string> | undefined; Querystring: Query }>(BULK_REPLAY_PATH, async (request, reply) => {
+        if (crossSite(request)) return reply.code(403).send({ error: 'cross-site request refused' });
+        const parsed = parseReplayFilter(request.body ?? {});
+        if (!parsed.ok) return reply.code(400).send({ error: parsed.error });
+        const result = await replayFailed(parsed.filter);
+        request.log.info(
+          {
+            event: 'ops.bulk_replay',
+            filter: parsed.filter,
+            replayed: result.replayed.length,
+            refused: result.refused.length,
+            more: result.more,
+          },
+          'failed intakes replayed',
+        );
+        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderBulkReplayResult(result));
+        return result;
+      });
+    }
 
     const replay = deps.replay;
     if (replay === undefined) return;

@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
+import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
@@ -33,6 +34,8 @@ export interface OpsServerDeps {
   readonly apiHealth?: ApiHealth;
   /** Re-queues a failed intake; without it there is no replay route or button. */
   readonly replay?: (intakeId: string) => Promise<ReplayResult>;
+  /** Re-queues the failed intakes a filter matches (the failed-intakes page's bulk replay). */
+  readonly replayFailed?: (filter: ReplayFilter) => Promise<BulkReplayResult>;
   /** The admin login; no password → no admin routes at all. */
   readonly dashboard: { readonly user: string; readonly password: string | undefined };
   /** Milliseconds since the epoch; Date.now when absent. */
@@ -78,6 +81,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         queue: deps.queue,
         store: deps.store,
         replay: deps.replay,
+        replayFailed: deps.replayFailed,
         refusals: deps.refusals,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,

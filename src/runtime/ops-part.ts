@@ -1,5 +1,7 @@
 // The ops HTTP part every role carries: health, readiness and metrics of this process, and,
 // for `ops` and `start`, the queue dashboard and the intake pages.
+
+import { replayFailed } from '../intake/bulk-replay.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
@@ -39,6 +41,7 @@ export async function startOpsPart(
   const metrics = createMetrics({ queue });
   const store = storeFor({ config, rawStore: options.rawStore }, redis);
   let started = false;
+  const replayDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts };
   const server = await startOpsServer({
     host: config.http.host,
     port: config.http.port,
@@ -51,7 +54,8 @@ export async function startOpsPart(
     clock: ctx.clock,
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     apiHealth: metrics.apiHealth,
-    replay: (id) => replayIntake({ store, queue, clock: ctx.clock, attempts: config.worker.attempts }, id),
+    replay: (id) => replayIntake(replayDeps, id),
+    replayFailed: (filter) => replayFailed(replayDeps, filter),
     dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
     started: () => started,
   });
