@@ -19,6 +19,8 @@ const USAGE = `usage: letter-intake <command> [options]
   status ID [--json]    what became of an intake: its state, checks, timeline, notices
                         (--json: the whole record)
   replay ID             re-queue a failed intake
+  replay-failed         re-queue every failed intake that matches
+                        [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
                         sender directory); exit 1 when any check fails. Without REDIS_URL
                         it checks the running \`npm start\`, as status does
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   send: async () => (await import('./runtime/send-command.js')).sendCommand,
   status: async () => (await import('./runtime/intake-commands.js')).statusCommand,
   replay: async () => (await import('./runtime/intake-commands.js')).replayCommand,
+  'replay-failed': async () => (await import('./runtime/replay-failed-command.js')).replayFailedCommand,
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
 };
 
@@ -45,6 +48,10 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   json: { type: 'boolean' },
+  'error-code': { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  sender: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
