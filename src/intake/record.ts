@@ -58,6 +58,25 @@ export type PdfRecord = z.infer<typeof pdfSchema>;
 const strayDraftSchema = z.object({ letterId: z.string().optional(), requestedAt: z.number().optional(), at: z.number() });
 export type StrayDraft = z.infer<typeof strayDraftSchema>;
 
+/**
+ * A run of the intake that ended `failed` before a replay (or a re-delivery) queued it again: its
+ * timeline after `received`, its error and its attempts. The record keeps the newest 20
+ * (store-scripts.ts, TRANSITION), oldest first.
+ */
+const earlierRunSchema = z.object({
+  timeline: z.object({
+    queued: z.coerce.number().optional(),
+    processing: z.coerce.number().optional(),
+    failed: z.coerce.number().optional(),
+  }),
+  errorCode: z.string().optional(),
+  reason: z.string().optional(),
+  attempts: z.coerce.number().optional(),
+});
+export type EarlierRun = z.infer<typeof earlierRunSchema>;
+/** How many earlier runs a record keeps (the TRANSITION script's bound). */
+export const MAX_EARLIER_RUNS = 20;
+
 const storedSchema = z.object({
   intakeId: z.string(),
   state: z.enum(INTAKE_STATES),
@@ -94,6 +113,7 @@ const storedSchema = z.object({
   traceId: z.string().optional(),
   pdfs: json(z.array(pdfSchema)).optional(),
   ignoredAttachments: json(z.array(z.string())).optional(),
+  earlierRuns: json(z.array(earlierRunSchema)).optional(),
 });
 
 type Stored = z.infer<typeof storedSchema>;

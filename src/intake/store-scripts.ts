@@ -42,7 +42,10 @@ return 'created'`,
 // Returns 'ok' (a claim: {'ok', the record's fields as HGETALL gives them}), 'notowner' when an
 // expected owner no longer holds the record, or the current state when the transition is not
 // allowed from it ('' if no record). Every transition but a claim (new owner set) clears the
-// owner: a worker whose lock lapsed can write nothing afterwards.
+// owner: a worker whose lock lapsed can write nothing afterwards. Leaving `failed` (a replay, a
+// re-delivery, a job that runs again) keeps the run that failed in `earlierRuns` (its timeline
+// after `received`, its error, its attempts; the newest 20) and starts the new run's timeline
+// afresh, so the intake page shows every attempt instead of one overwritten by the next.
 export const TRANSITION = luaScript(
   `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -52,6 +55,24 @@ local allowed = false
 for from in string.gmatch(ARGV[5], '[^,]+') do if from == state then allowed = true end end
 if not allowed then return state end
 local id = redis.call('HGET', KEYS[1], 'intakeId')
+if state == 'failed' and ARGV[1] ~= 'failed' then
+  local run = {timeline = {}}
+  for _, s in ipairs({'queued', 'processing', 'failed'}) do
+    local at = redis.call('HGET', KEYS[1], 'at.' .. s)
+    if at then run.timeline[s] = at end
+  end
+  for _, f in ipairs({'errorCode', 'reason', 'attempts'}) do
+    local value = redis.call('HGET', KEYS[1], f)
+    if value then run[f] = value end
+  end
+  local runs = {}
+  local kept = redis.call('HGET', KEYS[1], 'earlierRuns')
+  if kept then runs = cjson.decode(kept) end
+  table.insert(runs, run)
+  while #runs > 20 do table.remove(runs, 1) end
+  redis.call('HSET', KEYS[1], 'earlierRuns', cjson.encode(runs))
+  redis.call('HDEL', KEYS[1], 'at.queued', 'at.processing', 'at.failed')
+end
 -- a letter after earlier failed attempts: their error fields no longer describe the intake
 if ARGV[1] == 'submitted' then redis.call('HDEL', KEYS[1], 'errorCode', 'reason', 'reasonCode', 'traceId') end
 -- a worker can take the job before the listener marks it queued: the job was queued by then

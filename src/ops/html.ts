@@ -24,8 +24,9 @@ export function page(title: string, body: string): string {
 <title>${escapeHtml(title)}</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #222; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; max-width: 100%; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100ch; background: #f7f7f7; padding: 0.5rem; }
 th { background: #f3f3f3; }
 nav a { margin-right: 1rem; }
 form { margin: 0; }
@@ -36,7 +37,7 @@ form.search { margin: 0 0 1rem; }
 </style>
 </head>
 <body>
-<nav><a href="/admin/intakes">failed and rejected</a><a href="/admin/intakes?state=submitted">submitted</a><a href="/admin/intakes?state=queued,processing">in progress</a><a href="/admin/intakes/refused">refused in session</a><a href="/admin/queues">queue dashboard</a></nav>
+<nav><a href="/admin/intakes">latest</a><a href="/admin/intakes?state=failed">failed</a><a href="/admin/intakes?state=rejected">rejected</a><a href="/admin/intakes?state=submitted">submitted</a><a href="/admin/intakes?state=received,queued,processing">in progress</a><a href="/admin/intakes/refused">refused in session</a><a href="/admin/queues">queue dashboard</a></nav>
 <h1>${escapeHtml(title)}</h1>
 ${body}
 </body>

@@ -21,13 +21,22 @@ export interface ListView {
   readonly canReplayFailed?: boolean;
 }
 
-const cell = (value: number | undefined): string => `<td class="num">${value === undefined ? '' : escapeHtml(value)}</td>`;
+/** The list of one state's intakes, newest first. */
+const stateHref = (state: IntakeState): string => `${INTAKES_PATH}?state=${state}`;
+const link = (href: string, text: string | number): string => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+/** A count; one that is not zero links to the intakes it counts (of its state: the newest first). */
+const cell = (value: number | undefined, href: string): string =>
+  `<td class="num">${value === undefined ? '' : value === 0 ? '0' : link(href, value)}</td>`;
 
 function countsTables(counts: IntakeCounts): string {
-  const states = counts.byState.map((c) => `<tr><th>${escapeHtml(c.state)}</th>${cell(c.lastHour)}${cell(c.lastDay)}${cell(c.now)}</tr>`);
-  const reasons = counts.byReason.map(
-    (c) => `<tr><td>${escapeHtml(c.state)}</td><td>${escapeHtml(c.reason)}</td>${cell(c.lastHour)}${cell(c.lastDay)}</tr>`,
-  );
+  const states = counts.byState.map((c) => {
+    const href = stateHref(c.state);
+    return `<tr><th>${link(href, c.state)}</th>${cell(c.lastHour, href)}${cell(c.lastDay, href)}${cell(c.now, href)}</tr>`;
+  });
+  const reasons = counts.byReason.map((c) => {
+    const href = stateHref(c.state);
+    return `<tr><td>${escapeHtml(c.state)}</td><td>${link(href, c.reason)}</td>${cell(c.lastHour, href)}${cell(c.lastDay, href)}</tr>`;
+  });
   return `<div class="counts">
 <table class="by-state">
 <thead><tr><th>state</th><th>last hour</th><th>last day</th><th>now</th></tr></thead>
@@ -81,7 +90,8 @@ export function renderIntakeList(view: ListView): string {
 <td>${view.canReplay && r.state === 'failed' ? replayForm(r.intakeId) : ''}</td>
 </tr>`,
   );
-  const empty = view.q === undefined ? 'No intakes in these states.' : `No intake matches ${view.q}.`;
+  const empty =
+    view.q !== undefined ? `No intake matches ${view.q}.` : view.explicitStates ? 'No intakes in these states.' : 'No intakes yet.';
   const table =
     view.records.length === 0
       ? `<p>${escapeHtml(empty)}</p>`
@@ -91,7 +101,8 @@ export function renderIntakeList(view: ListView): string {
 ${rows.join('\n')}
 </tbody>
 </table>`;
-  const title = view.q === undefined ? `Intakes: ${view.states.join(', ')}` : `Intakes matching ${view.q}`;
+  const title =
+    view.q !== undefined ? `Intakes matching ${view.q}` : view.explicitStates ? `Intakes: ${view.states.join(', ')}` : 'Latest intakes';
   const bulk = view.canReplayFailed === true && view.states.includes('failed') ? `${bulkReplayForm()}\n` : '';
   return page(title, `${countsTables(view.counts)}\n${searchForm(view.q)}\n${bulk}${table}\n${pager(view)}`);
 }

@@ -3,6 +3,7 @@
 // intake-list-page.ts). Pure functions from records to HTML; every value is escaped.
 
 import { NOTICE_KINDS } from '../intake/notice-fields.js';
+import { codeAndReason } from '../intake/reason-text.js';
 import { INTAKE_STATES, type IntakeRecord, type PdfRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
 import { escapeHtml, isoTime, page } from './html.js';
@@ -14,9 +15,7 @@ export const intakeHref = (id: string): string => `${INTAKES_PATH}/${encodeURICo
 /** What the intake came to, in one cell: the letter id, or the reason it ended otherwise. */
 export function outcomeOf(record: IntakeRecord): string {
   if (record.state === 'submitted') return record.letterId ?? '';
-  const code = record.reasonCode ?? record.errorCode;
-  if (code === undefined) return record.reason ?? '';
-  return record.reason === undefined ? code : `${code}: ${record.reason}`;
+  return codeAndReason(record.reasonCode ?? record.errorCode, record.reason);
 }
 
 export function replayForm(id: string): string {
@@ -98,6 +97,23 @@ function noticesSection(record: IntakeRecord): string {
   return `<h2>Notices to the sender</h2>\n${blocks.join('\n')}`;
 }
 
+/** The runs a replay ended (kept by the record, oldest first), newest first. */
+function earlierRunsSection(record: IntakeRecord): string {
+  const runs = [...(record.earlierRuns ?? [])].reverse();
+  if (runs.length === 0) return '';
+  const rows = runs.map(
+    (run) =>
+      `<tr><td>${escapeHtml(isoTime(run.timeline.queued))}</td><td>${escapeHtml(isoTime(run.timeline.failed))}</td><td class="num">${escapeHtml(run.attempts)}</td><td>${escapeHtml(codeAndReason(run.errorCode, run.reason))}</td></tr>`,
+  );
+  return `<h2>Earlier runs (each ended failed, then replayed)</h2>
+<table class="earlier-runs">
+<thead><tr><th>queued</th><th>failed</th><th>attempts</th><th>error</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+}
+
 export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean): string {
   const fields = FIELDS.map(([label, value]) => [label, value(record)] as const)
     .filter(([, value]) => value !== undefined && value !== '')
@@ -120,6 +136,7 @@ ${fields.join('\n')}
 ${timeline.join('\n')}
 </tbody>
 </table>
+${earlierRunsSection(record)}
 ${letterSection(record)}
 ${noticesSection(record)}
 ${canReplay && record.state === 'failed' ? replayForm(record.intakeId) : ''}`;

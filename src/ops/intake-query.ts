@@ -1,8 +1,9 @@
-// The intake list's query string, checked: which states (default: the ones an operator acts
-// on), a search term, the page and how many records per page.
-import { type IntakeState, isIntakeState } from '../intake/record.js';
+// The intake list's query string, checked: which states (default: every state, so the first
+// page shows the latest intakes whatever became of them), a search term, the page and how many
+// records per page.
+import { INTAKE_STATES, type IntakeState, isIntakeState } from '../intake/record.js';
 
-export const DEFAULT_LIST_STATES: readonly IntakeState[] = ['failed', 'rejected'];
+export const DEFAULT_LIST_STATES: readonly IntakeState[] = INTAKE_STATES;
 export const DEFAULT_LIST_LIMIT = 50;
 export const MAX_LIST_LIMIT = 1000;
 /** Paging goes this deep; past it, search or narrow the states. */

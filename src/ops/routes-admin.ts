@@ -2,9 +2,6 @@
 // /admin/queues and the intake pages under /admin/intakes. The server registers it only when a
 // dashboard password is configured.
 
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
@@ -14,6 +11,7 @@ import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
+import { queueDashboard } from './queue-dashboard.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { intakeRoutes } from './routes-intakes.js';
 
@@ -44,12 +42,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     app.addHook('onRequest', app.basicAuth);
     if (deps.redis !== undefined) app.addHook('onRequest', answerWhileRedisAway(deps.redis));
 
-    if (deps.queue !== undefined) {
-      const serverAdapter = new FastifyAdapter();
-      serverAdapter.setBasePath(QUEUES_PATH);
-      createBullBoard({ queues: [new BullMQAdapter(deps.queue)], serverAdapter });
-      await app.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
-    }
+    if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });
     if (deps.store !== undefined) {
       await app.register(
         intakeRoutes({

@@ -65,6 +65,20 @@ function noticeLines(record: IntakeRecord): string[] {
   return lines.length === 0 ? ['  none'] : lines;
 }
 
+function earlierRunLines(record: IntakeRecord): string[] {
+  const runs = [...(record.earlierRuns ?? [])].reverse();
+  if (runs.length === 0) return [];
+  return [
+    '',
+    'earlier runs (each ended failed, then replayed; newest first)',
+    ...runs.map((run) => {
+      const span = [run.timeline.queued, run.timeline.failed].map((at) => (at === undefined ? '?' : utcTime(at))).join(' → ');
+      const attempts = run.attempts === undefined ? '' : `, ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}`;
+      return `  ${span}${attempts}: ${codeAndReason(run.errorCode, run.reason)}`;
+    }),
+  ];
+}
+
 export function formatStatus(record: IntakeRecord): string {
   const pdfs = record.pdfs ?? [];
   const lines = [
@@ -82,6 +96,7 @@ export function formatStatus(record: IntakeRecord): string {
     '',
     'timeline (UTC)',
     ...timelineLines(record.timeline),
+    ...earlierRunLines(record),
     '',
     'notices to the sender',
     ...noticeLines(record),

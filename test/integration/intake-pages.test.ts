@@ -174,6 +174,33 @@ describe('counts', () => {
   });
 });
 
+describe('the first page', () => {
+  it('shows the latest intakes of every state, the reason code once, and each count as a link to its list', async () => {
+    const { url, store } = await startPages();
+    const submitted = await intake(store, 'submitted', { letterId: 'l-1' }, { endedAt: NOW - 5 * MINUTE });
+    const rejected = await intake(
+      store,
+      'rejected',
+      { reasonCode: 'PdfActiveContent', reason: 'PdfActiveContent: bill.pdf carries JavaScript' },
+      { endedAt: NOW - 10 * MINUTE },
+    );
+    const failed = await intake(
+      store,
+      'failed',
+      { errorCode: 'InvalidCredentials', reason: 'login refused' },
+      { endedAt: NOW - 15 * MINUTE },
+    );
+    const html = await page(`${url}/admin/intakes`);
+    expect(rows(html, 'intakes').map((r) => [r[0], r[1], r[5]])).toEqual([
+      [submitted, 'submitted', 'l-1'],
+      [rejected, 'rejected', 'PdfActiveContent: bill.pdf carries JavaScript'],
+      [failed, 'failed', 'InvalidCredentials: login refused'],
+    ]);
+    for (const state of ['submitted', 'rejected', 'failed']) expect(html).toContain(`<a href="/admin/intakes?state=${state}">1</a>`);
+    expect(html).toContain('<a href="/admin/intakes?state=rejected">PdfActiveContent</a>');
+  });
+});
+
 describe('paging', () => {
   it('pages through failed intakes newest first, with links to the older and newer pages', async () => {
     const { url, store } = await startPages();
@@ -224,5 +251,28 @@ describe("an intake's page", () => {
     expect(rejectedPage).toContain('No letter was created for this intake.');
     const json = await (await fetch(`${url}/admin/intakes/${rejected}?format=json`, { headers: HTML })).json();
     expect(json).toMatchObject({ intake: { notices: { rejected: { state: 'sent', to: 'letters@acme.example' } } } });
+  });
+
+  it('shows the runs a replay ended beside the current one, newest first', async () => {
+    const { url, store } = await startPages();
+    const id = await intake(
+      store,
+      'failed',
+      { errorCode: 'InvalidCredentials', reason: 'login refused', attempts: 1 },
+      { endedAt: NOW - 30 * MINUTE },
+    );
+    await store.transition(id, ['failed'], 'queued', NOW - 20 * MINUTE);
+    await store.transition(id, ['queued'], 'processing', NOW - 20 * MINUTE + 5, { attempts: 12 });
+    await store.transition(id, ['processing'], 'failed', NOW - 10 * MINUTE, { errorCode: 'ServiceUnavailable', reason: 'HTTP 503' });
+    await store.transition(id, ['failed'], 'queued', NOW - 2 * MINUTE);
+    const html = await page(`${url}/admin/intakes/${id}`);
+    expect(rows(html, 'timeline')).toEqual([
+      ['received', '2026-11-20T11:29:00.000Z'],
+      ['queued', '2026-11-20T11:58:00.000Z'],
+    ]);
+    expect(rows(html, 'earlier-runs')).toEqual([
+      ['2026-11-20T11:40:00.000Z', '2026-11-20T11:50:00.000Z', '12', 'ServiceUnavailable: HTTP 503'],
+      ['2026-11-20T11:29:00.001Z', '2026-11-20T11:30:00.000Z', '1', 'InvalidCredentials: login refused'],
+    ]);
   });
 });

@@ -141,6 +141,37 @@ describe('the intake store', () => {
     expect(await redis.hget(store.blobKeys.blobs, second.blobKey)).toBe('inspool00000000000000007');
   });
 
+  it('keeps the timeline of a run that failed when a replay queues the intake again, and starts the next run afresh', async () => {
+    const id = 'inreplayed00000000000001';
+    await store.create(intake(id), { headers: '', body: UNREAD_BLOB }, 100);
+    await store.transition(id, ['received'], 'queued', 110);
+    await store.transition(id, ['queued'], 'processing', 120, { attempts: 3 });
+    await store.transition(id, ['processing'], 'failed', 130, { errorCode: 'InvalidCredentials', reason: 'login refused' });
+    await store.transition(id, ['failed'], 'queued', 200); // the replay
+    await store.transition(id, ['queued'], 'processing', 210, { attempts: 1 });
+    await store.transition(id, ['processing'], 'submitted', 220, { letterId: 'letter-1' });
+    const record = await store.get(id);
+    expect(record?.timeline).toEqual({ received: 100, queued: 200, processing: 210, submitted: 220 });
+    expect(record?.earlierRuns).toEqual([
+      { timeline: { queued: 110, processing: 120, failed: 130 }, errorCode: 'InvalidCredentials', reason: 'login refused', attempts: 3 },
+    ]);
+  });
+
+  it('keeps the newest 20 runs that failed', async () => {
+    const id = 'inreplayed00000000000002';
+    await store.create(intake(id), { headers: '', body: UNREAD_BLOB }, 100);
+    await store.transition(id, ['received'], 'queued', 100);
+    for (let run = 1; run <= 22; run += 1) {
+      await store.transition(id, ['queued'], 'processing', run * 1000);
+      await store.transition(id, ['processing'], 'failed', run * 1000 + 1, { errorCode: `E${run}` });
+      await store.transition(id, ['failed'], 'queued', run * 1000 + 2);
+    }
+    const runs = (await store.get(id))?.earlierRuns ?? [];
+    expect(runs).toHaveLength(20);
+    expect(runs.map((r) => r.errorCode)).toEqual(Array.from({ length: 20 }, (_, i) => `E${i + 3}`));
+    expect(runs[19]?.timeline).toEqual({ queued: 21_002, processing: 22_000, failed: 22_001 });
+  });
+
   it('keeps the first blob of a re-delivered intake that did not fail (the new copy is left for the sweep)', async () => {
     const first = await putBlob(rawStore, Buffer.from('once'));
     const second = await putBlob(rawStore, Buffer.from('once'));

@@ -229,6 +229,25 @@ describe('admin login', () => {
     expect(await detail.json()).toMatchObject({ intake: { intakeId: id, state: 'failed', errorCode: 'InvalidCredentials' } });
   });
 
+  it('serves a queue dashboard that loads nothing from elsewhere and links each job to its intake page', async () => {
+    const { url, queue } = await startHarness({ password: PASSWORD });
+    await queue.add(
+      'intake',
+      { intakeId: 'inlinked00000000000000001', from: 'letters@acme.example', sizeBytes: 1 },
+      { jobId: 'inlinked00000000000000001' },
+    );
+    const html = await (await fetch(`${url}/admin/queues`, { headers: AUTH })).text();
+    expect(html).toContain('<div id="root">');
+    expect(html.match(/(?:href|src)="https?:\/\/[^"]*"/g) ?? []).toEqual([]);
+    const jobs = await (await fetch(`${url}/admin/queues/api/queues?activeQueue=intake&status=waiting&page=1`, { headers: AUTH })).json();
+    const intakeQueue = (jobs as { queues: { name: string; jobs: { id: string; externalUrl?: unknown }[] }[] }).queues.find(
+      (q) => q.name === 'intake',
+    );
+    expect(intakeQueue?.jobs.map((j) => [j.id, j.externalUrl])).toEqual([
+      ['inlinked00000000000000001', { href: '/admin/intakes/inlinked00000000000000001', displayText: 'intake page' }],
+    ]);
+  });
+
   it('serves no admin routes at all without a password, and says why', async () => {
     const { url, logs } = await startHarness();
     for (const path of ['/admin/queues', '/admin/intakes']) {
@@ -273,21 +292,22 @@ describe('intake pages', () => {
     ]);
   });
 
-  it('shows failed and rejected by default, with a replay button for failed ones only', async () => {
+  it('shows the latest of every state by default, with a replay button for failed ones only', async () => {
     const { url, store } = await startHarness({ password: PASSWORD });
     const failed = await intakeIn(store, 'failed', 'Bill', { errorCode: 'IpAddressUnauthorized' });
     const rejected = await intakeIn(store, 'rejected', 'Bill', { reasonCode: 'MissingSubject' });
-    await intakeIn(store, 'submitted', 'Bill', { letterId: 'letter-1' });
+    const submitted = await intakeIn(store, 'submitted', 'Bill', { letterId: 'letter-1' });
     const rows = tableRows(await (await fetch(`${url}/admin/intakes`, { headers: HTML })).text(), 'intakes');
     expect(rows.map((r) => [r[0], r[1], r[6]])).toEqual(
       expect.arrayContaining([
         [failed, 'failed', 'replay'],
         [rejected, 'rejected', ''],
+        [submitted, 'submitted', ''],
       ]),
     );
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     const json = await (await fetch(`${url}/admin/intakes?format=json`, { headers: HTML })).json();
-    expect(json).toMatchObject({ states: ['failed', 'rejected'] });
+    expect(json).toMatchObject({ states: ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] });
   });
 
   it('shows one intake with its timeline', async () => {

@@ -114,7 +114,9 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const record = await gateway.settled(intakeId);
       expect(record.state).toBe('rejected');
       expect(record.reasonCode).toBe(spec.worker?.outcome === 'rejected' ? spec.worker.reason : '');
-      expect(record.reason).toMatch(new RegExp(`^${record.reasonCode ?? '-'}: .+; .+`));
+      // A rule's sentence says what broke it and what to do; a PDF check's names what it found.
+      const sentence = record.reasonCode?.startsWith('Pdf') === true ? '.+' : '.+; .+';
+      expect(record.reason).toMatch(new RegExp(`^${record.reasonCode ?? '-'}: ${sentence}`));
       expect(gateway.sandbox?.store.allLetters().length).toBe(before);
     });
   });

@@ -77,6 +77,31 @@ describe('status for a person', () => {
   });
 });
 
+describe('status of a replayed intake', () => {
+  it('lists the runs that failed before, newest first', () => {
+    const text = formatStatus({
+      ...record,
+      state: 'queued',
+      earlierRuns: [
+        { timeline: { queued: Date.UTC(2026, 10, 25, 9), failed: Date.UTC(2026, 10, 25, 10) }, errorCode: 'HTTP503', attempts: 12 },
+        {
+          timeline: { queued: Date.UTC(2026, 10, 25, 11), failed: Date.UTC(2026, 10, 25, 11, 0, 1) },
+          errorCode: 'InvalidCredentials',
+          reason: 'login refused',
+          attempts: 1,
+        },
+      ],
+    });
+    expect(text).toContain(
+      [
+        'earlier runs (each ended failed, then replayed; newest first)',
+        '  2026-11-25 11:00:00.000 → 2026-11-25 11:00:01.000, 1 attempt: InvalidCredentials: login refused',
+        '  2026-11-25 09:00:00.000 → 2026-11-25 10:00:00.000, 12 attempts: HTTP503',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('a reason code and its sentence', () => {
   it.each([
     ['NoPdfAttachment', 'the message carries no PDF attachment', 'NoPdfAttachment: the message carries no PDF attachment'],

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { parseListQuery } from '../../src/ops/intake-query.js';
 
 describe('the intake list query', () => {
-  it('defaults to failed and rejected, page 1 of 50, no search', () => {
+  it('defaults to every state, page 1 of 50, no search', () => {
     expect(parseListQuery({})).toEqual({
       ok: true,
-      states: ['failed', 'rejected'],
+      states: ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'],
       explicitStates: false,
       limit: 50,
       page: 1,
