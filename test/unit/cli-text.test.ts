@@ -146,7 +146,7 @@ describe("the doctor's target", () => {
   });
 
   it('keeps a configured Sender API and sender directory', () => {
-    const env = { SENDER_API_URL: 'https://api.example', SENDERS_FILE: '/etc/senders.json' };
+    const env = { SENDER_API_URL: 'https://api.example', SENDERS_FILE: '/etc/senders.json', INBOUND_ADDRESSES: 'letters@intake.example' };
     expect(doctorTarget(env, 'redis://127.0.0.1:40000').env).toMatchObject({ ...env, REDIS_URL: 'redis://127.0.0.1:40000' });
   });
 
