@@ -9,6 +9,7 @@ import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import type { RawStore } from '../raw-store/raw-store.js';
+import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
@@ -69,7 +70,7 @@ export async function startOpsPart(
     },
     async close() {
       await server.close();
-      await queue.close();
+      await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
       redis.disconnect();
     },
   };

@@ -14,6 +14,7 @@ import { loadRegisteredAddresses } from '../senders/directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { startMimeWalk } from '../smtp/mime-walk.js';
 import { startListener } from '../smtp/server.js';
+import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
@@ -76,7 +77,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     port: listener.port,
     async close() {
       await listener.close();
-      await queue.close();
+      await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
       redis.disconnect();
     },
   };

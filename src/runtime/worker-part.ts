@@ -16,6 +16,7 @@ import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
+import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
@@ -138,21 +139,19 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API
       // call in flight ends and the job goes back to the queue for another worker. (BullMQ's
       // close(true) after close() only returns the pending graceful close: it forces nothing.)
+      // With Redis unreachable no job can finish (its last writes need Redis): every wait is short.
+      const graceMs = stepBound(connection, config.worker.closeTimeoutMs);
       const graceful = running.close();
-      const within = (ms: number) =>
-        Promise.race([graceful.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-      if (!(await within(config.worker.closeTimeoutMs))) {
+      if (!(await within(graceful, graceMs))) {
         running.cancelAllJobs('shutting down');
-        await within(config.worker.closeTimeoutMs);
+        await within(graceful, graceMs);
       }
       apiCircuit.stop();
-      await intakeSweep.stop();
-      await noticeSweep.stop();
-      await housekeeping.stop();
+      await within(Promise.all([intakeSweep.stop(), noticeSweep.stop(), housekeeping.stop()]), stepBound(connection, CLOSE_STEP_BOUND_MS));
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
-      await notices.close(config.worker.closeTimeoutMs);
+      await within(notices.close(graceMs), stepBound(connection, graceMs + CLOSE_STEP_BOUND_MS));
       await pdfChecker?.close();
-      await queue.close();
+      await within(queue.close(), stepBound(connection, CLOSE_STEP_BOUND_MS));
       connection.disconnect();
     },
   };

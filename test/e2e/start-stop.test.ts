@@ -116,3 +116,30 @@ describe('one start per DATA_DIR', () => {
     expect(redisServersIn(join(dataDir, 'redis'))).toEqual([]);
   });
 });
+
+describe('stopping when the embedded Redis is gone', () => {
+  it('closes every part within the close timeouts, exits 0 and logs the outage a few times, not a flood', async () => {
+    const dataDir = freshDataDir();
+    const proc = await start(dataDir, { SMTP_CLOSE_TIMEOUT_MS: '1000', WORKER_CLOSE_TIMEOUT_MS: '1000' });
+    killAll(redisServersIn(join(dataDir, 'redis')));
+    await proc.waitForLog((l) => l.event === 'worker.redis_error');
+
+    proc.child.kill('SIGTERM');
+    const exit = await proc.exited;
+    const from = proc.logs.findIndex((l) => l.event === 'shutdown.started');
+    const during = proc.logs.slice(from);
+
+    expect(exit).toBe(0);
+    expect(during.filter((l) => l.event === 'shutdown.timeout')).toEqual([]);
+    expect(during.filter((l) => l.event === 'shutdown.closed').map((l) => l.part)).toEqual([
+      'smtp',
+      'worker',
+      'ops',
+      'raw-store',
+      'sandbox',
+      'redis',
+      'data-dir-lock',
+    ]);
+    expect(during.filter((l) => l.level === 40).length).toBeLessThan(10);
+  });
+});
