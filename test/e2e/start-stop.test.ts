@@ -88,7 +88,7 @@ describe('one start per DATA_DIR', () => {
     expect(redisServersIn(join(dataDir, 'redis'))).toEqual(redisBefore);
   });
 
-  it('stops the Redis a SIGKILLed parent left running, and runs exactly one', async () => {
+  it('stops the Redis a SIGKILLed parent left running, and runs exactly one', { timeout: 60_000 }, async () => {
     const dataDir = freshDataDir();
     const first = await start(dataDir);
     const [leftover] = redisServersIn(join(dataDir, 'redis'));
