@@ -131,6 +131,20 @@ const schema = z.object({
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: port(8080),
+  /**
+   * Proxies in front of ops HTTP whose X-Forwarded-For is believed (comma-separated addresses or
+   * CIDR ranges): failed admin logins are then limited per client address, else per user name.
+   */
+  HTTP_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a.length > 0),
+    )
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { message: 'each entry must be an IP address or a CIDR range' }))),
   DASHBOARD_USER: z.string().min(1).default('admin'),
   DASHBOARD_PASSWORD: optionalText,
   /** STARTTLS key and certificate; both or neither. Without them STARTTLS is not offered. */
@@ -235,6 +249,7 @@ export interface Config {
   readonly http: {
     readonly host: string;
     readonly port: number;
+    readonly trustedProxies: readonly string[];
     readonly dashboardUser: string;
     readonly dashboardPassword: string | undefined;
   };
@@ -327,6 +342,7 @@ export function loadConfig(env: Env): Config {
     http: {
       host: e.HTTP_HOST,
       port: e.HTTP_PORT,
+      trustedProxies: e.HTTP_TRUSTED_PROXIES,
       dashboardUser: e.DASHBOARD_USER,
       dashboardPassword: e.DASHBOARD_PASSWORD,
     },

@@ -10,13 +10,19 @@ export interface DashboardLogin {
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-export function credentialsChecker(expected: DashboardLogin): (user: string, password: string) => boolean {
+export interface LoginVerdict {
+  readonly ok: boolean;
+  /** The user name is the configured one (whatever the password): failures are counted under it. */
+  readonly userMatches: boolean;
+}
+
+export function credentialsChecker(expected: DashboardLogin): (user: string, password: string) => LoginVerdict {
   const userDigest = digest(expected.user);
   const passwordDigest = digest(expected.password);
   return (user, password) => {
     // Both comparisons always run: no early exit on a wrong user name.
     const userOk = timingSafeEqual(digest(user), userDigest);
     const passwordOk = timingSafeEqual(digest(password), passwordDigest);
-    return userOk && passwordOk;
+    return { ok: userOk && passwordOk, userMatches: userOk };
   };
 }

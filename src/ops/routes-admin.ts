@@ -10,15 +10,23 @@ import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
+import { networkOf } from '../net/client-network.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
+import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { intakeRoutes } from './routes-intakes.js';
 
 export const QUEUES_PATH = '/admin/queues';
 
+/** A client is its IPv4 address or its IPv6 /64. */
+const PER_CLIENT = { v4Bits: 32, v6Bits: 64 } as const;
+
 export interface AdminDeps {
   readonly login: DashboardLogin;
+  /** Failed logins, limited per client address or slowed per user name. */
+  readonly throttle: LoginThrottle;
+  readonly loginDelay: (ms: number) => Promise<void>;
   readonly queue?: Queue | undefined;
   readonly store?: IntakeStore | undefined;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
@@ -32,10 +40,26 @@ export interface AdminDeps {
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
   return async (app) => {
     const check = credentialsChecker(deps.login);
+    const { throttle } = deps;
     await app.register(basicAuth, {
       authenticate: { realm: 'letter-intake admin' },
-      validate: async (user, password) => {
-        if (!check(user, password)) return new Error('wrong user name or password');
+      validate: async (user, password, request, reply) => {
+        const verdict = check(user, password);
+        // per user name: the configured one, or any other (a bounded pair whatever is guessed)
+        const key = throttle.mode === 'per-address' ? networkOf(request.ip, PER_CLIENT) : verdict.userMatches ? 'user' : 'other';
+        const gate = throttle.gate(key);
+        if (gate.kind === 'refuse') {
+          void reply.header('retry-after', String(Math.max(1, Math.ceil(gate.retryAfterMs / 1000))));
+          return Object.assign(new Error('too many failed logins from your address, try again later'), { statusCode: 429 });
+        }
+        if (gate.delayMs > 0) await deps.loginDelay(gate.delayMs);
+        if (verdict.ok) {
+          throttle.succeeded(key);
+          return undefined;
+        }
+        throttle.failed(key);
+        request.log.info({ event: 'ops.login_failed', key, mode: throttle.mode }, 'admin login failed');
+        return new Error('wrong user name or password');
       },
     });
     // Every route registered in this plugin (and its children) needs the login.

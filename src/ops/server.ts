@@ -13,6 +13,7 @@ import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { ApiHealth } from './api-health.js';
+import { LoginThrottle } from './login-throttle.js';
 import { probeRoutes } from './routes-probes.js';
 
 export interface OpsServerDeps {
@@ -38,6 +39,10 @@ export interface OpsServerDeps {
   readonly replayFailed?: (filter: ReplayFilter) => Promise<BulkReplayResult>;
   /** The admin login; no password → no admin routes at all. */
   readonly dashboard: { readonly user: string; readonly password: string | undefined };
+  /** Proxies whose X-Forwarded-For names the client (HTTP_TRUSTED_PROXIES); none: the socket's address. */
+  readonly trustedProxies?: readonly string[];
+  /** How a throttled login waits (login-throttle.ts); a timer when absent. */
+  readonly loginDelay?: (ms: number) => Promise<void>;
   /** Milliseconds since the epoch; Date.now when absent. */
   readonly clock?: () => number;
   /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
@@ -52,7 +57,9 @@ export interface OpsServer {
 
 export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ops-http' });
-  const app = Fastify({ loggerInstance, logController: new DebugRequestLog() });
+  const trusted = deps.trustedProxies ?? [];
+  // request.ip is then the client's address as the trusted proxies forwarded it
+  const app = Fastify({ loggerInstance, logController: new DebugRequestLog(), trustProxy: trusted.length > 0 ? [...trusted] : false });
 
   await app.register(
     probeRoutes({
@@ -78,6 +85,8 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
     await app.register(
       adminRoutes({
         login: { user: deps.dashboard.user, password },
+        throttle: new LoginThrottle(trusted.length > 0 ? 'per-address' : 'per-user', deps.clock ?? Date.now),
+        loginDelay: deps.loginDelay ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
         queue: deps.queue,
         store: deps.store,
         replay: deps.replay,

@@ -58,6 +58,7 @@ export async function startOpsPart(
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),
     dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
+    trustedProxies: config.http.trustedProxies,
     started: () => started,
   });
   return {

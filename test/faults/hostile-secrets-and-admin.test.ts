@@ -65,7 +65,16 @@ beforeAll(async () => {
     return s;
   };
 
-  const env = testEnv(gateway.prefix, { HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', DASHBOARD_USER, DASHBOARD_PASSWORD, LOG_LEVEL: 'debug' });
+  // Behind a trusted proxy (this test) each route's wrong logins come from an address of their
+  // own: the login limit (10 failures per address) is its own test, admin-login-limits.test.ts.
+  const env = testEnv(gateway.prefix, {
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    HTTP_TRUSTED_PROXIES: '127.0.0.1',
+    DASHBOARD_USER,
+    DASHBOARD_PASSWORD,
+    LOG_LEVEL: 'debug',
+  });
   const destination = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') opsLogs.push(JSON.parse(line));
@@ -209,10 +218,15 @@ describe('the admin surface', () => {
 
   it(`refuses all ${routes.length} admin routes with 401 for ${WRONG_LOGINS.length} wrong logins, and serves the safe ones with the right login`, async () => {
     expect(routes.length).toBeGreaterThanOrEqual(40);
-    for (const route of routes) {
+    for (const [index, route] of routes.entries()) {
       const statuses: number[] = [];
+      const client = `10.0.${index >> 8}.${index & 255}`;
       for (const [, headers] of WRONG_LOGINS) {
-        const answer = await fetch(`${ops.url}${route.path}`, { method: route.method, headers, redirect: 'manual' });
+        const answer = await fetch(`${ops.url}${route.path}`, {
+          method: route.method,
+          headers: { ...headers, 'x-forwarded-for': client },
+          redirect: 'manual',
+        });
         const body = await answer.text();
         statuses.push(answer.status);
         expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({
