@@ -9,8 +9,10 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
+import { buildPdf } from '../../fixtures/pdf.js';
 import { acceptIntake } from '../../src/intake/accept.js';
 import { replayIntake } from '../../src/intake/replay.js';
+import { CONTRACT_MODES } from '../../src/sandbox/contract-mode.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -235,5 +237,57 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       });
       expect(record.reasonCode).toBe('SenderNotRegistered');
     });
+  });
+});
+
+// The same path against each of the sandbox's contract modes (src/sandbox/contract-mode.ts): an
+// API that makes other choices where the contract leaves them open still turns each e-mail into
+// exactly one letter. A few letters per mode, over one gateway per mode.
+describe.each(CONTRACT_MODES)('against the sandbox in %s mode', (contractMode) => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ worker: true, env: { SANDBOX_CONTRACT_MODE: contractMode } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  const lettersTitled = (title: string) => (gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title);
+  async function deliver(raw: Buffer): Promise<string> {
+    const replies = await sendOnce(gateway.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw,
+      helo: FIXTURE_SESSION.helo,
+    });
+    return intakeIdOf(replies.data?.text ?? '');
+  }
+
+  it('turns a signed e-mail into one PendingApproval letter with its PDF', async () => {
+    const title = `Contract mode ${contractMode}: one letter`;
+    const pdf = buildPdf(`mode ${contractMode}`);
+    const record = await gateway.settled(await deliver(await signedLetter({ title, pdf })));
+    expect({ state: record.state, errorCode: record.errorCode }).toEqual({ state: 'submitted', errorCode: undefined });
+    expect(lettersTitled(title).map((l) => [l.id, l.status, l.parts.map((p) => p.sha256)])).toEqual([
+      [record.letterId, 'PendingApproval', [createHash('sha256').update(pdf).digest('hex')]],
+    ]);
+    expect(record.letterStatus).toBe('PendingApproval');
+  });
+
+  it('submits once after the first draft call met a 503, recording a possible stray draft where it cannot search', async () => {
+    const title = `Contract mode ${contractMode}: draft call met 503`;
+    gateway.sandbox?.store.injectFault({ status: 503, paths: '/api/v1/letters/draft', count: 1 });
+    const record = await gateway.settled(await deliver(await signedLetter({ title })));
+    expect(record.state).toBe('submitted');
+    expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']); // the 503 made no draft
+    expect((record.strayDrafts ?? []).length).toBe(contractMode === 'ours' ? 0 : 1);
+  });
+
+  it('logs in again when the API forgets its sessions, and submits once', async () => {
+    const title = `Contract mode ${contractMode}: sessions forgotten`;
+    gateway.sandbox?.store.forgetSessions();
+    const record = await gateway.settled(await deliver(await signedLetter({ title })));
+    expect(record.state).toBe('submitted');
+    expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']);
   });
 });
