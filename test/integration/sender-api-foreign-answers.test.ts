@@ -6,7 +6,7 @@ import { type ContractMode, FOREIGN_SESSION_TTL_MS } from '../../src/sandbox/con
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { Base64Data, createSenderApiClient } from '../../src/sender-api/index.js';
 import { letterApiFor } from '../../src/worker/letter-api.js';
-import { ACME, login, testClock, testDirectory } from '../helpers/sandbox.js';
+import { ACME, field, login, testClock, testDirectory } from '../helpers/sandbox.js';
 
 const clock = testClock(Date.parse('2026-11-25T13:37:56.123Z'));
 let sandbox: RunningSandbox | undefined;
@@ -77,3 +77,64 @@ function letter() {
     parts: [{ fileName: 'invoice.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(Buffer.from('%PDF-1.4 x')) }],
   };
 }
+
+/** The real fetch, with the answers to one endpoint rewritten as another implementation might write them. */
+function rewriting(path: string, rewrite: (answer: Response) => Promise<Response>): typeof fetch {
+  return async (input, init) => {
+    const answer = await fetch(input, init);
+    return String(input).endsWith(path) ? rewrite(answer) : answer;
+  };
+}
+const jsonAnswer = (body: unknown, status = 200): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+describe('the client and answers the contract leaves open', () => {
+  const clientWith = (running: RunningSandbox, fetchOf: typeof fetch) =>
+    createSenderApiClient({
+      baseUrl: running.url,
+      clock: clock.now,
+      timeoutMs: 5000,
+      logger: createLogger({ level: 'silent' }),
+      fetch: fetchOf,
+    }).as(ACME);
+
+  it('takes a session without validUntilUtc to end 30 minutes after its login', async () => {
+    const running = await start('ours');
+    const fetchOf = rewriting('/auth/login/api', async (a) => {
+      return jsonAnswer({ sessionId: field(await a.json(), 'sessionId') });
+    });
+    const session = await clientWith(running, fetchOf).login();
+    expect(session.validUntilMs).toBe(clock.now() + 30 * 60_000);
+  });
+
+  it('logs in again when a refresh answers isValid: false', async () => {
+    const running = await start('ours');
+    const fetchOf = rewriting('/auth/refresh', async (a) => jsonAnswer({ sessionId: field(await a.json(), 'sessionId'), isValid: false }));
+    const acme = clientWith(running, fetchOf);
+    await acme.login();
+    await acme.refresh();
+    expect(running.store.sessionCounts(ACME.senderId)).toEqual({ logins: 2, refreshes: 1 });
+  });
+
+  it('takes a 401 right after a fresh login as InvalidSession, retryable, and logs in no further', async () => {
+    const running = await start('ours');
+    const fetchOf = rewriting('/letters/unknown-letter', async () => new Response('', { status: 401 }));
+    const acme = clientWith(running, fetchOf);
+    await acme.login();
+    await expect(acme.getLetter('unknown-letter')).rejects.toMatchObject({
+      kind: 'retryable',
+      errorCode: 'InvalidSession',
+      statusCode: 401,
+    });
+    expect(running.store.sessionCounts(ACME.senderId).logins).toBe(2);
+  });
+
+  it('counts any 2xx to a submit as submitted, whatever its body says', async () => {
+    const running = await start('ours');
+    const fetchOf = rewriting('/letters/submit', async (a) => new Response(a.ok ? 'Accepted' : await a.text(), { status: a.status }));
+    const acme = clientWith(running, fetchOf);
+    const draft = await acme.saveDraft(letter());
+    expect(await acme.submit({ ...letter(), id: draft.id })).toEqual({ status: undefined });
+    expect(running.store.allLetters().map((l) => l.status)).toEqual(['PendingApproval']);
+  });
+});
