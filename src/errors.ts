@@ -47,6 +47,18 @@ export const MESSAGE_RULES = {
     says: 'the subject is empty',
     todo: 'give the message a subject: it becomes the title of the letter',
   },
+  // Limits of the real Sender API an operator stated (API_TITLE_MAX_CHARS, API_MAX_PARTS): the
+  // contract states none, so these rules exist only when configured.
+  TitleTooLong: {
+    smtp: { code: 550, enhanced: '5.6.0' },
+    says: 'the subject is longer than the Sender API takes as the title of a letter',
+    todo: 'give the message a shorter subject',
+  },
+  TooManyPdfs: {
+    smtp: { code: 550, enhanced: '5.6.0' },
+    says: 'the message carries more PDF attachments than the Sender API takes in one letter',
+    todo: 'send fewer PDFs in one message, or split the letter',
+  },
   UnparseableMessage: {
     smtp: { code: 550, enhanced: '5.6.0' },
     says: 'the MIME structure of the message cannot be parsed',

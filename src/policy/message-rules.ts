@@ -9,6 +9,13 @@ const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
 export interface RuleContext {
   readonly isRegistered: (address: string) => boolean;
   readonly maxPdfBytes: number;
+  /** The real Sender API's own limits, when an operator stated them (API_TITLE_MAX_CHARS, API_MAX_PARTS). */
+  readonly apiLimits?: ApiLimits | undefined;
+}
+
+export interface ApiLimits {
+  readonly titleMaxChars: number | undefined;
+  readonly maxParts: number | undefined;
 }
 
 export type MessageVerdict =
@@ -37,7 +44,17 @@ export function judgeMessage(facts: MessageFacts, ctx: RuleContext): MessageVerd
   if (fake !== undefined) return { ok: false, reasonCode: 'NotAPdf', detail: describePart(fake) };
   const big = claimed.find((p) => p.decodedBytes > ctx.maxPdfBytes);
   if (big !== undefined) return { ok: false, reasonCode: 'PdfTooLarge', detail: `${describePart(big)} is ${big.decodedBytes} bytes` };
-  if (titleFrom(facts.subject) === '') return { ok: false, reasonCode: 'MissingSubject', detail: 'no subject, or only white space' };
+  const maxParts = ctx.apiLimits?.maxParts;
+  if (maxParts !== undefined && claimed.length > maxParts) {
+    return { ok: false, reasonCode: 'TooManyPdfs', detail: `${claimed.length} PDFs, at most ${maxParts}` };
+  }
+  const title = titleFrom(facts.subject);
+  if (title === '') return { ok: false, reasonCode: 'MissingSubject', detail: 'no subject, or only white space' };
+  const maxTitle = ctx.apiLimits?.titleMaxChars;
+  const titleChars = [...title].length; // characters, not UTF-16 units
+  if (maxTitle !== undefined && titleChars > maxTitle) {
+    return { ok: false, reasonCode: 'TitleTooLong', detail: `${titleChars} characters, at most ${maxTitle}` };
+  }
   return { ok: true, pdfParts };
 }
 

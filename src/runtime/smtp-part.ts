@@ -65,7 +65,11 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         return accepted;
       },
       startWalk: startMimeWalk,
-      rules: { isRegistered: (address) => registered.has(address.toLowerCase()), maxPdfBytes: config.maxPdfBytes },
+      rules: {
+        isRegistered: (address) => registered.has(address.toLowerCase()),
+        maxPdfBytes: config.maxPdfBytes,
+        apiLimits: config.apiLimits,
+      },
       refused: (refusal) => recordRefusal(refusals, refusal, ctx, log),
       clock: ctx.clock,
       logger: log,

@@ -77,6 +77,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     logger,
     observer: ctx.observer,
     maxPdfBytes: config.maxPdfBytes,
+    apiLimits: config.apiLimits,
     notices: notices.notices,
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     apiOutagePauseMs: () => apiCircuit.pauseMsIfOpen(),

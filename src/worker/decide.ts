@@ -3,7 +3,7 @@
 // (policy/message-rules.ts), applied again: the directory can change after acceptance.
 import { type RejectionReason, ruleSentence } from '../errors.js';
 import { FIRST_BYTES, type MessageFacts } from '../policy/message-facts.js';
-import { judgeMessage, titleFrom } from '../policy/message-rules.js';
+import { type ApiLimits, judgeMessage, titleFrom } from '../policy/message-rules.js';
 import { Base64Data } from '../sender-api/base64-data.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ParsedMessage } from './parse-message.js';
@@ -32,6 +32,8 @@ export type Decision =
 export interface DecideOptions {
   readonly directory: SenderDirectory;
   readonly maxPdfBytes: number;
+  /** The real API's stated limits (API_TITLE_MAX_CHARS, API_MAX_PARTS), as the listener applies them. */
+  readonly apiLimits?: ApiLimits | undefined;
 }
 
 /** The facts the rules judge, from mailparser's result (the listener's walk makes the same). */
@@ -52,7 +54,11 @@ export function factsOf(message: ParsedMessage): MessageFacts {
 export function decide(message: ParsedMessage, options: DecideOptions): Decision {
   const facts = factsOf(message);
   const sender = facts.from === '' ? undefined : options.directory.byAddress(facts.from);
-  const verdict = judgeMessage(facts, { isRegistered: () => sender !== undefined, maxPdfBytes: options.maxPdfBytes });
+  const verdict = judgeMessage(facts, {
+    isRegistered: () => sender !== undefined,
+    maxPdfBytes: options.maxPdfBytes,
+    apiLimits: options.apiLimits,
+  });
   if (!verdict.ok) {
     return { kind: 'rejected', reasonCode: verdict.reasonCode, reason: ruleSentence(verdict.reasonCode, options, verdict.detail) };
   }

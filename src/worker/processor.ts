@@ -16,6 +16,7 @@ import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
 import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import type { ApiLimits } from '../policy/message-rules.js';
 import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import { decide } from './decide.js';
@@ -34,6 +35,8 @@ export interface ProcessorDeps {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
   readonly maxPdfBytes: number;
+  /** The real API's stated limits (API_TITLE_MAX_CHARS, API_MAX_PARTS), unset by default. */
+  readonly apiLimits?: ApiLimits | undefined;
   /** Queues the notice an outcome earns its sender (only enqueues). */
   readonly notices: NoticeOutcomes;
   /** The deep PDF checks (src/pdf/check-pdfs.ts), bound to the checker threads. */
@@ -141,7 +144,7 @@ async function work(run: Run): Promise<IntakeOutcome> {
   // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047
   // word that decodes to "<letters@acme.example>"), and only the authenticated one is proven.
   const authenticated = { ...parsed, fromAddresses: record.from === '' ? [] : [record.from] };
-  const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes });
+  const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes, apiLimits: deps.apiLimits });
   if (decision.kind === 'rejected') return rejected(run, decision.reasonCode, decision.reason);
 
   const pdfCheck = await deps.checkPdfs(decision.pdfs, decision.sender);

@@ -2,8 +2,9 @@
 // worker` as compiled processes, real Redis, the sandbox Sender API over HTTP. A worker killed
 // at each step, a worker stalled past its lock while another takes its job, an API that fails for
 // a while, credentials an operator must fix: every accepted message ends as exactly one
-// PendingApproval letter. The suite runs against the full sandbox and against its strict-contract
-// mode (no document hashes, no draft listing), where a stray draft is allowed but must be recorded.
+// PendingApproval letter. The suite runs against each of the sandbox's contract modes; where the
+// API offers no draft listing the client can search (strict, foreign, foreign-list), a stray
+// draft is allowed but must be recorded.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { freePort } from '../../src/runtime/redis.js';
+import { CONTRACT_MODES, type ContractMode } from '../../src/sandbox/contract-mode.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
@@ -21,7 +23,7 @@ import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
 const redis = connectTestRedis();
-const sandboxes = new Map<boolean, RunningSandbox>();
+const sandboxes = new Map<ContractMode, RunningSandbox>();
 let env: Record<string, string>;
 let store: IntakeStore;
 let smtpPort: number;
@@ -30,16 +32,16 @@ const workers: RoleProcess[] = [];
 
 beforeAll(async () => {
   const directory = loadSenderDirectory(join(FIXTURE_DIR, 'senders.json'), {});
-  for (const strictContract of [false, true]) {
+  for (const contractMode of CONTRACT_MODES) {
     sandboxes.set(
-      strictContract,
+      contractMode,
       await startSandbox({
         directory,
         clock: Date.now,
         logger: createLogger({ level: 'silent' }),
         host: '127.0.0.1',
         port: 0,
-        contractMode: strictContract ? 'strict' : 'ours',
+        contractMode,
       }),
     );
   }
@@ -71,14 +73,14 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-function sandboxOf(strictContract: boolean): RunningSandbox {
-  const sandbox = sandboxes.get(strictContract);
+function sandboxOf(contractMode: ContractMode): RunningSandbox {
+  const sandbox = sandboxes.get(contractMode);
   if (sandbox === undefined) throw new Error('sandbox not started');
   return sandbox;
 }
 
-async function startWorker(strictContract: boolean, extra: Record<string, string> = {}): Promise<RoleProcess> {
-  const worker = await startRole('worker', { ...env, SENDER_API_URL: sandboxOf(strictContract).url, ...extra });
+async function startWorker(contractMode: ContractMode, extra: Record<string, string> = {}): Promise<RoleProcess> {
+  const worker = await startRole('worker', { ...env, SENDER_API_URL: sandboxOf(contractMode).url, ...extra });
   workers.push(worker);
   return worker;
 }
@@ -98,22 +100,20 @@ async function settled(intakeId: string, timeoutMs = 30_000) {
   }
 }
 
-const MODES = [
-  ['the full sandbox', false],
-  ['the strict-contract sandbox', true],
-] as const;
+const MODES = CONTRACT_MODES.map((mode) => [`the sandbox in ${mode} mode`, mode] as const);
 
-describe.each(MODES)('against %s', (_mode, strict) => {
+describe.each(MODES)('against %s', (_mode, mode) => {
+  const strict = mode !== 'ours'; // no listing the client can search
   const sandbox = {
     get store() {
-      return sandboxOf(strict).store;
+      return sandboxOf(mode).store;
     },
   };
   const lettersTitled = (title: string) => sandbox.store.allLetters().filter((l) => l.title === title);
 
   describe('the whole path over real processes', () => {
     it('turns a signed e-mail into one PendingApproval letter', async () => {
-      await startWorker(strict);
+      await startWorker(mode);
       const title = `Whole path against ${_mode}`;
       const id = await deliver(await signedLetter({ title }));
       const record = await settled(id);
@@ -136,13 +136,13 @@ describe.each(MODES)('against %s', (_mode, strict) => {
     it.each(steps)('%s: the restarted worker ends with exactly one letter', async (step, method, path, phase, strictDrafts) => {
       const title = `Killed ${step}`;
       sandbox.store.holds.add({ method, path, phase });
-      const first = await startWorker(strict);
+      const first = await startWorker(mode);
       const id = await deliver(await signedLetter({ title }));
       await sandbox.store.holds.waitForHeld();
       await first.stop('SIGKILL');
       sandbox.store.holds.release();
 
-      await startWorker(strict);
+      await startWorker(mode);
       const record = await settled(id);
       expect(record.state).toBe('submitted');
       const letters = lettersTitled(title).filter((l) => l.status !== 'Draft');
@@ -165,12 +165,12 @@ describe.each(MODES)('against %s', (_mode, strict) => {
       const title = `Stalled past the lock against ${_mode}`;
       // Only the first draft request waits: the second worker's goes through.
       sandbox.store.holds.add({ method: 'PUT', path: '/api/v1/letters/draft', phase: 'before', count: 1 });
-      const first = await startWorker(strict);
+      const first = await startWorker(mode);
       const id = await deliver(await signedLetter({ title }));
       await sandbox.store.holds.waitForHeld();
       first.child.kill('SIGSTOP'); // a stall longer than WORKER_LOCK_MS: its lock lapses
 
-      await startWorker(strict); // its stalled-job check takes the job over
+      await startWorker(mode); // its stalled-job check takes the job over
       const record = await settled(id);
       expect(record.state).toBe('submitted');
 
@@ -201,7 +201,7 @@ describe.each(MODES)('against %s', (_mode, strict) => {
     ] as const)('%s: the letter arrives after recovery, once', async (what, fault) => {
       const title = `Outage ${what}`;
       sandbox.store.injectFault({ ...fault, paths: '/api/v1/letters' });
-      await startWorker(strict);
+      await startWorker(mode);
       const record = await settled(await deliver(await signedLetter({ title })));
       expect(record, JSON.stringify(record)).toMatchObject({ state: 'submitted' });
       // Every fault served; a 429 spends no attempt, every other fault spends one.
@@ -219,7 +219,7 @@ describe.each(MODES)('against %s', (_mode, strict) => {
       for (const s of wrong.senders) s.apiClientSecret = 'wrong-secret';
       const wrongFile = join(tmpdir(), `senders-wrong-${process.pid}.json`);
       writeFileSync(wrongFile, JSON.stringify(wrong));
-      const broken = await startWorker(strict, { SENDERS_FILE: wrongFile });
+      const broken = await startWorker(mode, { SENDERS_FILE: wrongFile });
       const title = 'Credentials fixed later';
       const id = await deliver(await signedLetter({ title }));
       const failed = await settled(id);
@@ -229,7 +229,7 @@ describe.each(MODES)('against %s', (_mode, strict) => {
       expect(lettersTitled(title)).toHaveLength(0);
       await broken.stop('SIGKILL');
 
-      await startWorker(strict);
+      await startWorker(mode);
       const replay = await runCommand(['replay', id], env);
       expect(replay.code).toBe(0);
       const submitted = await settled(id);

@@ -237,6 +237,8 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       MissingSubject: '550 5.6.0',
       UnparseableMessage: '550 5.6.0',
       PdfTooLarge: '552 5.3.4',
+      TitleTooLong: '550 5.6.0',
+      TooManyPdfs: '550 5.6.0',
     };
 
     const refused = FIXTURES.flatMap((f) => (f.session === undefined ? [] : [[f.file, f.envelopeSender, f.session] as const]));

@@ -291,3 +291,48 @@ describe.each(CONTRACT_MODES)('against the sandbox in %s mode', (contractMode) =
     expect(lettersTitled(title).map((l) => l.status)).toEqual(['PendingApproval']);
   });
 });
+
+describe('limits of the real API an operator stated (API_TITLE_MAX_CHARS, API_MAX_PARTS)', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ worker: true, env: { API_TITLE_MAX_CHARS: '20', API_MAX_PARTS: '1' } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('refuses a subject over the limit in the SMTP session, before 250', async () => {
+    const replies = await sendOnce(gateway.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: await signedLetter({ title: 'A subject of twenty-one' }),
+      helo: FIXTURE_SESSION.helo,
+    });
+    expect(replies.data?.text).toMatch(/^550 5\.6\.0 TitleTooLong: the subject is longer than the Sender API takes/);
+  });
+
+  it('is agreed by the worker: a message over the limit that reached it is rejected with the same rule and no letter', async () => {
+    const title = 'A subject of twenty-one';
+    const raw = await signedLetter({ title });
+    const { intakeId } = await acceptIntake(
+      { store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3, timeoutMs: 5000 },
+      {
+        intakeId: `in${createHash('sha256').update('api limits worker').digest('hex').slice(0, 24)}`,
+        receivedAt: Date.now(),
+        envelopeFrom: 'bounce@acme.example',
+        envelopeTo: [PROCESSING_ADDRESS],
+        clientIp: '127.0.0.1',
+        helo: FIXTURE_SESSION.helo,
+        from: 'letters@acme.example',
+        subject: title,
+        messageId: '<api-limits@acme.example>',
+        sizeBytes: raw.length,
+        auth: {},
+      },
+      { headers: '', body: () => putBlob(gateway.rawStore, raw) },
+    );
+    const record = await gateway.settled(intakeId);
+    expect({ state: record.state, reasonCode: record.reasonCode }).toEqual({ state: 'rejected', reasonCode: 'TitleTooLong' });
+    expect((gateway.sandbox?.store.allLetters() ?? []).filter((l) => l.title === title)).toEqual([]);
+  });
+});

@@ -65,6 +65,36 @@ describe('judging a message by its facts', () => {
     expect(judgeMessage(facts({ parts: [pdf('a.pdf', 1000)] }), ctx)).toMatchObject({ ok: true });
   });
 
+  describe('the real API limits an operator stated (API_TITLE_MAX_CHARS, API_MAX_PARTS)', () => {
+    const limited = { ...ctx, apiLimits: { titleMaxChars: 10, maxParts: 2 } };
+
+    it('passes a title of exactly the limit in characters, counting a character outside the BMP once', () => {
+      expect(judgeMessage(facts({ subject: 'Bill 2026😀' }), limited)).toMatchObject({ ok: true }); // 10 characters, 11 UTF-16 units
+    });
+
+    it('refuses a title one character over the limit as TitleTooLong, naming both numbers', () => {
+      expect(judgeMessage(facts({ subject: 'Bill  2026 x' }), limited)).toEqual({
+        ok: false,
+        reasonCode: 'TitleTooLong',
+        detail: '11 characters, at most 10',
+      });
+    });
+
+    it('refuses more PDFs than the limit as TooManyPdfs, and passes exactly the limit', () => {
+      expect(judgeMessage(facts({ parts: [pdf('a.pdf'), pdf('b.pdf'), pdf('c.pdf')] }), limited)).toEqual({
+        ok: false,
+        reasonCode: 'TooManyPdfs',
+        detail: '3 PDFs, at most 2',
+      });
+      expect(judgeMessage(facts({ parts: [pdf('a.pdf'), pdf('b.pdf')] }), limited)).toMatchObject({ ok: true });
+    });
+
+    it('sets no such limit unless stated', () => {
+      const many = Array.from({ length: 40 }, (_, i) => pdf(`${i}.pdf`));
+      expect(judgeMessage(facts({ subject: 'x'.repeat(2000), parts: many }), ctx)).toMatchObject({ ok: true });
+    });
+  });
+
   it('answers with the first rule that fails: the sender before the PDF before the subject', () => {
     expect(judgeMessage(facts({ from: 'x@stranger.example', parts: [], subject: '' }), ctx)).toMatchObject({
       reasonCode: 'SenderNotRegistered',
