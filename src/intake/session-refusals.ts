@@ -30,8 +30,10 @@ export interface RefusalBudget {
   readonly name: string;
   /** What the whole record may cost in Redis (REFUSED_MAX_BYTES for the session's rules). */
   readonly maxBytes: number;
-  /** Records one client network (/24, /64) may add per clock hour. */
+  /** Records one client network (/24, /64) may add per clock hour (per `windowMs` when given). */
   readonly perNetworkPerHour: number;
+  /** The window the per-network count runs over, when not an hour (authentication refusals: a minute). */
+  readonly windowMs?: number;
 }
 
 export const SESSION_REFUSAL_BUDGET: RefusalBudget = { name: 'refused', maxBytes: 16 * 1024 * 1024, perNetworkPerHour: 100 };
@@ -72,7 +74,7 @@ export class SessionRefusals {
       this.redis,
       this.key,
       `${this.key}:bytes`,
-      `${this.key}:networks:${Math.floor(refusal.at / HOUR_MS)}`,
+      `${this.key}:networks:${Math.floor(refusal.at / (this.budget.windowMs ?? HOUR_MS))}`,
       refusal.at,
       member,
       this.retentionMs,

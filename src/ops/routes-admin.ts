@@ -32,6 +32,7 @@ export interface AdminDeps {
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
   readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
   readonly refusals?: SessionRefusals | undefined;
+  readonly authRefusals?: SessionRefusals | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
   readonly redis?: Pick<Redis, 'status'> | undefined;
@@ -74,6 +75,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
           replay: deps.replay,
           replayFailed: deps.replayFailed,
           refusals: deps.refusals,
+          authRefusals: deps.authRefusals,
           clock: deps.clock,
         }),
       );

@@ -18,7 +18,15 @@ import { type IntakeCounts, summarizeCounts } from './intake-counts.js';
 import { renderIntakeList } from './intake-list-page.js';
 import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
 import { type ListQuery, parseListQuery } from './intake-query.js';
-import { REFUSED_PATH, renderRefusalList } from './refusals-page.js';
+import {
+  type ListedRefusal,
+  matchesFilter,
+  parseRefusalFilter,
+  REFUSAL_FILTERS,
+  REFUSED_PATH,
+  type RefusalFilter,
+  renderRefusalList,
+} from './refusals-page.js';
 
 export interface IntakeRouteDeps {
   readonly store: IntakeStore;
@@ -27,6 +35,8 @@ export interface IntakeRouteDeps {
   readonly clock: () => number;
   /** The short records of messages refused in the session; no page without them. */
   readonly refusals?: SessionRefusals | undefined;
+  /** The record of messages that failed authentication in the session (auth-refusals.ts). */
+  readonly authRefusals?: SessionRefusals | undefined;
   /** Re-queues the failed intakes a filter matches; without it there is no bulk replay form. */
   readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
 }
@@ -111,8 +121,10 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
       app.get<{ Querystring: Query }>(REFUSED_PATH, async (request, reply) => {
         const query = parseListQuery({ limit: request.query.limit });
         if (!query.ok) return reply.code(400).send({ error: query.error });
-        const list = await refusals.list(query.limit, deps.clock());
-        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list));
+        const filter = parseRefusalFilter([request.query.check ?? []].flat()[0]);
+        if (filter === undefined) return reply.code(400).send({ error: `check must be one of ${REFUSAL_FILTERS.join(', ')}` });
+        const list = await listRefusals(refusals, deps.authRefusals, query.limit, deps.clock(), filter);
+        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list, filter));
         return { refused: list };
       });
     }
@@ -163,6 +175,28 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
       return result.ok ? { ok: true, intakeId: id } : { ok: false, intakeId: id, reason: result.reason };
     });
   };
+}
+
+/** The newest refusals of both records that pass the filter, newest first. */
+async function listRefusals(
+  rules: SessionRefusals,
+  authentication: SessionRefusals | undefined,
+  limit: number,
+  now: number,
+  filter: RefusalFilter,
+): Promise<ListedRefusal[]> {
+  const [byRule, byAuth] = await Promise.all([
+    filter === 'all' || filter === 'rules' ? rules.list(limit, now) : [],
+    filter === 'rules' || authentication === undefined ? [] : authentication.list(limit, now),
+  ]);
+  const listed: ListedRefusal[] = [
+    ...byRule.map((r) => ({ ...r, kind: 'rule' as const })),
+    ...byAuth.map((r) => ({ ...r, kind: 'authentication' as const })),
+  ];
+  return listed
+    .filter((r) => matchesFilter(r, filter))
+    .sort((a, b) => b.at - a.at)
+    .slice(0, limit);
 }
 
 function enteredAt(record: IntakeRecord): number {

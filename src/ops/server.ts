@@ -31,6 +31,8 @@ export interface OpsServerDeps {
   readonly rawStore?: RawStore | undefined;
   /** Backs the page of messages refused in the session; without it, it is not served. */
   readonly refusals?: SessionRefusals;
+  /** Messages refused for failing authentication, shown beside `refusals`. */
+  readonly authRefusals?: SessionRefusals;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
   readonly apiHealth?: ApiHealth;
   /** Re-queues a failed intake; without it there is no replay route or button. */
@@ -92,6 +94,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         replay: deps.replay,
         replayFailed: deps.replayFailed,
         refusals: deps.refusals,
+        authRefusals: deps.authRefusals,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,
       }),

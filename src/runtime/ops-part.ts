@@ -1,6 +1,7 @@
 // The ops HTTP part every role carries: health, readiness and metrics of this process, and,
 // for `ops` and `start`, the queue dashboard and the intake pages.
 
+import { authRefusals } from '../intake/auth-refusals.js';
 import { replayFailed } from '../intake/bulk-replay.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
@@ -54,6 +55,7 @@ export async function startOpsPart(
     rawStore: options.rawStore,
     clock: ctx.clock,
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
+    authRefusals: authRefusals(redis, config.redisPrefix),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),

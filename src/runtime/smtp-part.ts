@@ -6,6 +6,7 @@ import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import type { Config } from '../config.js';
 import { acceptIntake } from '../intake/accept.js';
+import { authRefusals } from '../intake/auth-refusals.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
@@ -47,6 +48,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     ...SESSION_REFUSAL_BUDGET,
     maxBytes: config.refusedMaxBytes,
   });
+  const authRefused = authRefusals(redis, config.redisPrefix);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
     {
@@ -70,7 +72,11 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         maxPdfBytes: config.maxPdfBytes,
         apiLimits: config.apiLimits,
       },
-      refused: (refusal) => recordRefusal(refusals, refusal, ctx, log),
+      refused: (refusal) => {
+        ctx.observer.sessionRefused(refusal.reasonCode);
+        return recordRefusal(refusals, refusal, ctx, log);
+      },
+      refusedAuthentication: (refusal) => recordRefusal(authRefused, refusal, ctx, log),
       clock: ctx.clock,
       logger: log,
       observer: ctx.observer,
@@ -88,11 +94,10 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
 }
 
 /**
- * Counts the refusal and keeps its short record. The reply does not depend on the record: if
+ * Keeps the refusal's short record. The reply does not depend on the record: if
  * Redis is slow or down the refusal stands (it is permanent), and the miss is logged.
  */
 async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
-  ctx.observer.sessionRefused(refusal.reasonCode);
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);

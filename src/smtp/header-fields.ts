@@ -7,6 +7,8 @@ const MAX_HEADER_SCAN_BYTES = 1024 * 1024;
 export interface HeaderFields {
   readonly messageId: string;
   readonly subject: string;
+  /** The From field as written (the last one), decoded: what the message claims, not who sent it. */
+  readonly claimedFrom: string;
 }
 
 /** The header block alone: everything before the first empty line (or all of it). */
@@ -29,7 +31,7 @@ export function readHeaderFields(raw: Buffer): HeaderFields {
     return line?.slice(prefix.length).trim();
   };
   const messageId = /<[^<>\s]+>/.exec(last('message-id') ?? '')?.[0] ?? '';
-  return { messageId, subject: decodeSubject(last('subject') ?? '') };
+  return { messageId, subject: decodeSubject(last('subject') ?? ''), claimedFrom: decodeSubject(last('from') ?? '') };
 }
 
 function decodeSubject(value: string): string {

@@ -6,6 +6,7 @@ import { finished } from 'node:stream/promises';
 import type { AuthContext } from '../auth/authenticate.js';
 import { IntakeError, ofIntake } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
+import { failedChecks } from '../intake/auth-refusals.js';
 import { withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
@@ -59,6 +60,8 @@ export interface ReceiveDeps {
   readonly rules: RuleContext;
   /** Keeps a short record of a message refused by its own rules (bounded; never throws). */
   readonly refused: (refusal: SessionRefusal) => Promise<void>;
+  /** The same for a message refused because it failed authentication (its own record and budget). */
+  readonly refusedAuthentication?: (refusal: SessionRefusal) => Promise<void>;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
@@ -126,10 +129,24 @@ async function accept(
   });
   deps.onAuthSeconds?.((performance.now() - started) / 1000);
   if (auth.outcome === 'temporary') throw new IntakeError('AuthenticationTemporary', auth.reason);
-  if (auth.outcome === 'fail') throw new IntakeError('AuthenticationFailed', auth.reason);
-
   const headerBlock = headerBlockOf(collector.head);
   const fields = readHeaderFields(headerBlock);
+  if (auth.outcome === 'fail') {
+    const failure = new IntakeError('AuthenticationFailed', auth.reason);
+    await deps.refusedAuthentication?.({
+      at: deps.clock(),
+      reasonCode: failedChecks(auth.checks),
+      reply: `${failure.smtp.code} ${failure.smtp.enhanced} ${failure.message}`,
+      from: fields.claimedFrom,
+      messageId: fields.messageId,
+      subject: fields.subject,
+      envelopeFrom: envelope.mailFrom,
+      clientIp: envelope.clientIp,
+      helo: envelope.helo,
+    });
+    throw failure;
+  }
+
   // Authentication passed: now the message's own rules, on what the walk read.
   const broken = brokenRule(await settledWalk(walk.result), auth.from, deps.rules);
   if (broken !== undefined) {
