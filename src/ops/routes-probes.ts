@@ -20,6 +20,8 @@ export interface ProbeDeps {
   readonly apiHealth?: ApiHealth | undefined;
   readonly started: () => boolean;
   readonly clock: () => number;
+  /** The versions of the sender directory and TLS pair this process serves (reported, not judged). */
+  readonly loaded: () => Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>;
 }
 
 /** How long one raw store probe (a write, a read, a delete) answers /readyz. */
@@ -47,7 +49,7 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
         else request.log.warn({ event: 'ops.unready', checks: verdict.checks }, 'not ready');
         wasReady = verdict.ready;
       }
-      return reply.code(verdict.ready ? 200 : 503).send(verdict);
+      return reply.code(verdict.ready ? 200 : 503).send({ ...verdict, loaded: deps.loaded() });
     });
 
     app.get('/metrics', async (_request, reply) => {

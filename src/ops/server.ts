@@ -49,6 +49,8 @@ export interface OpsServerDeps {
   readonly clock?: () => number;
   /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
   readonly started?: () => boolean;
+  /** The loaded versions of the files the process reloads (sender directory, TLS pair), shown by /readyz. */
+  readonly loaded?: () => Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>;
 }
 
 export interface OpsServer {
@@ -72,6 +74,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
       apiHealth: deps.apiHealth,
       started: deps.started ?? (() => true),
       clock: deps.clock ?? Date.now,
+      loaded: deps.loaded ?? (() => ({})),
     }),
   );
 

@@ -3,7 +3,9 @@
 import { type Config, ConfigError, type Env, loadConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { terminalDestination } from '../log-terminal.js';
-import { loadSenderDirectory, type SenderDirectory } from '../senders/directory.js';
+import type { SenderDirectory } from '../senders/directory.js';
+import { liveSenderDirectory, reloadableSenderDirectory } from '../senders/live-directory.js';
+import type { Reloads } from './reloads.js';
 
 export interface RoleContext {
   readonly config: Config;
@@ -28,6 +30,8 @@ export function required<T>(value: T | undefined, variable: string, why: string)
   return value;
 }
 
-export function senderDirectoryOf(ctx: RoleContext): SenderDirectory {
-  return loadSenderDirectory(required(ctx.config.sendersFile, 'SENDERS_FILE', 'to know the senders'), ctx.env);
+/** The sender directory from SENDERS_FILE, reloaded (as "senders") by `reloads`. */
+export function senderDirectoryOf(ctx: RoleContext, reloads: Reloads): SenderDirectory {
+  const file = required(ctx.config.sendersFile, 'SENDERS_FILE', 'to know the senders');
+  return liveSenderDirectory(reloads.add('senders', reloadableSenderDirectory(file, ctx.env, ctx.clock)));
 }

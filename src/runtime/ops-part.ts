@@ -16,6 +16,7 @@ import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
 import { logConnectionErrors, workerConnection } from './redis.js';
 import { warnAboutRedisDurability } from './redis-durability.js';
+import type { LoadedVersion } from './reloadable.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export interface OpsPart extends Closable {
@@ -31,6 +32,8 @@ export async function startOpsPart(
   options: {
     readonly admin: boolean /** The role's raw store, checked by /readyz (none for `ops`). */;
     readonly rawStore?: RawStore | undefined;
+    /** The versions of the files the process reloads, shown by /readyz. */
+    readonly loaded?: () => Record<string, LoadedVersion>;
   },
 ): Promise<OpsPart> {
   const { config } = ctx;
@@ -62,6 +65,7 @@ export async function startOpsPart(
     dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
     trustedProxies: config.http.trustedProxies,
     started: () => started,
+    ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
   });
   return {
     name: 'ops',

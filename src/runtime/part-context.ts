@@ -6,6 +6,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { Reloads } from './reloads.js';
 
 export interface PartContext {
   readonly config: Config;
@@ -15,6 +16,8 @@ export interface PartContext {
   readonly redisUrl: string;
   /** Where messages are written (listener) and read (worker); opened and checked by the composition root. */
   readonly rawStore: RawStore;
+  /** What the process reloads on SIGHUP and file changes (absent: nothing is reloaded). */
+  readonly reloads?: Reloads;
   /** DNS for the listener instead of the configured one (tests inject failures with it). */
   readonly resolver?: DnsResolver;
 }

@@ -7,39 +7,47 @@ import { type Closable, closeOnSignals } from './lifecycle.js';
 import { listeningAs } from './listen-errors.js';
 import { startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
+import { Reloads } from './reloads.js';
 
 export async function smtpCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'smtp');
   required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to know which recipients to accept');
   // Each role loads only its own part: a listener never loads mailparser (only its splitter), nor a worker mailauth.
-  return runRole(ctx, 'smtp', async (part) =>
+  return runRole(ctx, 'smtp', new Reloads(ctx.logger), async (part) =>
     listeningAs('SMTP_PORT', ctx.config.smtp, (await import('./smtp-part.js')).startSmtpPart(part)),
   );
 }
 
 export async function workerCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'worker');
-  const directory = senderDirectoryOf(ctx);
+  const reloads = new Reloads(ctx.logger);
+  const directory = senderDirectoryOf(ctx, reloads);
   const apiUrl = required(ctx.config.senderApiUrl, 'SENDER_API_URL', 'to create letters');
-  return runRole(ctx, 'worker', async (part) => (await import('./worker-part.js')).startWorkerPart(part, directory, apiUrl));
+  return runRole(ctx, 'worker', reloads, async (part) => (await import('./worker-part.js')).startWorkerPart(part, directory, apiUrl));
 }
 
 export async function opsCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'ops');
-  return runRole(ctx, 'ops', async () => undefined);
+  return runRole(ctx, 'ops', new Reloads(ctx.logger), async () => undefined);
 }
 
 async function runRole(
   ctx: RoleContext,
   role: 'smtp' | 'worker' | 'ops',
+  reloads: Reloads,
   start: (part: PartContext) => Promise<Closable | undefined>,
 ): Promise<'running'> {
   const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
   // The listener writes messages and the worker reads them: both need the store, checked at start.
   const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
-  const ops = await listeningAs('HTTP_PORT', ctx.config.http, startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore }));
-  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisUrl, rawStore });
+  const ops = await listeningAs(
+    'HTTP_PORT',
+    ctx.config.http,
+    startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore, loaded: () => reloads.loaded() }),
+  );
+  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisUrl, rawStore, reloads });
   ops.markStarted();
+  reloads.onSignal();
   const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore?.close()) };
   closeOnSignals(part === undefined ? [ops, closeStore] : [part, ops, closeStore], ctx.logger, shutdownBoundMs(ctx.config));
   return 'running';

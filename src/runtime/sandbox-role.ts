@@ -2,11 +2,13 @@
 import { startSandbox } from '../sandbox/index.js';
 import { roleContext, senderDirectoryOf } from './context.js';
 import { closeOnSignals } from './lifecycle.js';
+import { Reloads } from './reloads.js';
 
 export async function sandboxCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'sandbox-api');
+  const reloads = new Reloads(ctx.logger);
   const sandbox = await startSandbox({
-    directory: senderDirectoryOf(ctx),
+    directory: senderDirectoryOf(ctx, reloads),
     clock: ctx.clock,
     logger: ctx.logger,
     host: ctx.config.sandbox.host,
@@ -14,6 +16,7 @@ export async function sandboxCommand(): Promise<'running'> {
     contractMode: ctx.config.sandbox.contractMode,
   });
   ctx.logger.info({ event: 'sandbox.listening', url: sandbox.url }, `sandbox Sender API at ${sandbox.url} (state in memory)`);
+  reloads.onSignal();
   closeOnSignals([{ name: 'sandbox', close: () => sandbox.close() }], ctx.logger, 10_000);
   return 'running';
 }

@@ -11,16 +11,18 @@ import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
-import { loadRegisteredAddresses } from '../senders/directory.js';
+import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { startMimeWalk } from '../smtp/mime-walk.js';
-import { startListener } from '../smtp/server.js';
+import { type Listener, startListener } from '../smtp/server.js';
+import { reloadableTls } from '../smtp/tls-material.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
+import type { Reloadable } from './reloadable.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export function resolverFor(config: Config): DnsResolver {
@@ -35,7 +37,18 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const { config } = ctx;
   growHeapsAsAServer();
   const log = ctx.logger.child({ role: 'smtp' });
-  const registered = loadRegisteredAddresses(required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders'));
+  const sendersFile = required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders');
+  // Both reload on SIGHUP and when their files change (reloads.ts); a listener not yet up takes the new pair at its start.
+  const registered = register(ctx, 'smtp-senders', reloadableRegisteredAddresses(sendersFile, ctx.clock));
+  let listening: Listener | undefined;
+  const tls =
+    config.smtp.tls === undefined
+      ? undefined
+      : register(
+          ctx,
+          'tls',
+          reloadableTls(config.smtp.tls, ctx.clock, (pair) => listening?.updateTls(pair)),
+        );
   const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
   logConnectionErrors(redis, log, 'smtp.redis_error');
@@ -68,7 +81,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       },
       startWalk: startMimeWalk,
       rules: {
-        isRegistered: (address) => registered.has(address.toLowerCase()),
+        isRegistered: (address) => registered.current().has(address.toLowerCase()),
         maxPdfBytes: config.maxPdfBytes,
         apiLimits: config.apiLimits,
       },
@@ -80,8 +93,10 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       clock: ctx.clock,
       logger: log,
       observer: ctx.observer,
+      tls: tls?.current(),
     },
   );
+  listening = listener;
   return {
     name: 'smtp',
     port: listener.port,
@@ -115,4 +130,8 @@ async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
   } finally {
     clearTimeout(timer);
   }
+}
+
+function register<T>(ctx: PartContext, name: string, reloadable: Reloadable<T>): Reloadable<T> {
+  return ctx.reloads?.add(name, reloadable) ?? reloadable;
 }

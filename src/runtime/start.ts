@@ -12,6 +12,7 @@ import { type EmbeddedRedis, startEmbeddedRedis, stopLeftoverRedis } from './emb
 import { type Closable, closeOnSignals } from './lifecycle.js';
 import { listeningAs } from './listen-errors.js';
 import { startOpsPart } from './ops-part.js';
+import { Reloads } from './reloads.js';
 import { shutdownBoundMs } from './roles.js';
 import { startSmtpPart } from './smtp-part.js';
 import { StartedParts } from './started-parts.js';
@@ -57,7 +58,8 @@ export async function startCommand(): Promise<'running'> {
   const { env, demo } = withDemoDefaults(process.env);
   const ctx = roleContext(env, 'letter-intake');
   const { config, logger } = ctx;
-  const directory = senderDirectoryOf(ctx);
+  const reloads = new Reloads(logger);
+  const directory = senderDirectoryOf(ctx, reloads);
   // What has started, so that a failed start stops it again (above all the embedded Redis).
   const started = new StartedParts(logger);
   try {
@@ -84,14 +86,19 @@ export async function startCommand(): Promise<'running'> {
     const rawStore = await openCheckedRawStore(config);
     const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) };
     started.add(closeStore);
-    const ops = await listeningAs('HTTP_PORT', config.http, startOpsPart(ctx, redisUrl, { admin: true, rawStore }));
+    const ops = await listeningAs(
+      'HTTP_PORT',
+      config.http,
+      startOpsPart(ctx, redisUrl, { admin: true, rawStore, loaded: () => reloads.loaded() }),
+    );
     started.add(ops);
-    const part = { ...ctx, observer: ops.observer, redisUrl, rawStore };
+    const part = { ...ctx, observer: ops.observer, redisUrl, rawStore, reloads };
     const smtp = await listeningAs('SMTP_PORT', config.smtp, startSmtpPart(part));
     started.add(smtp);
     const worker = await startWorkerPart(part, directory, apiUrl);
     started.add(worker);
     ops.markStarted();
+    reloads.onSignal();
     // Shutdown order: stop taking mail, finish jobs, then what they used; Redis and the lock last.
     closeOnSignals(
       started.inOrder(['smtp', 'worker', 'ops', 'raw-store', 'sandbox', 'redis', 'data-dir-lock']),

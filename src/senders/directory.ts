@@ -111,8 +111,13 @@ export function loadSenderDirectory(file: string, env: Env): SenderDirectory {
  * but never talks to the Sender API, so it needs (and is given) no client secrets.
  */
 export function loadRegisteredAddresses(file: string): ReadonlySet<string> {
+  return registeredAddressesIn(readDirectoryFile(file), file);
+}
+
+/** The registered addresses of a directory's JSON, validated as the whole directory is. */
+export function registeredAddressesIn(json: unknown, file: string): ReadonlySet<string> {
   const secretsUnused = new Proxy<Env>({}, { get: () => 'unused by the listener' });
-  const directory = parseSenderDirectory(readDirectoryFile(file), secretsUnused, `SENDERS_FILE ${file}`);
+  const directory = parseSenderDirectory(json, secretsUnused, `SENDERS_FILE ${file}`);
   return new Set(directory.senders.flatMap((s) => s.addresses));
 }
 

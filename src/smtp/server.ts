@@ -1,6 +1,5 @@
 // The MX-facing listener: smtp-server wiring and its session hooks. Every decision lives in
 // receive-message.ts and recipient-policy.ts; every reply text in reply.ts.
-import { readFileSync } from 'node:fs';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
@@ -12,6 +11,7 @@ import { type ReceiveDeps, receiveMessage } from './receive-message.js';
 import { isProcessingAddress } from './recipient-policy.js';
 import { acceptedReply, replyFor } from './reply.js';
 import { type Deadline, SessionDeadlines } from './session-deadlines.js';
+import type { TlsPair } from './tls-material.js';
 
 export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
@@ -28,10 +28,14 @@ const ADMIT_BYTES = 512 * 1024;
 export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'memory' | 'onAuthSeconds'> {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
+  /** The STARTTLS key and certificate, read and checked (tls-material.ts); absent: STARTTLS is off. */
+  readonly tls?: TlsPair | undefined;
 }
 
 export interface Listener {
   readonly port: number;
+  /** Serves STARTTLS with this pair from the next handshake on; sessions already open keep theirs. */
+  updateTls(pair: TlsPair): void;
   /** Stops accepting; open sessions get closeTimeoutMs to finish, then 421. */
   close(): Promise<void>;
 }
@@ -107,7 +111,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     name: options.hostname,
     banner: 'letter-intake ESMTP',
     size: options.maxMessageBytes,
-    disabledCommands: options.tls === undefined ? ['AUTH', 'STARTTLS'] : ['AUTH'],
+    disabledCommands: deps.tls === undefined ? ['AUTH', 'STARTTLS'] : ['AUTH'],
     authOptional: true,
     disableReverseLookup: true,
     maxClients: options.maxClients,
@@ -117,7 +121,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     closeTimeout: Math.min(options.closeTimeoutMs, 1000),
     useProxy: options.useProxy,
     logger: false,
-    ...(options.tls === undefined ? {} : { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) }),
+    ...(deps.tls === undefined ? {} : { key: deps.tls.key, cert: deps.tls.cert }),
 
     onConnect(session, callback) {
       deps.observer.smtpConnection();
@@ -199,6 +203,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
   deps.logger.info({ event: 'smtp.listening', host: options.host, port, hostname: options.hostname }, 'SMTP listener ready');
   return {
     port,
+    updateTls: (pair) => server.updateSecureContext({ key: pair.key, cert: pair.cert }),
     async close() {
       closing = true; // new connections are told 421 from here on
       const deadline = Date.now() + options.closeTimeoutMs;

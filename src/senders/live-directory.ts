@@ -1,0 +1,42 @@
+// The sender directory as a process serves it: loaded from SENDERS_FILE at start and swapped
+// whole on a reload (runtime/reloads.ts), so a lookup sees the old directory or the new one,
+// never a mix. The listener's view (registered addresses only, no secrets) reloads the same way.
+import type { Env } from '../config.js';
+import { type Reloadable, reloadableFiles } from '../runtime/reloadable.js';
+import { parseSenderDirectory, registeredAddressesIn, type SenderDirectory, SenderDirectoryError } from './directory.js';
+
+const unreadable = (file: string, err: unknown): Error =>
+  new SenderDirectoryError(`SENDERS_FILE ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+
+function json(bytes: Buffer | undefined, file: string): unknown {
+  try {
+    return JSON.parse(bytes?.toString('utf8') ?? '');
+  } catch (err) {
+    throw new SenderDirectoryError(`SENDERS_FILE ${file} cannot be read as JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export function reloadableSenderDirectory(file: string, env: Env, clock: () => number): Reloadable<SenderDirectory> {
+  return reloadableFiles({
+    files: [file],
+    parse: ([bytes]) => parseSenderDirectory(json(bytes, file), env, `SENDERS_FILE ${file}`),
+    unreadable,
+    clock,
+  });
+}
+
+export function reloadableRegisteredAddresses(file: string, clock: () => number): Reloadable<ReadonlySet<string>> {
+  return reloadableFiles({ files: [file], parse: ([bytes]) => registeredAddressesIn(json(bytes, file), file), unreadable, clock });
+}
+
+/** A SenderDirectory that always answers from the currently loaded version. */
+export function liveSenderDirectory(loaded: Reloadable<SenderDirectory>): SenderDirectory {
+  return {
+    get senders() {
+      return loaded.current().senders;
+    },
+    byAddress: (address) => loaded.current().byAddress(address),
+    byClientId: (id) => loaded.current().byClientId(id),
+    bySenderId: (id) => loaded.current().bySenderId(id),
+  };
+}
