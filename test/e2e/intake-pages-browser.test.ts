@@ -89,7 +89,8 @@ describe('the intake pages in a browser', () => {
       if (context === undefined || page === undefined) throw new Error('no browser page');
       try {
         await page.goto(`${ops.url}/admin/intakes`);
-        await expect(page.locator('h1').textContent()).resolves.toBe('Intakes: failed, rejected');
+        await expect(page.locator('h1').textContent()).resolves.toBe('Latest intakes');
+        await expect(page.locator('table.intakes').textContent()).resolves.toContain(submittedId);
         await expect(page.locator('table.by-reason').textContent()).resolves.toContain('InvalidCredentials');
         await page.screenshot({ path: resolve(SHOTS, 'intake-list.png'), fullPage: true });
 
