@@ -19,6 +19,7 @@ import { judgeRedis } from './redis-checks.js';
 import { readRedisFacts } from './redis-facts.js';
 import { type CheckResult, fail, warn } from './result.js';
 import { judgeTls, type TlsMaterial } from './tls-checks.js';
+import { diskVersions } from './version-checks.js';
 
 export interface DoctorDeps {
   readonly config: Config;
@@ -51,6 +52,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     results.push(...dns.results);
     results.push(...judgeTls(readTls(config), config.smtp.hostname, deps.clock()));
     if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
+    results.push(...diskVersions(config));
   } finally {
     redis?.disconnect();
   }

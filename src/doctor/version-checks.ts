@@ -1,0 +1,23 @@
+// The versions of the reloadable files as they are on disk, computed as /readyz computes the
+// loaded ones (runtime/reloadable.ts): where they differ, a process has not reloaded yet (SIGHUP
+// it), or refused the file (its log says why).
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config.js';
+import { versionOf } from '../runtime/reloadable.js';
+import { type CheckResult, ok } from './result.js';
+
+export function diskVersions(config: Pick<Config, 'sendersFile' | 'smtp'>): CheckResult[] {
+  const version = (files: readonly string[]): string => {
+    try {
+      return versionOf(files.map((f) => readFileSync(f)));
+    } catch {
+      return 'unreadable';
+    }
+  };
+  const parts = [
+    ...(config.sendersFile === undefined ? [] : [`senders ${version([config.sendersFile])}`]),
+    ...(config.smtp.tls === undefined ? [] : [`tls ${version([config.smtp.tls.keyFile, config.smtp.tls.certFile])}`]),
+  ];
+  if (parts.length === 0) return [];
+  return [ok('Reload', 'versions on disk', `${parts.join(', ')} (compare with "loaded" in each process's /readyz)`)];
+}
