@@ -19,6 +19,11 @@ import { intakeRoutes } from './routes-intakes.js';
 
 export const QUEUES_PATH = '/admin/queues';
 
+const REFUSALS = {
+  'per-address': 'too many failed logins from your address, try again later',
+  'per-user': 'too many logins waiting under this user name, try again later',
+} as const;
+
 /** A client is its IPv4 address or its IPv6 /64. */
 const PER_CLIENT = { v4Bits: 32, v6Bits: 64 } as const;
 
@@ -51,9 +56,14 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
         const gate = throttle.gate(key);
         if (gate.kind === 'refuse') {
           void reply.header('retry-after', String(Math.max(1, Math.ceil(gate.retryAfterMs / 1000))));
-          return Object.assign(new Error('too many failed logins from your address, try again later'), { statusCode: 429 });
+          return Object.assign(new Error(REFUSALS[throttle.mode]), { statusCode: 429 });
         }
-        if (gate.delayMs > 0) await deps.loginDelay(gate.delayMs);
+        try {
+          if (gate.delayMs > 0) await deps.loginDelay(gate.delayMs);
+        } catch (err) {
+          throttle.failed(key); // the turn ends whatever befell the wait
+          throw err;
+        }
         if (verdict.ok) {
           throttle.succeeded(key);
           return undefined;

@@ -4,7 +4,7 @@
 // still gets in.
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/ops/metrics.js';
@@ -27,7 +27,12 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function start(options: { trustedProxies: readonly string[]; waits?: number[] }): Promise<OpsServer> {
+async function start(options: {
+  trustedProxies: readonly string[];
+  waits?: number[];
+  loginDelay?: (ms: number) => Promise<void>;
+  clock?: () => number;
+}): Promise<OpsServer> {
   const waits = options.waits;
   const server = await startOpsServer({
     host: '127.0.0.1',
@@ -38,6 +43,8 @@ async function start(options: { trustedProxies: readonly string[]; waits?: numbe
     dashboard: { user: USER, password: PASSWORD },
     trustedProxies: options.trustedProxies,
     ...(waits === undefined ? {} : { loginDelay: async (ms: number) => void waits.push(ms) }),
+    ...(options.loginDelay === undefined ? {} : { loginDelay: options.loginDelay }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   servers.push(server);
   return server;
@@ -76,5 +83,43 @@ describe('failed admin logins without trusted proxies', () => {
     expect(right.status).not.toBe(401);
     expect(right.status).not.toBe(429);
     expect(waits.at(-1)).toBe(8000); // the right login waited too: the delay says nothing of the password
+  });
+});
+
+describe('failed admin logins without trusted proxies, made in parallel', () => {
+  it('checks 20 wrong logins fired at once one after another, each waiting its turn, answers 429 to those past the few that may wait, and still lets the right login in', async () => {
+    // the clock stands still and every wait is held until released: what each attempt was told
+    // to wait is when it would be checked, counted from the same instant
+    const held: { ms: number; release: () => void }[] = [];
+    const server = await start({
+      trustedProxies: [],
+      clock: () => Date.UTC(2026, 10, 25, 12, 0, 0),
+      loginDelay: (ms) => new Promise<void>((release) => held.push({ ms, release })),
+    });
+    let answered = 0;
+    const answers = Array.from({ length: 20 }, async (_, i) => {
+      const response = await attempt(server, `guess-${i}`);
+      answered += 1;
+      return response;
+    });
+    try {
+      await vi.waitFor(() => expect(answered + held.length).toBe(20));
+      // 3 free failures, then 4 that may wait, checked 250 ms, 500 ms, 1 s and 2 s after each
+      // other: as if they had come one after another
+      expect(held.map((h) => h.ms)).toEqual([250, 750, 1750, 3750]);
+    } finally {
+      for (const h of held) h.release();
+    }
+    const responses = await Promise.all(answers);
+    expect(responses.filter((r) => r.status === 401)).toHaveLength(7);
+    const limited = responses.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(13);
+    for (const r of limited) expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    // never a lock-out: once the turns are over, the right login waits its own turn and gets in
+    const right = attempt(server, PASSWORD);
+    await vi.waitFor(() => expect(held).toHaveLength(5));
+    expect(held[4]?.ms).toBe(4000);
+    held[4]?.release();
+    expect((await right).status).toBe(200);
   });
 });
