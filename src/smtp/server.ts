@@ -185,7 +185,9 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
             callback(null, reply);
           },
           (err: unknown) => callback(refuse(session, 'DATA', err)),
-        );
+        )
+        // the stream has ended, so smtp-server has written the reply: the deadlines apply again
+        .finally(() => deadlines.replied(session.id));
     },
   };
 

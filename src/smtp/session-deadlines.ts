@@ -3,7 +3,9 @@
 // reservation for ever. DATA must be complete within its deadline, and the session ends at its
 // own, busy or not (docs/design.md §15). Past either the client is told 421 4.4.2 and the
 // connection closes; a message in the middle of its DATA is then abandoned like one whose client
-// went away (nothing was promised).
+// went away (nothing was promised). A message whose DATA has ended may be accepted whatever the
+// clock says, so from its last byte until its reply is sent no deadline ends the session; one
+// that passed meanwhile ends it right after that reply.
 
 export interface DeadlineLimits {
   readonly dataTimeoutMs: number;
@@ -25,6 +27,10 @@ interface Timers {
   readonly hangUp: HangUp;
   readonly session: NodeJS.Timeout;
   data?: NodeJS.Timeout;
+  /** A message is between its last byte and its reply. */
+  held: boolean;
+  /** The deadline that passed while held. */
+  due?: Deadline;
 }
 
 export class SessionDeadlines {
@@ -36,7 +42,7 @@ export class SessionDeadlines {
   start(sessionId: string, hangUp: HangUp): void {
     const session = setTimeout(() => this.expire(sessionId, 'session'), this.limits.sessionTimeoutMs);
     session.unref();
-    this.open.set(sessionId, { hangUp, session });
+    this.open.set(sessionId, { hangUp, session, held: false });
   }
 
   /** DATA began (354 sent): the message must be complete within the DATA deadline. */
@@ -48,11 +54,21 @@ export class SessionDeadlines {
     timers.data.unref();
   }
 
-  /** The message's last byte arrived: what follows (authentication, storing) has its own bounds. */
+  /** The message's last byte arrived: what follows (authentication, storing) has its own bounds, and no deadline cuts it short. */
   dataEnded(sessionId: string): void {
     const timers = this.open.get(sessionId);
-    clearTimeout(timers?.data);
-    if (timers !== undefined) delete timers.data;
+    if (timers === undefined) return;
+    clearTimeout(timers.data);
+    delete timers.data;
+    timers.held = true;
+  }
+
+  /** The message's reply was sent: a deadline that passed meanwhile ends the session now. */
+  replied(sessionId: string): void {
+    const timers = this.open.get(sessionId);
+    if (timers === undefined) return;
+    timers.held = false;
+    if (timers.due !== undefined) this.expire(sessionId, timers.due);
   }
 
   /** The connection closed, for whatever reason. */
@@ -67,6 +83,10 @@ export class SessionDeadlines {
   private expire(sessionId: string, deadline: Deadline): void {
     const timers = this.open.get(sessionId);
     if (timers === undefined) return;
+    if (timers.held) {
+      timers.due = deadline;
+      return;
+    }
     this.end(sessionId);
     timers.hangUp(deadline, REPLIES[deadline]);
   }

@@ -2,10 +2,15 @@
 // then hold its slot and its memory reservation for ever. DATA has a deadline of its own
 // (SMTP_DATA_TIMEOUT_MS) and so has the whole session (SMTP_SESSION_TIMEOUT_MS); past either the
 // client is told 421 4.4.2 and the connection closes. And the per-address cap counts one client
-// once: an IPv4-mapped address as its IPv4 address, an IPv6 client per /64.
+// once: an IPv4-mapped address as its IPv4 address, an IPv6 client per /64. A message whose DATA
+// has ended is answered before any deadline ends its session.
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
-import { PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { DnsResolver } from '../../src/auth/resolver.js';
+import { loadZoneResolver } from '../../src/auth/zone-resolver.js';
+import { FIXTURE_DIR, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { signedLetter } from '../helpers/signed-letter.js';
 import { SmtpClient } from '../helpers/smtp-client.js';
 
 const DATA_TIMEOUT_MS = 1500;
@@ -13,12 +18,22 @@ const SESSION_TIMEOUT_MS = 3000;
 /** Each drip comes well inside the idle time-out, so only the deadlines can end these sessions. */
 const DRIP_EVERY_MS = 250;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Authentication of a whole message may take this long: far past the session deadline. */
+const AUTH_TIMEOUT_MS = 20_000;
+const zone = loadZoneResolver(resolve(FIXTURE_DIR, 'zone.json'));
+/** The fixture zone, except that the SPF record of acme.example is answered only once a session that asked for it is past its deadline. */
+const slowForSpf: DnsResolver = async (name, rrtype) => {
+  if (name === 'acme.example' && rrtype === 'TXT') await sleep(SESSION_TIMEOUT_MS + 1500);
+  return zone(name, rrtype);
+};
 
 describe('deadlines for slow clients', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startTestGateway({
+      resolver: slowForSpf,
       env: {
+        AUTH_TIMEOUT_MS: String(AUTH_TIMEOUT_MS),
         SMTP_SOCKET_TIMEOUT_MS: '5000',
         SMTP_DATA_TIMEOUT_MS: String(DATA_TIMEOUT_MS),
         SMTP_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
@@ -62,6 +77,17 @@ describe('deadlines for slow clients', () => {
     const final = last.code === 250 ? await client.read() : last;
     expect(final.text).toMatch(/^421 4\.4\.2 /);
     expect(commands).toBeLessThan(80);
+    await sleep(100);
+    expect(client.isClosed).toBe(true);
+  });
+
+  it('answers a message whose acceptance outlasts SMTP_SESSION_TIMEOUT_MS, then tells the client 421 4.4.2', async () => {
+    const raw = await signedLetter({ title: 'accepted past the session deadline' });
+    const { client } = await SmtpClient.open(gateway.port);
+    const replies = await client.send({ from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw, helo: FIXTURE_SESSION.helo });
+    expect(replies.data?.text).toMatch(/^250 /);
+    // the deadline passed while the message was being accepted: it applies once the reply is out
+    expect((await client.read()).text).toMatch(/^421 4\.4\.2 session took too long/);
     await sleep(100);
     expect(client.isClosed).toBe(true);
   });
