@@ -2,12 +2,14 @@
 // V8 heap limit (resourceLimits: V8 collects garbage before it gives up), a watch on the thread's
 // ArrayBuffers (decompressed streams live there, outside the heap limit) and a wall-clock limit;
 // a thread past a limit is terminated and replaced, and the PDF is "too complex". Past the
-// wall-clock limit only after a second chance: on a busy host the overrun may be our load, not
-// the sender's file, so the PDF is checked again alone (no other check starts, and the running
-// ones are waited for) with twice the limit, within the same job run; only a second overrun is
-// "too complex". A thread that
-// dies for any other reason is a fault of ours: the promise rejects and the intake fails
-// (replayable), never a rejection.
+// wall-clock limit only after a second chance, when other checks ran beside it: then the overrun
+// may be our load, not the sender's file, so the PDF is checked again alone (no other check
+// starts, and the running ones are waited for) with twice the limit, within the same job run;
+// only a second overrun is "too complex". A check that ran alone overran on its own. While one
+// re-check waits or runs, a further one is not queued behind it (every other check would wait
+// for both): that caller gets PdfRecheckLater and its job comes back later, without spending an
+// attempt. A thread that dies for any other reason is a fault of ours: the promise rejects and
+// the intake fails (replayable), never a rejection.
 import { Worker } from 'node:worker_threads';
 import type { PdfFacts } from './facts.js';
 
@@ -33,6 +35,18 @@ export class PdfCheckerError extends Error {
   override readonly name = 'PdfCheckerError';
 }
 
+/** An overrun that deserves a second chance while another re-check holds the pool: check the PDF again later. */
+export class PdfRecheckLater extends Error {
+  override readonly name = 'PdfRecheckLater';
+
+  constructor(readonly retryInMs: number) {
+    super(`another PDF is being checked again alone; this one is checked again in ${retryInMs} ms`);
+  }
+}
+
+/** Re-checks waiting or running at once; past it a re-check is deferred, not queued. */
+const MAX_RECHECKS = 1;
+
 const MEMORY_POLL_MS = 20;
 /** A new thread loads pdf.js and pdf-lib before its first PDF; past this, something is wrong with us. */
 const THREAD_START_TIMEOUT_MS = 60_000;
@@ -56,6 +70,8 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
   let aloneTurn: Promise<unknown> = Promise.resolve();
   /** Callers waiting for the pool to empty (a re-check about to run alone). */
   const waitingForEmpty: (() => void)[] = [];
+  /** The checks running now, each told whether another ran beside it at any moment. */
+  const running = new Set<{ overlapped: boolean }>();
   const wakeAll = (): void => {
     for (const wake of waiting.splice(0)) wake();
   };
@@ -128,13 +144,17 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
     if (alone === 0) waiting.shift()?.();
   };
 
-  const runOn = async (worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise<PdfFacts> => {
+  const runOn = async (worker: Worker, bytes: Uint8Array, timeoutMs: number): Promise<{ facts: PdfFacts; overlapped: boolean }> => {
     let reusable = false;
+    const check = { overlapped: running.size > 0 };
+    for (const other of running) other.overlapped = true;
+    running.add(check);
     try {
       const outcome = await run(worker, bytes, timeoutMs);
       reusable = outcome.reusable;
-      return outcome.facts;
+      return { facts: outcome.facts, overlapped: check.overlapped };
     } finally {
+      running.delete(check);
       release(worker, reusable);
     }
   };
@@ -158,7 +178,7 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
         worker = reused;
       }
       busy.add(worker);
-      return runOn(worker, bytes, 2 * options.timeoutMs);
+      return (await runOn(worker, bytes, 2 * options.timeoutMs)).facts;
     });
     const done = turn.finally(() => {
       alone -= 1;
@@ -210,8 +230,9 @@ export function createPdfChecker(options: PdfCheckerOptions): PdfChecker {
     warm,
     async inspect(bytes) {
       if (closed) throw new PdfCheckerError('the PDF checker is closed');
-      const facts = await runOn(await acquire(), bytes, options.timeoutMs);
-      if (facts.kind !== 'too-complex' || facts.limit !== 'time') return facts;
+      const { facts, overlapped } = await runOn(await acquire(), bytes, options.timeoutMs);
+      if (facts.kind !== 'too-complex' || facts.limit !== 'time' || !overlapped) return facts;
+      if (alone >= MAX_RECHECKS) throw new PdfRecheckLater(2 * options.timeoutMs);
       return inspectAlone(bytes);
     },
     async close() {

@@ -16,6 +16,7 @@ import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
 import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import { PdfRecheckLater } from '../pdf/checker-pool.js';
 import type { ApiLimits } from '../policy/message-rules.js';
 import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
@@ -177,6 +178,12 @@ async function handleError(run: Run, err: unknown): Promise<IntakeOutcome> {
     // spending an attempt (failing it would end a job on its last attempt for our restart).
     await run.job.moveToDelayed(Date.now(), run.owner.token);
     throw new DelayedError(`intake ${run.record.intakeId}: the worker is shutting down`);
+  }
+  if (err instanceof PdfRecheckLater) {
+    // The PDF's second chance waits for the pool's re-check to be free: back later, no attempt spent.
+    log.info({ event: 'intake.pdf_recheck_later', retryInMs: err.retryInMs }, err.message);
+    await job.moveToDelayed(Date.now() + err.retryInMs, run.owner.token); // BullMQ's own clock
+    throw new DelayedError(err.message);
   }
   if (err instanceof OwnershipLost) {
     // Another worker holds the intake now: stop here, writing nothing (BullMQ's own moves of
