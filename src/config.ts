@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 import { CONTRACT_MODES, type ContractMode } from './sandbox/contract-mode.js';
+import { WALK_SETTLE_MS } from './smtp/session-rules.js';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;
@@ -362,17 +363,26 @@ export function loadConfig(env: Env): Config {
   });
 }
 
-/** A record must outlive its notice, and raw mail must not outlive its record (the orphan sweep deletes such blobs). */
-/** The sweep deletes unfinished raw-store writes older than RAW_STORE_ORPHAN_AFTER_MS: no session may write for that long. */
+/**
+ * The sweep deletes unfinished raw-store writes older than RAW_STORE_ORPHAN_AFTER_MS: no session may
+ * write for that long. A message whose DATA ended is answered before the session deadline ends the
+ * session, so its write may go on for the bounds after the end of DATA (authentication, the MIME
+ * walk, storing) past that deadline.
+ */
 function sessionDeadlineProblemOf(e: Parsed): string | undefined {
   for (const name of ['SMTP_DATA_TIMEOUT_MS', 'SMTP_SESSION_TIMEOUT_MS'] as const) {
     if (e[name] >= e.RAW_STORE_ORPHAN_AFTER_MS) {
       return `${name}: must be shorter than RAW_STORE_ORPHAN_AFTER_MS (${e.RAW_STORE_ORPHAN_AFTER_MS}): the raw-store sweep deletes unfinished writes older than that`;
     }
   }
+  const longestWriteMs = e.SMTP_SESSION_TIMEOUT_MS + e.AUTH_TIMEOUT_MS + WALK_SETTLE_MS + e.ENQUEUE_TIMEOUT_MS;
+  if (longestWriteMs >= e.RAW_STORE_ORPHAN_AFTER_MS) {
+    return `SMTP_SESSION_TIMEOUT_MS: with AUTH_TIMEOUT_MS, the MIME walk's ${WALK_SETTLE_MS} ms and ENQUEUE_TIMEOUT_MS after the end of DATA (${longestWriteMs} ms in all), must be shorter than RAW_STORE_ORPHAN_AFTER_MS (${e.RAW_STORE_ORPHAN_AFTER_MS}): the raw-store sweep deletes unfinished writes older than that`;
+  }
   return undefined;
 }
 
+/** A record must outlive its notice, and raw mail must not outlive its record (the orphan sweep deletes such blobs). */
 function retentionProblemOf(e: Parsed): string | undefined {
   const minimumMs = minimumRecordRetentionMs({ attempts: e.NOTICE_ATTEMPTS, timeoutMs: e.NOTICE_TIMEOUT_MS });
   if (e.RECORD_RETENTION_DAYS * DAY_MS < minimumMs) {

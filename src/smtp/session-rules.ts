@@ -6,7 +6,7 @@ import { judgeMessage, type RuleContext } from '../policy/message-rules.js';
 import type { WalkResult } from './mime-walk.js';
 
 /** The walk keeps pace with the bytes; this only bounds a walk that hangs. */
-const WALK_SETTLE_MS = 10_000;
+export const WALK_SETTLE_MS = 10_000;
 
 /** Pure: the rule the message breaks, or undefined when it may be accepted. */
 export function brokenRule(walk: WalkResult, from: string, rules: RuleContext): MessageRule | undefined {

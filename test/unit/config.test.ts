@@ -145,8 +145,22 @@ describe('configuration', () => {
       expect(() => loadConfig({ RAW_STORE_ORPHAN_AFTER_MS: '120000', SMTP_SESSION_TIMEOUT_MS: '60000' })).toThrow(
         /SMTP_DATA_TIMEOUT_MS: must be shorter than RAW_STORE_ORPHAN_AFTER_MS/,
       );
-      const fitting = loadConfig({ RAW_STORE_ORPHAN_AFTER_MS: '120000', SMTP_SESSION_TIMEOUT_MS: '90000', SMTP_DATA_TIMEOUT_MS: '60000' });
-      expect(fitting.smtp.sessionTimeoutMs).toBe(90_000);
+      const fitting = loadConfig({ RAW_STORE_ORPHAN_AFTER_MS: '120000', SMTP_SESSION_TIMEOUT_MS: '60000', SMTP_DATA_TIMEOUT_MS: '60000' });
+      expect(fitting.smtp.sessionTimeoutMs).toBe(60_000);
+    });
+
+    it('refuses a session deadline that, with the bounds after the end of DATA, reaches RAW_STORE_ORPHAN_AFTER_MS', () => {
+      // a message's reply waits for authentication (30 s), the MIME walk (10 s) and storing (5 s) past the session deadline
+      const atOrphan = {
+        RAW_STORE_ORPHAN_AFTER_MS: '120000',
+        SMTP_DATA_TIMEOUT_MS: '60000',
+        AUTH_TIMEOUT_MS: '30000',
+        ENQUEUE_TIMEOUT_MS: '5000',
+      };
+      expect(() => loadConfig({ ...atOrphan, SMTP_SESSION_TIMEOUT_MS: '75000' })).toThrow(
+        /SMTP_SESSION_TIMEOUT_MS: .*AUTH_TIMEOUT_MS.*ENQUEUE_TIMEOUT_MS.*shorter than RAW_STORE_ORPHAN_AFTER_MS/,
+      );
+      expect(loadConfig({ ...atOrphan, SMTP_SESSION_TIMEOUT_MS: '74999' }).smtp.sessionTimeoutMs).toBe(74_999);
     });
   });
 });
