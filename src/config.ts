@@ -125,7 +125,7 @@ const schema = z.object({
   WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
   /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
   WORKER_SWEEP_AGE_MS: wholeNumber(100).optional(),
-  /** What the record of messages refused in the session may cost in Redis; past it the oldest go. */
+  /** What each record of messages refused in the session (rules; authentication) may cost in Redis, its per-network counts included; past it the oldest go. */
   REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
   /** Days an ended intake's record is kept: at least RETENTION_DAYS, and at least a day (its notice must find it). */
   RECORD_RETENTION_DAYS: days(90),

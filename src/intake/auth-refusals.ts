@@ -10,6 +10,7 @@ import { type RefusalBudget, SessionRefusals } from './session-refusals.js';
 /** A week: long enough for a sender's "my letter bounced last Tuesday". */
 export const AUTH_REFUSAL_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
+/** Its bytes are REFUSED_MAX_BYTES's (the factory's default is that default); the rules' record has as much again. */
 export const AUTH_REFUSAL_BUDGET: RefusalBudget = {
   name: 'refused-auth',
   maxBytes: 16 * 1024 * 1024,

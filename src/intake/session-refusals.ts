@@ -4,7 +4,9 @@
 // is cut, entries older than the retention are dropped on every write, the newest MAX_KEPT and
 // at most the budget's bytes are kept, and one client network gets at most a number of records
 // an hour (the record is for operators, not a store an attacker with many domains can fill).
-// The script writing it (refusal-script.ts) keeps all of it in one step.
+// The per-network counts are part of the budget: an eighth of it is set aside for them, which
+// bounds how many networks one window counts. The script writing it (refusal-script.ts) keeps
+// all of it in one step.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -20,6 +22,10 @@ export const FIELD_MAX_BYTES = 256;
 export const SUBJECT_MAX_BYTES = 998;
 /** Redis's own cost of one entry in a sorted set (skiplist node, dict entry), charged to the budget. */
 const ENTRY_OVERHEAD_BYTES = 128;
+/** Redis's cost of one network counted in a window (hash entry, its network and its count). */
+const NETWORK_ENTRY_BYTES = 128;
+/** The share of a budget set aside for one window's per-network counts; the records get the rest. */
+const NETWORK_SHARE = 1 / 8;
 const HOUR_MS = 3600 * 1000;
 /** Clients are counted per network: an IPv4 /24, an IPv6 /64 (client-network.ts). */
 const REFUSAL_NETWORKS = { v4Bits: 24, v6Bits: 64 } as const;
@@ -68,22 +74,27 @@ export class SessionRefusals {
 
   async add(refusal: SessionRefusal): Promise<RefusalRecordOutcome> {
     const network = networkOf(refusal.clientIp, REFUSAL_NETWORKS);
+    const windowMs = this.budget.windowMs ?? HOUR_MS;
+    const { networksPerWindow, recordBytes } = budgetShares(this.budget.maxBytes);
     // the random tag keeps two identical refusals in the same millisecond apart
     const member = JSON.stringify({ ...boundRefusal(refusal), tag: randomBytes(4).toString('hex') });
     const outcome = await RECORD_REFUSAL(
       this.redis,
       this.key,
       `${this.key}:bytes`,
-      `${this.key}:networks:${Math.floor(refusal.at / (this.budget.windowMs ?? HOUR_MS))}`,
+      `${this.key}:networks`,
+      `${this.key}:networks:window`,
       refusal.at,
       member,
       this.retentionMs,
       MAX_KEPT,
-      this.budget.maxBytes,
+      recordBytes,
       network,
       this.budget.perNetworkPerHour,
-      MAX_KEPT,
+      networksPerWindow,
       ENTRY_OVERHEAD_BYTES,
+      Math.floor(refusal.at / windowMs),
+      windowMs,
     );
     if (!isOutcome(outcome)) throw new Error(`the refusal script answered ${String(outcome)}`);
     return outcome;
@@ -97,6 +108,12 @@ export class SessionRefusals {
       return parsed === undefined ? [] : [parsed];
     });
   }
+}
+
+/** How a budget is shared: one window's per-network counts (at most MAX_KEPT networks), the records the rest. */
+export function budgetShares(maxBytes: number): { readonly networksPerWindow: number; readonly recordBytes: number } {
+  const networksPerWindow = Math.min(MAX_KEPT, Math.floor((maxBytes * NETWORK_SHARE) / NETWORK_ENTRY_BYTES));
+  return { networksPerWindow, recordBytes: maxBytes - networksPerWindow * NETWORK_ENTRY_BYTES };
 }
 
 const OUTCOMES: readonly unknown[] = ['recorded', 'network', 'networks', 'budget'] satisfies RefusalRecordOutcome[];

@@ -58,7 +58,7 @@ export async function startOpsPart(
     rawStore: options.rawStore,
     clock: ctx.clock,
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
-    authRefusals: authRefusals(redis, config.redisPrefix),
+    authRefusals: authRefusals(redis, config.redisPrefix, config.refusedMaxBytes),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),

@@ -61,7 +61,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     ...SESSION_REFUSAL_BUDGET,
     maxBytes: config.refusedMaxBytes,
   });
-  const authRefused = authRefusals(redis, config.redisPrefix);
+  const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
   const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
   const listener = await startListener(
     {

@@ -3,6 +3,7 @@
 // share, and the whole record stays inside its byte budget, in Redis's own memory.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authRefusals } from '../../src/intake/auth-refusals.js';
 import { type SessionRefusal, SessionRefusals } from '../../src/intake/session-refusals.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
@@ -104,7 +105,8 @@ describe('the record of refused messages', () => {
     const maxBytes = 256 * 1024;
     const refusals = fresh({ maxBytes, perNetworkPerHour: 100 });
     const total = 400;
-    for (let i = 0; i < total; i += 1) await refusals.add(hugeRefusal(T0 + i, `10.${i >> 8}.${i & 255}.1`));
+    // four /24s, a hundred each: the budget, not the per-network counts, decides what is kept
+    for (let i = 0; i < total; i += 1) await refusals.add(hugeRefusal(T0 + i, `10.${i % 4}.0.1`));
     const kept = await refusals.list(10_000, T0 + total);
     const keptBytes = kept.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
     expect(kept.length).toBeGreaterThan(10);
@@ -115,7 +117,7 @@ describe('the record of refused messages', () => {
   });
 });
 
-describe('Redis under 10,000 refusals from an authenticated stranger', () => {
+describe('Redis under a flood of refusals', () => {
   let server: RedisServer;
   let redis: Redis;
   beforeAll(async () => {
@@ -147,6 +149,38 @@ describe('Redis under 10,000 refusals from an authenticated stranger', () => {
     expect(grown).toBeLessThan(16 * MiB * 1.1);
     expect((await refusals.list(20_000, T0 + count)).length).toBeGreaterThan(1000); // the record still holds plenty
   });
+
+  it('keeps the record of authentication refusals within its budget (REFUSED_MAX_BYTES) plus 10%, whatever the minutes and networks', async () => {
+    const maxBytes = 1 * MiB;
+    const prefix = randomPrefix();
+    const refusals = authRefusals(redis, prefix, maxBytes);
+    await refusals.add(failedSpf(T0 - 1, '127.0.0.1')); // loads the script
+    const before = await usedMemory(redis);
+    const count = 20_000;
+    const batch = 200;
+    for (let at = 0; at < count; at += batch) {
+      // over ten minutes, every refusal from an IPv6 /64 of its own
+      const adds = Array.from({ length: batch }, (_, i) => at + i).map((n) =>
+        refusals.add(failedSpf(T0 + n * 30, `2001:db8:${(n >> 16).toString(16)}:${(n & 0xffff).toString(16)}::7`)),
+      );
+      await Promise.all(adds);
+    }
+    const grown = (await usedMemory(redis)) - before;
+    console.log(`20,000 authentication refusals: Redis used_memory +${(grown / MiB).toFixed(2)} MiB (budget 1 MiB)`);
+    expect(grown).toBeLessThan(maxBytes * 1.1);
+    expect((await refusals.list(20_000, T0 + count * 30)).length).toBeGreaterThan(100); // the record still holds plenty
+    // one minute's counts are kept, and go two minutes after the last
+    expect(await redis.keys(`${prefix}:refused-auth:networks*`)).toHaveLength(2);
+    expect(await redis.pttl(`${prefix}:refused-auth:networks`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${prefix}:refused-auth:networks`)).toBeLessThanOrEqual(2 * 60_000);
+  });
+});
+
+/** A message refused for failing SPF, as anyone can send one in anyone's name. */
+const failedSpf = (at: number, clientIp: string): SessionRefusal => ({
+  ...small(at, clientIp),
+  reasonCode: 'SPF',
+  reply: '550 5.7.23 SPF check failed: the sending server is not allowed to send for stranger.example',
 });
 
 /** used_memory, settled: Redis frees some memory lazily, so read it until two reads agree. */
