@@ -1,5 +1,6 @@
 // One HTTP call to the Sender API: a bounded wait, JSON in and out, every failure turned into a
-// classified SenderApiError that is logged exactly once, and one observer event per call.
+// classified SenderApiError that is logged exactly once, and one observer event per call (none for a
+// call we stopped ourselves).
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
@@ -57,10 +58,9 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
     retryAfter = response.headers.get('retry-after') ?? undefined;
     text = await readBoundedText(response, MAX_RESPONSE_BYTES);
   } catch (err) {
-    if (request.signal?.aborted === true) {
-      report(status, undefined);
-      throw request.signal.reason;
-    }
+    // Stopped by us (shutdown, a lost lock): it says nothing about the API, so it is no call of it
+    // (an outage to the circuit, a `none` in the metrics).
+    if (request.signal?.aborted === true) throw request.signal.reason;
     const failure: ApiFailure = timeout.aborted ? { timeout: true } : { network: true };
     const reason = timeout.aborted ? `no answer within ${deps.timeoutMs} ms` : `network error: ${errorText(err)}`;
     throw fail(deps, request, report, { ...failure, status: undefined }, reason, err);

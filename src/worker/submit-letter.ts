@@ -1,14 +1,16 @@
-// Exactly-once letter creation (docs/design.md §3, §13): draft → checkpoint the letter id → submit → verify.
-// The PDFs are uploaded with the draft; the submit refers to them by id when a read-back of the
-// draft shows its documents (the contract does not promise it: otherwise they are uploaded again).
-// A draft this attempt has just made is known to be a draft from its own answer: when its PDFs
-// are small, uploading them again costs less than the read-back, which is then skipped.
+// Exactly-once letter creation (docs/design.md §3, §13): draft → read back → checkpoint the letter
+// id → submit → verify. The PDFs are uploaded with the draft; the submit refers to them by id when
+// the read-back shows its documents (the contract does not promise it: otherwise they are uploaded
+// again).
 //
-// Status names decide two things only, and the contract names none of them: the status our own
-// draft call answered (recorded with the letter id as `draftStatus`) is the draft state. A
-// letter is submitted only while it shows exactly that status; any other status, known or not,
-// means it has left the draft state (an earlier attempt submitted it) and the intake ends
-// submitted with that status shown. A 2xx to our submit ends it submitted too.
+// Status names decide two things only, and the contract names none of them: the status `GET`
+// shows for our new draft (recorded with the letter id as `draftStatus`) is the draft state. The
+// draft answer's own status is not used: an API may answer an operation status there ("Created")
+// or a state the letter leaves at once, and a comparison with it would end an intake submitted
+// while its letter is still a draft. A draft this attempt made is submitted without a status
+// check; a held one is submitted only while it shows exactly its draft status; any other status,
+// known or not, means it has left the draft state (an earlier attempt submitted it) and the intake
+// ends submitted with that status shown. A 2xx to our submit ends it submitted too.
 //
 // The checkpoint is what makes a retry safe: an attempt that finds a letter id never creates a
 // second draft, and only the intake's current owner can record one, once (a worker that lost
@@ -24,11 +26,11 @@ import type { StrayDraft } from '../intake/record.js';
 import type { LetterDraft } from './decide.js';
 
 /**
- * Up to this many PDF bytes a fresh draft is submitted with its PDFs uploaded again rather than
- * read back for their ids. Measured against the sandbox (worker CPU): a read-back costs ~0.45 ms,
- * uploading again adds ~0.07 ms for 10 KB, ~0.3 ms for 100 KB, ~0.7 ms for 300 KB.
+ * The draft status of records written before draft statuses were recorded: the code that wrote
+ * them knew the contract sandbox's name only. Such a letter refused on submit while it shows
+ * another status has left the draft state (an earlier attempt submitted it).
  */
-export const REUPLOAD_UP_TO_BYTES = 128 * 1024;
+export const LEGACY_DRAFT_STATUS = 'Draft';
 
 /** A draft as its save answered: the id, and the status the API gives a draft when it said. */
 export interface SavedDraft {
@@ -107,22 +109,26 @@ type Deps = { readonly clock: () => number; readonly signal: AbortSignal; readon
 
 export async function submitExactlyOnce(api: LetterApi, checkpoint: Checkpoint, input: SubmitInput, deps: Deps): Promise<SubmittedLetter> {
   const { signal } = deps;
-  let held = await adoptEarlierDraft(api, checkpoint, input, signal);
+  const held = await adoptEarlierDraft(api, checkpoint, input, signal);
+  // Made just now, a draft by definition: its read-back gives the documents' ids, no decision.
   if (held === undefined) {
     const made = await createDraft(api, checkpoint, input, deps);
-    // Made just now, a draft by its own answer: nothing a read-back could add but the documents' ids.
-    if (pdfBytes(input.letter) <= REUPLOAD_UP_TO_BYTES) return submitDraft(api, made, input.letter.parts, input, deps);
-    held = made;
+    return submitDraft(api, made.draft, partsFor(made.shown, input), input, deps);
   }
-  // The draft holds the PDFs already: keep them by id instead of uploading them a second time.
   const shown = await api.getLetter(held.id, signal);
-  // A record from before draft statuses were recorded: the status shown now is taken as the
-  // draft's, and the API's refusal to submit a letter that is no longer a draft decides.
-  const draftStatus = held.draftStatus ?? shown.status;
-  if (shown.status !== draftStatus) return { id: held.id, status: shown.status }; // an earlier attempt submitted it
+  if (held.draftStatus === undefined) {
+    // A record from before draft statuses were recorded: no status shown now is evidence, so it
+    // is submitted, and the API's refusal of a letter that is no longer a draft decides.
+    return submitDraft(api, { id: held.id, draftStatus: LEGACY_DRAFT_STATUS }, partsFor(shown, input), input, deps);
+  }
+  if (shown.status !== held.draftStatus) return { id: held.id, status: shown.status }; // an earlier attempt submitted it
+  return submitDraft(api, { id: held.id, draftStatus: held.draftStatus }, partsFor(shown, input), input, deps);
+}
+
+/** The draft's documents by id when it shows the same PDFs (no second upload), otherwise the PDFs. */
+function partsFor(shown: LetterView, input: SubmitInput): SubmitBody['parts'] {
   const sameDocuments = shown.parts !== undefined && shown.parts.map((p) => p.sha256).join() === input.pdfSha256s.join();
-  const parts = sameDocuments ? (shown.parts ?? []).map((p) => ({ id: p.id })) : input.letter.parts;
-  return submitDraft(api, { id: held.id, draftStatus }, parts, input, deps);
+  return sameDocuments ? (shown.parts ?? []).map((p) => ({ id: p.id })) : input.letter.parts;
 }
 
 /** Submits the draft; a submit refused because another attempt got there first counts when the letter left the draft state. */
@@ -172,24 +178,20 @@ async function createDraft(
   checkpoint: Checkpoint,
   input: SubmitInput,
   deps: { readonly clock: () => number; readonly signal: AbortSignal },
-): Promise<{ readonly id: string; readonly draftStatus: string }> {
+): Promise<{ readonly draft: { readonly id: string; readonly draftStatus: string }; readonly shown: LetterView }> {
   // Clock skew between us and the API must not hide our own draft: look back a minute.
   await checkpoint.markDraftRequested(deps.clock() - 60_000);
   const draft = await api.saveDraft(input.letter, deps.signal);
   try {
-    // A draft answer without a status: the new draft's status, read back, is the draft status.
-    const draftStatus = draft.status ?? (await api.getLetter(draft.id, deps.signal)).status;
-    if ((await checkpoint.recordLetterId(draft.id, draftStatus)) === 'taken') {
+    // The draft status is read where a later attempt reads it: GET, not the draft answer.
+    const shown = await api.getLetter(draft.id, deps.signal);
+    if ((await checkpoint.recordLetterId(draft.id, shown.status)) === 'taken') {
       throw new Error(`the API answered letter id ${draft.id} for a new draft, but another intake recorded it already`);
     }
-    return { id: draft.id, draftStatus };
+    return { draft: { id: draft.id, draftStatus: shown.status }, shown };
   } catch (err) {
     // Lost the intake while the draft was made: it is never submitted, and the record says so.
     if (err instanceof OwnershipLost) await checkpoint.recordStrayDraft({ letterId: draft.id });
     throw err;
   }
-}
-
-function pdfBytes(letter: LetterDraft): number {
-  return letter.parts.reduce((sum, part) => sum + part.base64Data.bytes.byteLength, 0);
 }

@@ -156,6 +156,8 @@ describe('Sender API client failures the API answers', () => {
     await acme.login();
     await expect(acme.listLetters({}, { signal: controller.signal })).rejects.toBe(reason);
     expect(lines.some((l) => l.includes('sender api call failed'))).toBe(false);
+    // A call we stopped ourselves (shutdown, a lost lock) says nothing about the API: not one of its calls.
+    expect(events.map((e) => e.endpoint)).toEqual(['POST /api/v1/auth/login/api']);
   });
 
   it('classifies an injected 503 as retryable, with its error code and trace id', async () => {

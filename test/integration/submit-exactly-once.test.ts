@@ -12,7 +12,7 @@ import { Base64Data, createSenderApiClient, SenderApiError } from '../../src/sen
 import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
 import type { LetterDraft } from '../../src/worker/decide.js';
 import { letterApiFor } from '../../src/worker/letter-api.js';
-import { type Checkpoint, type LetterApi, REUPLOAD_UP_TO_BYTES, submitExactlyOnce } from '../../src/worker/submit-letter.js';
+import { type Checkpoint, type LetterApi, submitExactlyOnce } from '../../src/worker/submit-letter.js';
 
 const logger = createLogger({ level: 'silent' });
 const directory = parseSenderDirectory(
@@ -70,20 +70,23 @@ const claimed = new Set<string>();
 
 function memoryCheckpoint(
   start: { letterId?: string; draftStatus?: string; draftRequestedAt?: number } = {},
-): Checkpoint & { recorded: string[]; strays: unknown[] } {
+): Checkpoint & { recorded: string[]; draftStatuses: string[]; strays: unknown[] } {
   const recorded: string[] = [];
+  const draftStatuses: string[] = [];
   const strays: unknown[] = [];
   const checkpoint = {
     letterId: start.letterId,
     draftStatus: start.draftStatus,
     draftRequestedAt: start.draftRequestedAt,
     recorded,
+    draftStatuses,
     strays,
     markDraftRequested: async () => {},
-    recordLetterId: async (id: string) => {
+    recordLetterId: async (id: string, draftStatus: string) => {
       if (claimed.has(id)) return 'taken' as const;
       claimed.add(id);
       recorded.push(id);
+      draftStatuses.push(draftStatus);
       return 'ok' as const;
     },
     recordStrayDraft: async (stray: unknown) => {
@@ -200,17 +203,55 @@ describe('exactly-once submission: what only our own sandbox shows', () => {
       .sandbox.store.allLetters()
       .filter((l) => l.title === title);
 
-  it('submits a draft it just made with small PDFs without reading it back, uploading them again', async () => {
-    const calls = counting(api());
-    const result = await submitExactlyOnce(calls.api, memoryCheckpoint(), { letter, pdfSha256s: [pdfSha] }, deps);
-    expect(result.status).toBe('PendingApproval');
-    expect(calls.made).toEqual(['saveDraft', 'submit']);
-    expect(titled(letter.title).map((l) => [l.status, l.parts.map((p) => p.sha256)])).toEqual([['PendingApproval', [pdfSha]]]);
+  /** The sandbox behind a draft answer whose status is an operation's, not the letter's ("Success"). */
+  const answeringSuccess = (inner: LetterApi): LetterApi => ({
+    ...inner,
+    saveDraft: async (l, signal) => ({ id: (await inner.saveDraft(l, signal)).id, status: 'Success' }),
   });
-  it('reads back a draft it just made with larger PDFs and keeps its documents by id', async () => {
-    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(REUPLOAD_UP_TO_BYTES, 'x')]);
-    const large = { ...letter, parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(pdf) }] };
-    const sha = createHash('sha256').update(pdf).digest('hex');
+  const largePdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200 * 1024, 'x')]);
+  const largeLetter = () => ({
+    letter: { ...letter, parts: [{ fileName: 'big.pdf', mimeType: 'application/pdf' as const, base64Data: new Base64Data(largePdf) }] },
+    pdfSha256s: [createHash('sha256').update(largePdf).digest('hex')],
+  });
+
+  it('submits a draft it just made whatever status the draft answer names, and records the status GET shows', async () => {
+    const checkpoint = memoryCheckpoint();
+    const result = await submitExactlyOnce(answeringSuccess(api()), checkpoint, largeLetter(), deps);
+    expect(result.status).toBe('PendingApproval');
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
+    expect(checkpoint.draftStatuses).toEqual(['Draft']);
+  });
+  it('submits on retry a draft whose first submit failed, when the draft answer named another status than GET', async () => {
+    const first = memoryCheckpoint();
+    const failingSubmit: LetterApi = {
+      ...answeringSuccess(api()),
+      submit: async () => {
+        throw new Error('connection reset');
+      },
+    };
+    await expect(submitExactlyOnce(failingSubmit, first, { letter, pdfSha256s: [pdfSha] }, deps)).rejects.toThrow('connection reset');
+    const [letterId = '', draftStatus = ''] = [first.recorded[0], first.draftStatuses[0]];
+    const retry = memoryCheckpoint({ letterId, draftStatus });
+    const result = await submitExactlyOnce(api(), retry, { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result).toEqual({ id: letterId, status: 'PendingApproval' });
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
+  });
+  it('counts as submitted a letter an earlier attempt submitted, recorded before draft statuses were (no draftStatus)', async () => {
+    const draft = await api().saveDraft(letter, deps.signal);
+    await api().submit(draft.id, letter, deps.signal);
+    const result = await submitExactlyOnce(api(), memoryCheckpoint({ letterId: draft.id }), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result).toEqual({ id: draft.id, status: 'PendingApproval' });
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
+  });
+  it('submits a draft recorded before draft statuses were (no draftStatus)', async () => {
+    const draft = await api().saveDraft(letter, deps.signal);
+    const result = await submitExactlyOnce(api(), memoryCheckpoint({ letterId: draft.id }), { letter, pdfSha256s: [pdfSha] }, deps);
+    expect(result).toEqual({ id: draft.id, status: 'PendingApproval' });
+    expect(titled(letter.title).map((l) => l.status)).toEqual(['PendingApproval']);
+  });
+  it('reads back a draft it just made and keeps its documents by id', async () => {
+    const { letter: large, pdfSha256s } = largeLetter();
+    const [sha] = pdfSha256s;
     const calls = counting(api());
     let draftDocuments: string[] = [];
     const watched: LetterApi = {
@@ -225,7 +266,7 @@ describe('exactly-once submission: what only our own sandbox shows', () => {
         return made;
       },
     };
-    const result = await submitExactlyOnce(watched, memoryCheckpoint(), { letter: large, pdfSha256s: [sha] }, deps);
+    const result = await submitExactlyOnce(watched, memoryCheckpoint(), { letter: large, pdfSha256s }, deps);
     expect(calls.made).toEqual(['saveDraft', 'getLetter', 'submit']);
     const [stored] = titled(letter.title);
     expect([stored?.id, stored?.status, stored?.parts.map((p) => p.sha256)]).toEqual([result.id, 'PendingApproval', [sha]]);
