@@ -7,6 +7,7 @@
 // A draft is found only when its title, description and every PDF digest match and it was
 // created at or after the marker; a listing that shows fewer fields cannot be searched (a title
 // alone never decides). The listing is read unfiltered: the contract names no status to filter by.
+// A listing longer than the pages read is read from both ends, where the newest letters are.
 import { type ListedLetter, parseApiDateTime, SenderApiError, type SenderSession } from '../sender-api/index.js';
 import type { LetterDraft } from './decide.js';
 import type { DraftSearch, FoundDraft, LetterApi } from './submit-letter.js';
@@ -33,18 +34,36 @@ interface Wanted {
 }
 
 async function findDraft(session: SenderSession, wanted: Wanted, signal: AbortSignal): Promise<DraftSearch> {
-  const drafts: FoundDraft[] = [];
-  let seen = 0;
-  for (let page = 1; page <= SEARCH_PAGES; page += 1) {
+  const first = await listPage(session, 1, signal);
+  if (first === undefined) return { kind: 'unsearchable' };
+  const drafts: FoundDraft[] = matching(first.items, wanted);
+  let seen = first.items.length;
+  for (const page of laterPages(first.items.length, first.total)) {
     const result = await listPage(session, page, signal);
     if (result === undefined) return { kind: 'unsearchable' };
-    drafts.push(...result.items.filter((l) => isWanted(l, wanted)).map((l) => ({ id: l.id, status: l.status })));
+    drafts.push(...matching(result.items, wanted));
     seen += result.items.length;
-    if (seen >= result.total) return drafts.length === 0 ? { kind: 'none' } : { kind: 'found', drafts };
     if (result.items.length === 0) break; // a page short of the total: the rest cannot be read
   }
+  if (seen >= first.total) return drafts.length === 0 ? { kind: 'none' } : { kind: 'found', drafts };
   // Not every letter was read: a draft may be among the rest.
   return drafts.length === 0 ? { kind: 'unsearchable' } : { kind: 'found', drafts };
+}
+
+/**
+ * The pages read after the first, at most SEARCH_PAGES in all. The listing's order is not shown:
+ * the newest letters (where a recent draft is) are on the first page when it lists newest first,
+ * on the last pages when it lists oldest first (the sandbox), so a long listing is read from both ends.
+ */
+function laterPages(firstPageItems: number, total: number): number[] {
+  if (firstPageItems === 0 || firstPageItems >= total) return [];
+  const pages = Math.ceil(total / firstPageItems);
+  if (pages <= SEARCH_PAGES) return Array.from({ length: pages - 1 }, (_, i) => i + 2);
+  return Array.from({ length: SEARCH_PAGES - 1 }, (_, i) => pages - i);
+}
+
+function matching(items: readonly ListedLetter[], wanted: Wanted): FoundDraft[] {
+  return items.filter((l) => isWanted(l, wanted)).map((l) => ({ id: l.id, status: l.status }));
 }
 
 /** One page of the sender's letters; undefined when the API offers no listing the client can read. */

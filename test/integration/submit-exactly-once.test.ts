@@ -273,6 +273,27 @@ describe('exactly-once submission: what only our own sandbox shows', () => {
     expect(draftDocuments).toHaveLength(1);
     expect(stored?.parts.map((p) => p.id)).toEqual(draftDocuments);
   });
+  it('adopts the draft an attempt could not record for a sender with more letters than the search reads', async () => {
+    // Its own sandbox: the 600 earlier letters would lengthen every other test's search.
+    const busy = await startSandbox({ directory, clock: Date.now, logger, host: '127.0.0.1', port: 0, contractMode: 'ours' });
+    try {
+      for (let i = 0; i < 600; i += 1) {
+        busy.store.letters.saveDraft(sender.senderId, { title: `Earlier ${i}`, description: '', genderTargeting: 'All', parts: [] });
+      }
+      const busyApi = letterApiFor(createSenderApiClient({ baseUrl: busy.url, clock: Date.now, timeoutMs: 5000, logger }).as(sender));
+      const since = Date.now() - 1000;
+      const orphan = await busyApi.saveDraft(letter, deps.signal);
+      const checkpoint = memoryCheckpoint({ draftRequestedAt: since });
+      const result = await submitExactlyOnce(busyApi, checkpoint, { letter, pdfSha256s: [pdfSha] }, deps);
+      expect({ id: result.id, status: result.status, strays: checkpoint.strays }).toEqual({
+        id: orphan.id,
+        status: 'PendingApproval',
+        strays: [],
+      });
+    } finally {
+      await busy.close();
+    }
+  });
   it('does not adopt a draft with other PDFs', async () => {
     const other = {
       ...letter,
