@@ -34,14 +34,15 @@ export interface Accepted {
 
 export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   let timer: NodeJS.Timeout | undefined;
+  let answered = false;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later')),
-      deps.timeoutMs,
-    );
+    timer = setTimeout(() => {
+      answered = true;
+      reject(new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later'));
+    }, deps.timeoutMs);
   });
   try {
-    return await Promise.race([storeAndQueue(deps, intake, message), timeout]);
+    return await Promise.race([storeAndQueue(deps, intake, message, () => answered), timeout]);
   } catch (err) {
     if (err instanceof IntakeError) throw err;
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: err });
@@ -50,9 +51,13 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
   }
 }
 
-async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
+async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage, answered451: () => boolean): Promise<Accepted> {
   const { intakeId } = intake;
   const created = await deps.store.create(intake, { headers: message.headers, body: await message.body() }, deps.clock());
+  // A record Redis wrote after the client was told 451 goes no further: the message stays as a
+  // stop between the record and the job leaves it (received, or failed and replayable), and the
+  // MTA's retry, the same intake, queues it.
+  if (answered451()) throw new IntakeError('StorageUnavailable', 'storage answered after the bound');
   if (!created.created && created.requeue) {
     // The intake had failed: queued anew as a replay does it, the record first. A stop before
     // leaves it failed and replayable; a replay that finds it moved on means another took it.
