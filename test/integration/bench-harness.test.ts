@@ -55,7 +55,7 @@ describe('the benchmark harness, tiny plan', () => {
 
     const report = renderReport(result);
     expect(report).toContain('## Goals');
-    expect(report).toMatch(/\| 10KB \| 2 \| reused \| \d+ \| \d+/);
+    expect(report).toMatch(/\| 10KB \| 2 \| reused \| \d+(\.\d+)? \| \d+(\.\d+)? \|/);
   });
 });
 

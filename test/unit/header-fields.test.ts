@@ -3,16 +3,20 @@ import { intakeIdFor } from '../../src/intake/intake-id.js';
 import { readHeaderFields } from '../../src/smtp/header-fields.js';
 
 describe('header fields for the intake record', () => {
-  it('reads a folded Message-ID and an RFC 2047 subject', () => {
+  it('reads a folded Message-ID, an RFC 2047 subject and the claimed From', () => {
     const raw = Buffer.from(
       'From: a@b.example\r\nMessage-ID:\r\n <abc@b.example>\r\nSubject: =?UTF-8?Q?Preis=C3=A4nderung?= 2027\r\n\r\nSubject: not this\r\n',
     );
-    expect(readHeaderFields(raw)).toEqual({ messageId: '<abc@b.example>', subject: 'Preisänderung 2027' });
+    expect(readHeaderFields(raw)).toEqual({
+      messageId: '<abc@b.example>',
+      subject: 'Preisänderung 2027',
+      claimedFrom: 'a@b.example',
+    });
   });
 
   it('reads raw UTF-8 in a subject and stops at the end of the header block', () => {
     const raw = Buffer.from('Subject: Grüße\n\nMessage-ID: <body@x>\n', 'utf8');
-    expect(readHeaderFields(raw)).toEqual({ messageId: '', subject: 'Grüße' });
+    expect(readHeaderFields(raw)).toEqual({ messageId: '', subject: 'Grüße', claimedFrom: '' });
   });
 });
 
