@@ -124,8 +124,10 @@ export class SenderSession {
       if (!isUnauthorized(err)) throw err;
       this.#log.info({ endpoint: request.endpoint }, 'sender api session was refused; logging in again');
     }
+    // The login's own refusal (InvalidCredentials, say) stands as it is: only the repeat's 401 is InvalidSession.
+    const fresh = await this.#replace(session, signal);
     try {
-      return await send(await this.#replace(session, signal));
+      return await send(fresh);
     } catch (err) {
       if (!isUnauthorized(err)) throw err;
       throw new SenderApiError(
