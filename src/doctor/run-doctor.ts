@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { DnsResolver } from '../auth/resolver.js';
+import { withTimeout } from '../bounded.js';
 import type { Config, Env } from '../config.js';
 import type { Logger } from '../log.js';
-import { withTimeout } from '../ops/bounded.js';
 import { createSenderApiClient } from '../sender-api/client.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';

@@ -6,6 +6,7 @@
 // A blob is live while the record its entry names exists and still points at it; a failed
 // intake's blob is never due (it waits for replay).
 import type { Redis } from 'ioredis';
+import type { BlobIndex } from '../raw-store/blob-index.js';
 import { intakeKeys } from './keys.js';
 
 export interface BlobIndexKeys {
@@ -19,15 +20,6 @@ export function blobIndexKeys(prefix: string): BlobIndexKeys {
 
 /** The record field holding the blob key (intakes accepted before the raw store have none). */
 export const RAW_KEY_FIELD = 'rawKey';
-
-export interface BlobIndex {
-  /** The keys among `keys` that an existing intake record points at. */
-  referenced(keys: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Blob keys whose retention ended by `now`, oldest first, at most `limit`. */
-  due(now: number, limit: number): Promise<readonly string[]>;
-  /** Drops the index entries of deleted blobs. */
-  forget(keys: readonly string[]): Promise<void>;
-}
 
 export function redisBlobIndex(redis: Redis, prefix: string): BlobIndex {
   const keys = blobIndexKeys(prefix);

@@ -7,20 +7,13 @@
 //      │        └─→ failed                          (the relay refused it, or retries ran out)
 //      └─→ suppressed | unsent                      (not due, with why | no relay configured)
 import { z } from 'zod';
-
-/** A notice answers one outcome of the intake. */
-export const NOTICE_KINDS = ['rejected', 'failed', 'submitted'] as const;
-export type NoticeKind = (typeof NOTICE_KINDS)[number];
+import { NOTICE_KINDS, type NoticeKind } from '../notices/notice-kind.js';
 
 export const NOTICE_STATES = ['queued', 'sending', 'committed', 'sent', 'unconfirmed', 'failed', 'suppressed', 'unsent'] as const;
 export type NoticeState = (typeof NOTICE_STATES)[number];
 
 /** States after which nothing more happens to the notice. */
 export const FINAL_NOTICE_STATES: readonly NoticeState[] = ['sent', 'unconfirmed', 'failed', 'suppressed', 'unsent'];
-
-export function isNoticeKind(value: string): value is NoticeKind {
-  return (NOTICE_KINDS as readonly string[]).includes(value);
-}
 
 export function isNoticeState(value: string): value is NoticeState {
   return (NOTICE_STATES as readonly string[]).includes(value);

@@ -2,9 +2,9 @@
 // human-readable explanation, the message/delivery-status fields, and the original headers as
 // text/rfc822-headers. Built with nodemailer's MIME tree, since its composer has no DSN shape.
 import MimeNode from 'nodemailer/lib/mime-node';
-import type { NoticeKind } from '../intake/notice-fields.js';
 import type { IntakeRecord } from '../intake/record.js';
 import { explain } from './explain.js';
+import type { NoticeKind } from './notice-kind.js';
 
 export interface ComposeInput {
   readonly record: IntakeRecord;

@@ -4,14 +4,8 @@
 import type { Redis } from 'ioredis';
 import { type IntakeKeys, intakeKeys } from '../intake/keys.js';
 import { luaScript } from '../intake/lua-script.js';
-import {
-  isNoticeState,
-  type NoticeEntry,
-  type NoticeKind,
-  type NoticeState,
-  noticeEntryField,
-  noticeStateField,
-} from '../intake/notice-fields.js';
+import { isNoticeState, type NoticeEntry, type NoticeState, noticeEntryField, noticeStateField } from '../intake/notice-fields.js';
+import type { NoticeKind } from './notice-kind.js';
 
 /** Stands for "no entry yet" among the states a move may come from. */
 export const ABSENT = 'absent';

@@ -7,11 +7,12 @@
 // left alone.
 import type { Job, Queue } from 'bullmq';
 import { NOTICE_FAILURES } from '../errors.js';
-import { isNoticeKind, type NoticeKind, type NoticeState } from '../intake/notice-fields.js';
+import type { NoticeState } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import { ABSENT, type FromState, type NoticeLedger } from './ledger.js';
+import { isNoticeKind, type NoticeKind } from './notice-kind.js';
 import { NOTICE_SWEEP_LOOKBACK_MS } from './notice-lifetime.js';
 import type { NoticeJobData } from './queue.js';
 

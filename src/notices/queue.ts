@@ -2,11 +2,11 @@
 // second enqueue of the same notice is a no-op while the job exists; the record's checkpoint
 // covers the time after). `onOutcome` is the one call the intake processor makes: it only enqueues.
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
-import type { NoticeKind } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { ABSENT, type NoticeLedger } from './ledger.js';
+import type { NoticeKind } from './notice-kind.js';
 import { NOTICE_BACKOFF_MS } from './notice-lifetime.js';
 import { wantsNotice } from './policy.js';
 

@@ -2,7 +2,7 @@
 // outcome (answer, error, silence) into a DependencyCheck. Never throws, never hangs.
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { withTimeout } from './bounded.js';
+import { withTimeout } from '../bounded.js';
 import type { DependencyCheck, QueueCheck } from './readiness.js';
 
 export const CHECK_TIMEOUT_MS = 1000;

@@ -2,10 +2,10 @@
 // Sender API's terms and the notices sent to the sender, and the answer to a replay (the list is
 // intake-list-page.ts). Pure functions from records to HTML; every value is escaped.
 
-import { NOTICE_KINDS } from '../intake/notice-fields.js';
 import { codeAndReason } from '../intake/reason-text.js';
 import { INTAKE_STATES, type IntakeRecord, type PdfRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
+import { NOTICE_KINDS } from '../notices/notice-kind.js';
 import { escapeHtml, isoTime, page } from './html.js';
 
 export const INTAKES_PATH = '/admin/intakes';

@@ -6,10 +6,10 @@
 
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { withTimeout } from '../bounded.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { errorCodeLabel, unlistedErrorCode } from '../sender-api/error-code-label.js';
 import { type ApiHealth, createApiHealth } from './api-health.js';
-import { withTimeout } from './bounded.js';
 
 const PREFIX = 'letter_intake_';
 

@@ -1,7 +1,8 @@
 // The raw store's part of /readyz: its probe (write, read back, delete) within a short bound.
 // Never throws, never hangs. A process without a store (the `ops` role) reports it skipped.
+
+import { withTimeout } from '../bounded.js';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { withTimeout } from './bounded.js';
 import type { DependencyCheck } from './readiness.js';
 
 export async function checkRawStore(store: RawStore | undefined, timeoutMs: number): Promise<DependencyCheck> {

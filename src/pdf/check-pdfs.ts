@@ -4,9 +4,9 @@
 // retried, then fails replayable): our bug is never the sender's rejection.
 import type { PdfRecord } from '../intake/record.js';
 import type { Sender } from '../senders/directory.js';
-import type { PdfDocument } from '../worker/pdf-rules.js';
 import type { PdfChecker } from './checker-pool.js';
 import { judgePdf, type PdfRejection } from './judge.js';
+import type { PdfDocument } from './pdf-document.js';
 
 export type PdfDetails = Pick<PdfRecord, 'pages' | 'version' | 'producer' | 'launchActionsChecked'>;
 

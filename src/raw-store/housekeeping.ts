@@ -2,8 +2,8 @@
 // stopped. A failed round is logged and tried again next interval (the store or Redis may be
 // away for a while; nothing is lost by waiting).
 
-import type { BlobIndex } from '../intake/blob-index.js';
 import type { Logger } from '../log.js';
+import type { BlobIndex } from './blob-index.js';
 import type { RawStore } from './raw-store.js';
 import { deleteExpiredBlobs, type OrphanSweepDeps, sweepOrphans } from './sweep.js';
 

@@ -2,10 +2,10 @@
 // role still starts (the operator may know better), but never silently on a Redis that can
 // lose mail already answered 250.
 import type { Redis } from 'ioredis';
+import { withTimeout } from '../bounded.js';
 import { judgeRedisDurability } from '../doctor/redis-checks.js';
 import { readRedisFacts } from '../doctor/redis-facts.js';
 import type { Logger } from '../log.js';
-import { withTimeout } from '../ops/bounded.js';
 
 export async function warnAboutRedisDurability(redis: Redis, logger: Logger): Promise<void> {
   try {

@@ -1,9 +1,9 @@
 // `letter-intake status ID` for a person: the intake's state and what it came to first, then
 // where it came from, its checks, its timeline and what the sender was told. Pure: a record in,
 // lines of text out (`--json` prints the record itself).
-import { NOTICE_KINDS } from '../intake/notice-fields.js';
 import { codeAndReason } from '../intake/reason-text.js';
 import { INTAKE_STATES, type IntakeRecord, type PdfRecord, type Timeline } from '../intake/record.js';
+import { NOTICE_KINDS } from '../notices/notice-kind.js';
 
 /** 2026-11-25 14:11:33.971 (UTC, to the millisecond). */
 export function utcTime(ms: number): string {

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { AuthContext } from '../auth/authenticate.js';
+import { withTimeout } from '../bounded.js';
 import { IntakeError, ofIntake } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { failedChecks } from '../intake/auth-refusals.js';
@@ -12,13 +13,12 @@ import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
 import { type SessionRefusal, SUBJECT_MAX_BYTES } from '../intake/session-refusals.js';
+import type { MimeWalk } from '../mime/mime-walk.js';
 import { cutUtf8 } from '../net/cut-text.js';
-import { withTimeout } from '../ops/bounded.js';
 import type { RuleContext } from '../policy/message-rules.js';
 import { headerBlockOf, readHeaderFields } from './header-fields.js';
 import type { MemoryBudget, Reservation } from './memory-budget.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
-import type { MimeWalk } from './mime-walk.js';
 import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
 export interface AuthDecision {

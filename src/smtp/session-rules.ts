@@ -2,8 +2,8 @@
 // authenticated From in, the rule the message breaks (if any) out. Only what the walk read with
 // certainty is refused: a walk that fails is a fault of ours, answered 451 (try later).
 import { IntakeError, type MessageRule, ruleSentence } from '../errors.js';
+import type { WalkResult } from '../mime/mime-walk.js';
 import { judgeMessage, type RuleContext } from '../policy/message-rules.js';
-import type { WalkResult } from './mime-walk.js';
 
 /** The walk keeps pace with the bytes; this only bounds a walk that hangs. */
 export const WALK_SETTLE_MS = 10_000;

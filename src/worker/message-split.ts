@@ -2,11 +2,11 @@
 // attachment's body, still encoded, as the views mailsplit hands over (no copy), and the message
 // without those bodies (headers, text parts and boundaries byte for byte), small enough for
 // mailparser to read the text, the subject and the attachments' names cheaply. Which parts are
-// attachments follows mailparser's reading, as the listener's walk does (smtp/mime-walk.ts).
+// attachments follows mailparser's reading, as the listener's walk does (mime/mime-walk.ts).
 
 import type { Transform } from 'node:stream';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
-import { attachmentOf } from '../smtp/mime-walk.js';
+import { attachmentOf } from '../mime/mime-walk.js';
 
 export interface EncodedPart {
   readonly contentType: string;

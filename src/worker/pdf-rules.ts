@@ -1,13 +1,8 @@
 // The letter's PDFs (docs/design.md §2.4), once the message rules (policy/message-rules.ts) passed. Pure.
 import { createHash } from 'node:crypto';
+import type { PdfDocument } from '../pdf/pdf-document.js';
 import { claimsToBePdf, describePart } from '../policy/message-rules.js';
 import type { MessageAttachment } from './parse-message.js';
-
-export interface PdfDocument {
-  readonly fileName: string;
-  readonly content: Buffer;
-  readonly sha256: string;
-}
 
 export interface PdfSelection {
   readonly pdfs: readonly PdfDocument[];

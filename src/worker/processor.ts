@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
 import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
 import { PdfRecheckLater } from '../pdf/checker-pool.js';
+import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { ApiLimits } from '../policy/message-rules.js';
 import { SenderApiError } from '../sender-api/index.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
@@ -24,7 +25,6 @@ import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
 import { FreshOwnership, type Owner, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
-import type { PdfDocument } from './pdf-rules.js';
 import { noteStatusName } from './status-names.js';
 import { type LetterApi, submitExactlyOnce } from './submit-letter.js';
 

@@ -7,10 +7,11 @@
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { intakeKeys } from '../../src/intake/keys.js';
-import type { NoticeKind, NoticeState } from '../../src/intake/notice-fields.js';
+import type { NoticeState } from '../../src/intake/notice-fields.js';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { createLogger } from '../../src/log.js';
 import { ABSENT, NoticeLedger } from '../../src/notices/ledger.js';
+import type { NoticeKind } from '../../src/notices/notice-kind.js';
 import { sweepAbandonedNotices } from '../../src/notices/notice-sweep.js';
 import { NOTICE_QUEUE, type NoticeJobData, noticeJobId, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';

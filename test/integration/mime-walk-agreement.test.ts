@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../fixtures/catalog.js';
-import { startMimeWalk, type WalkResult } from '../../src/smtp/mime-walk.js';
+import { startMimeWalk, type WalkResult } from '../../src/mime/mime-walk.js';
 import { factsOf } from '../../src/worker/decide.js';
 import { parseMessage } from '../../src/worker/parse-message.js';
 import { PEER_MIME_EXPECTATIONS } from '../fixtures-peer/mime-expectations.js';

@@ -2,7 +2,7 @@
 // hangs is our fault (451 4.3.0, try later), never a permanent refusal.
 import { describe, expect, it, vi } from 'vitest';
 import { IntakeError } from '../../src/errors.js';
-import type { WalkResult } from '../../src/smtp/mime-walk.js';
+import type { WalkResult } from '../../src/mime/mime-walk.js';
 import { replyFor } from '../../src/smtp/reply.js';
 import { brokenRule, refusalFor, settledWalk } from '../../src/smtp/session-rules.js';
 

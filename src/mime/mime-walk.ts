@@ -10,7 +10,7 @@ import type { Transform } from 'node:stream';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import { declaredType, FIRST_BYTES, type PartFacts } from '../policy/message-facts.js';
-import { Base64Counter, type BodyFacts } from './base64-counter.js';
+import { Base64Counter, type BodyFacts } from '../smtp/base64-counter.js';
 
 export type WalkResult =
   | { readonly kind: 'walked'; readonly subject: string; readonly parts: readonly PartFacts[] }

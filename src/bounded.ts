@@ -1,4 +1,5 @@
-// Every wait the ops side does on Redis has a bound: a probe or a scrape answers, never hangs.
+// Every wait has a bound (a probe, a scrape, a store call, a DNS or Redis answer): the one helper
+// that races a promise against a timer. Callers turn the TimeoutError into their own failure.
 
 export class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
