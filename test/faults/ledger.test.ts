@@ -184,7 +184,12 @@ describe('the ledger after a load run with faults at random moments', () => {
       const jobs = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
       const open = (['received', 'queued', 'processing'] as const).map((s) => counts.get(s) ?? 0);
       if ([...open, ...Object.values(jobs)].every((n) => n === 0)) break;
-      if (Date.now() > deadline) throw new Error(`intakes did not end: ${JSON.stringify({ open, jobs })}`);
+      if (Date.now() > deadline) {
+        // What the worker last said, to tell a dead process from a worker that stopped taking jobs.
+        const tail = worker.logs.slice(-40).map((l) => JSON.stringify(l).slice(0, 400));
+        process.stdout.write(`worker exit code: ${worker.child.exitCode ?? worker.child.signalCode ?? 'running'}\n${tail.join('\n')}\n`);
+        throw new Error(`intakes did not end: ${JSON.stringify({ open, jobs })}`);
+      }
       await delay(200);
     }
     const tookMs = Date.now() - started;
