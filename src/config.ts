@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
+import { parseHostPorts, type RedisTls, type RedisTopology, SENTINEL_DEFAULT_PORT, TOPOLOGY_VARIABLES } from './redis/topology.js';
 import { CONTRACT_MODES, type ContractMode } from './sandbox/contract-mode.js';
 import { WALK_SETTLE_MS } from './smtp/session-rules.js';
 
@@ -45,8 +46,40 @@ const addressList = z
   .pipe(z.array(z.email({ message: 'each entry must be an e-mail address' })));
 
 const schema = z.object({
-  /** Redis for the queue and the spool; unset → `start` runs a private redis-server. */
+  /**
+   * Where Redis is (src/redis/topology.ts), one of: REDIS_URL, one server; REDIS_SENTINELS, the
+   * primary the Sentinels name. None of them → `start` runs a private redis-server.
+   */
   REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Sentinels as host:port, comma-separated (port 26379 when left out), and the master group name they monitor. */
+  REDIS_SENTINELS: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      try {
+        parseHostPorts(value, SENTINEL_DEFAULT_PORT);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      }
+    }),
+  REDIS_SENTINEL_MASTER: optionalText,
+  /** With REDIS_SENTINELS: the primary's and replicas' credentials (a REDIS_URL carries its own), and the Sentinels'. */
+  REDIS_USERNAME: optionalText,
+  REDIS_PASSWORD: optionalText,
+  REDIS_SENTINEL_USERNAME: optionalText,
+  REDIS_SENTINEL_PASSWORD: optionalText,
+  /** With REDIS_SENTINELS: TLS to the primary (REDIS_TLS) and to the Sentinels (REDIS_SENTINEL_TLS); a REDIS_URL says rediss://. */
+  REDIS_TLS: flag,
+  REDIS_SENTINEL_TLS: flag,
+  /** The CA that signs Redis's (and the Sentinels') certificates; unset: the system's CAs. */
+  REDIS_TLS_CA_FILE: optionalText,
+  /**
+   * Replicas that must hold an intake's record and job before the client is told 250, and the
+   * worker's checkpoints before its next Sender API call (Redis WAIT); fewer → 451 4.3.0, the job
+   * waits. 0: the primary's word alone.
+   */
+  REDIS_REPLICAS_ACK: int(0, 0),
   /** How long a role waits for Redis at start before it gives up with a message. */
   REDIS_START_TIMEOUT_MS: int(100, 15_000),
   /** Key prefix for every key the gateway writes (BullMQ prefix too). Hash-tagged for Redis Cluster. */
@@ -202,9 +235,12 @@ const schema = z.object({
 type Parsed = z.infer<typeof schema>;
 
 export interface Config {
-  readonly redisUrl: string | undefined;
+  /** Where Redis is; undefined: `start` embeds its own redis-server (no other role runs without one). */
+  readonly redisTopology: RedisTopology | undefined;
   readonly redisPrefix: string;
   readonly redisStartTimeoutMs: number;
+  /** Replicas that acknowledge a write before it counts (REDIS_REPLICAS_ACK); 0: none waited for. */
+  readonly redisReplicasAck: number;
   readonly smtp: {
     readonly host: string;
     readonly port: number;
@@ -299,10 +335,13 @@ export function loadConfig(env: Env): Config {
   if (retentionProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${retentionProblem}`);
   const deadlineProblem = sessionDeadlineProblemOf(e);
   if (deadlineProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${deadlineProblem}`);
+  const topology = redisTopologyOf(e);
+  if (typeof topology === 'string') throw new ConfigError(`invalid configuration:\n  ${topology}`);
   return deepFreeze({
-    redisUrl: e.REDIS_URL,
+    redisTopology: topology,
     redisPrefix: e.REDIS_PREFIX,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_MS,
+    redisReplicasAck: e.REDIS_REPLICAS_ACK,
     smtp: {
       host: e.SMTP_HOST,
       port: e.SMTP_PORT,
@@ -361,6 +400,62 @@ export function loadConfig(env: Env): Config {
     },
     logLevel: e.LOG_LEVEL,
   });
+}
+
+/** The variables that only a Sentinel topology reads. */
+const SENTINEL_ONLY = [
+  'REDIS_SENTINEL_MASTER',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_USERNAME',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_TLS',
+  'REDIS_SENTINEL_TLS',
+] as const;
+
+/**
+ * The one Redis topology the variables describe (undefined: none, `start` embeds Redis), or the
+ * problem, naming the variables. A variable that would be ignored is refused, not ignored.
+ */
+function redisTopologyOf(e: Parsed): RedisTopology | undefined | string {
+  const chosen = TOPOLOGY_VARIABLES.filter((name) => e[name] !== undefined);
+  if (chosen.length > 1) return `${chosen.join(', ')}: set one of them, not ${chosen.length} (each names where Redis is)`;
+  const caFile = e.REDIS_TLS_CA_FILE;
+  if (e.REDIS_SENTINELS === undefined) {
+    const stray = SENTINEL_ONLY.filter((name) => e[name] !== undefined && e[name] !== false);
+    if (stray.length > 0) {
+      return `${stray.join(', ')}: only read with REDIS_SENTINELS (a REDIS_URL carries its own credentials, and rediss:// means TLS)`;
+    }
+  }
+  if (e.REDIS_URL !== undefined) {
+    const tls = e.REDIS_URL.startsWith('rediss:');
+    if (caFile !== undefined && !tls) return 'REDIS_TLS_CA_FILE: only read with a rediss:// REDIS_URL (redis:// is plain TCP)';
+    return { kind: 'standalone', url: e.REDIS_URL, tls: tls && caFile !== undefined ? { caFile } : undefined };
+  }
+  if (e.REDIS_SENTINELS !== undefined) {
+    if (e.REDIS_SENTINEL_MASTER === undefined)
+      return 'REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS (the master group name the Sentinels monitor)';
+    if (caFile !== undefined && !e.REDIS_TLS && !e.REDIS_SENTINEL_TLS) {
+      return 'REDIS_TLS_CA_FILE: only read with REDIS_TLS or REDIS_SENTINEL_TLS';
+    }
+    const tls: RedisTls = { caFile };
+    return {
+      kind: 'sentinel',
+      sentinels: parseHostPorts(e.REDIS_SENTINELS, SENTINEL_DEFAULT_PORT),
+      masterName: e.REDIS_SENTINEL_MASTER,
+      username: e.REDIS_USERNAME,
+      password: e.REDIS_PASSWORD,
+      sentinelUsername: e.REDIS_SENTINEL_USERNAME,
+      sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
+      tls: e.REDIS_TLS ? tls : undefined,
+      sentinelTls: e.REDIS_SENTINEL_TLS ? tls : undefined,
+    };
+  }
+  if (caFile !== undefined) return 'REDIS_TLS_CA_FILE: only read with a rediss:// REDIS_URL or with REDIS_SENTINELS';
+  if (e.REDIS_REPLICAS_ACK > 0) {
+    return `REDIS_REPLICAS_ACK: the embedded redis-server has no replicas; set ${TOPOLOGY_VARIABLES.join(' or ')} to a Redis that has`;
+  }
+  return undefined;
 }
 
 /**

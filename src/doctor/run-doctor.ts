@@ -2,11 +2,13 @@
 // raw store, the sender directory, the Sender API, DNS, TLS) and judges each with the pure
 // checks beside this file. Every wait is bounded; nothing is written but a probe that expires.
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { DnsResolver } from '../auth/resolver.js';
 import { withTimeout } from '../bounded.js';
 import type { Config, Env } from '../config.js';
 import type { Logger } from '../log.js';
+import { openRedis } from '../redis/connections.js';
+import { describeTopology, type RedisTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { createSenderApiClient } from '../sender-api/client.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
@@ -37,10 +39,10 @@ const CONNECT_TIMEOUT_MS = 5000;
 export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
   const { config } = deps;
   const results: CheckResult[] = [];
-  const redis = await connectRedis(config.redisUrl, results);
+  const redis = await connectRedis(config.redisTopology, results);
   try {
-    if (redis !== undefined) {
-      const where = redactUrl(config.redisUrl ?? '');
+    if (redis !== undefined && config.redisTopology !== undefined) {
+      const where = describeTopology(config.redisTopology);
       results.push(
         ...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.retentionMs / 86_400_000)),
       );
@@ -59,36 +61,29 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
   return results;
 }
 
-async function connectRedis(url: string | undefined, results: CheckResult[]): Promise<Redis | undefined> {
-  if (url === undefined) {
+async function connectRedis(topology: RedisTopology | undefined, results: CheckResult[]): Promise<Redis | undefined> {
+  const variables = TOPOLOGY_VARIABLES.join(' or ');
+  if (topology === undefined) {
     results.push(
       warn(
         'Redis',
         'reachable',
-        'REDIS_URL is unset: `start` embeds a durable private redis-server; the smtp, worker and ops roles need REDIS_URL',
+        `${variables} unset: \`start\` embeds a durable private redis-server; the smtp, worker and ops roles need one`,
       ),
     );
     return undefined;
   }
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    retryStrategy: () => null,
-  });
+  const redis = openRedis(topology, { kind: 'probe', connectTimeoutMs: CONNECT_TIMEOUT_MS });
   redis.on('error', () => {}); // reported below as the check's result
+  const where = describeTopology(topology);
   try {
     await withTimeout(redis.connect(), CONNECT_TIMEOUT_MS, 'connecting to Redis');
-    results.push(...judgeRedis(await withTimeout(readRedisFacts(redis), CONNECT_TIMEOUT_MS, 'Redis INFO'), redactUrl(url)));
+    results.push(...judgeRedis(await withTimeout(readRedisFacts(redis), CONNECT_TIMEOUT_MS, 'Redis INFO'), where));
     return redis;
   } catch (err) {
     redis.disconnect();
     results.push(
-      fail(
-        'Redis',
-        'reachable',
-        `${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}; check REDIS_URL and that Redis runs`,
-      ),
+      fail('Redis', 'reachable', `${where}: ${err instanceof Error ? err.message : String(err)}; check ${variables} and that Redis runs`),
     );
     return undefined;
   }
@@ -196,8 +191,4 @@ function readTls(config: Config): TlsMaterial | undefined {
     }
   };
   return { certPem: read(tls.certFile), keyPem: read(tls.keyFile), certFile: tls.certFile };
-}
-
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, '//***@');
 }

@@ -1,8 +1,9 @@
-// What `letter-intake doctor` checks. With REDIS_URL set: the deployment the environment
-// describes. Without it, and with a running `npm start` (found as `status` finds it, through
+// What `letter-intake doctor` checks. With a Redis topology set (REDIS_URL, REDIS_SENTINELS): the
+// deployment the environment describes. Without one, and with a running `npm start` (found as `status` finds it, through
 // DATA_DIR): that gateway, with the settings `start` filled in for itself — its embedded Redis,
 // its sandbox Sender API, and the demo setup when no sender directory is configured. Pure.
 import { type Env, loadConfig } from '../config.js';
+import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { withDemoDefaults } from './start.js';
 
 /** The demo is made to run on one machine, not to receive mail: two lines are expected to complain. */
@@ -18,13 +19,13 @@ export interface DoctorTarget {
 const orUnset = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
 
 export function doctorTarget(env: Env, runningStartRedisUrl: string | undefined): DoctorTarget {
-  if (orUnset(env.REDIS_URL) !== undefined)
-    return { env, heading: 'Checking the deployment the environment describes (REDIS_URL is set).' };
+  const set = TOPOLOGY_VARIABLES.filter((name) => orUnset(env[name]) !== undefined);
+  if (set.length > 0) return { env, heading: `Checking the deployment the environment describes (${set.join(', ')} set).` };
   if (runningStartRedisUrl === undefined) {
     return {
       env,
       heading:
-        'No REDIS_URL and no running `npm start` found: checking the environment as it is. Start `npm start` first, or give the variables of your deployment.',
+        'No Redis configured (REDIS_URL, REDIS_SENTINELS) and no running `npm start` found: checking the environment as it is. Start `npm start` first, or give the variables of your deployment.',
     };
   }
   const { env: started, demo } = withDemoDefaults(env);

@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
-import { commandRedisUrl, connectForCommand } from './command-redis.js';
+import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
 import { storeFor } from './part-context.js';
 import { formatStatus } from './status-text.js';
@@ -50,8 +50,7 @@ async function withStore(
     return 64;
   }
   const ctx = roleContext(process.env, 'letter-intake');
-  const redisUrl = commandRedisUrl(ctx.config);
-  const redis = await connectForCommand(redisUrl, COMMAND_TIMEOUT_MS);
+  const redis = await connectForCommand(commandRedisTopology(ctx.config), COMMAND_TIMEOUT_MS);
   try {
     return await run({ store: storeFor({ config: ctx.config }, redis), ctx, redis }, id);
   } finally {

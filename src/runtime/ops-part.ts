@@ -10,11 +10,13 @@ import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import type { RawStore } from '../raw-store/raw-store.js';
+import { openRedis } from '../redis/connections.js';
+import type { RedisTopology } from '../redis/topology.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
-import { logConnectionErrors, workerConnection } from './redis.js';
+import { logConnectionErrors } from './redis.js';
 import { warnAboutRedisDurability } from './redis-durability.js';
 import type { LoadedVersion } from './reloadable.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
@@ -28,7 +30,7 @@ export interface OpsPart extends Closable {
 
 export async function startOpsPart(
   ctx: RoleContext,
-  redisUrl: string,
+  redisTopology: RedisTopology,
   options: {
     readonly admin: boolean /** The role's raw store, checked by /readyz (none for `ops`). */;
     readonly rawStore?: RawStore | undefined;
@@ -38,7 +40,7 @@ export async function startOpsPart(
 ): Promise<OpsPart> {
   const { config } = ctx;
   const log = ctx.logger.child({ role: 'ops' });
-  const redis = workerConnection(redisUrl);
+  const redis = openRedis(redisTopology, { kind: 'worker' });
   // Readiness reports an outage; these keep ioredis from printing it as an unhandled event.
   logConnectionErrors(redis, log, 'ops.redis_error');
   const queue = createIntakeQueue(redis, config.redisPrefix);

@@ -6,6 +6,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { RedisTopology } from '../redis/topology.js';
 import type { Reloads } from './reloads.js';
 
 export interface PartContext {
@@ -13,7 +14,8 @@ export interface PartContext {
   readonly logger: Logger;
   readonly clock: () => number;
   readonly observer: IntakeObserver;
-  readonly redisUrl: string;
+  /** Where Redis is: the configured topology, or the embedded server `start` runs. */
+  readonly redisTopology: RedisTopology;
   /** Where messages are written (listener) and read (worker); opened and checked by the composition root. */
   readonly rawStore: RawStore;
   /** What the process reloads on SIGHUP and file changes (absent: nothing is reloaded). */

@@ -1,33 +1,12 @@
-// Redis connections for each role, and the arguments of a durable redis-server (the embedded one
-// is in embedded-redis.ts). Durable acceptance needs appendonly + appendfsync always + noeviction.
+// What every role does with its Redis connections (opened by src/redis/connections.ts): log
+// their outages sparingly, wait for Redis at start; and the arguments of a durable redis-server
+// (the embedded one is in embedded-redis.ts). Durable acceptance needs appendonly + appendfsync
+// always + noeviction.
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
-
-/**
- * The producer (listener) fails fast when Redis is away, so the client gets 451 at once; and a
- * Redis that is connected but stalled answers no command later than `commandTimeoutMs`.
- */
-export function producerConnection(url: string, commandTimeoutMs: number): Redis {
-  return new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    retryStrategy,
-    connectTimeout: 5000,
-    commandTimeout: commandTimeoutMs,
-  });
-}
-
-/** Workers and queue readers wait for Redis to come back (BullMQ requires this setting). */
-export function workerConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, retryStrategy, connectTimeout: 5000 });
-}
-
-/** Reconnect for ever, at most every 2 s: Redis coming back must need nobody's help. */
-function retryStrategy(times: number): number {
-  return Math.min(times * 200, 2000);
-}
+import { describeTopology, type RedisTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 
 /** While Redis stays away, its errors are logged at most this often (ioredis retries every ≤ 2 s). */
 const ERROR_LOG_INTERVAL_MS = 30_000;
@@ -54,7 +33,7 @@ export function logConnectionErrors(redis: Redis, logger: Logger, event: string)
 }
 
 /** Waits until Redis answers PING, or fails with a clear message after `timeoutMs`. */
-export async function waitForRedis(redis: Redis, url: string, timeoutMs: number): Promise<void> {
+export async function waitForRedis(redis: Redis, topology: RedisTopology, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -63,14 +42,12 @@ export async function waitForRedis(redis: Redis, url: string, timeoutMs: number)
       // not yet
     }
     if (Date.now() > deadline) {
-      throw new StartupError(`Redis at ${redactUrl(url)} did not answer within ${timeoutMs} ms (REDIS_URL, REDIS_START_TIMEOUT_MS)`);
+      throw new StartupError(
+        `Redis at ${describeTopology(topology)} did not answer within ${timeoutMs} ms (${TOPOLOGY_VARIABLES.join(', ')}, REDIS_START_TIMEOUT_MS)`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, '//***@');
 }
 
 /**

@@ -3,7 +3,7 @@
 // was queued and what was refused. Without any option it replays every failed intake.
 import { parseReplayFilter, replayFailed } from '../intake/bulk-replay.js';
 import { createIntakeQueue } from '../intake/queue.js';
-import { commandRedisUrl, connectForCommand } from './command-redis.js';
+import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
 import type { CommandOptions } from './intake-commands.js';
 import { storeFor } from './part-context.js';
@@ -23,7 +23,7 @@ export async function replayFailedCommand(_args: readonly string[], options: Com
     return 64; // EX_USAGE
   }
   const ctx = roleContext(process.env, 'letter-intake');
-  const redis = await connectForCommand(commandRedisUrl(ctx.config), COMMAND_TIMEOUT_MS);
+  const redis = await connectForCommand(commandRedisTopology(ctx.config), COMMAND_TIMEOUT_MS);
   const queue = createIntakeQueue(redis, ctx.config.redisPrefix);
   try {
     const store = storeFor({ config: ctx.config }, redis);

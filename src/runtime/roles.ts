@@ -2,6 +2,7 @@
 // own /healthz, /readyz and /metrics on HTTP_PORT; `ops` adds the dashboard and intake pages.
 import type { Config } from '../config.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
+import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { type RoleContext, required, roleContext, senderDirectoryOf } from './context.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
 import { listeningAs } from './listen-errors.js';
@@ -37,15 +38,15 @@ async function runRole(
   reloads: Reloads,
   start: (part: PartContext) => Promise<Closable | undefined>,
 ): Promise<'running'> {
-  const redisUrl = required(ctx.config.redisUrl, 'REDIS_URL', `for the ${role} role`);
+  const redisTopology = required(ctx.config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), `for the ${role} role`);
   // The listener writes messages and the worker reads them: both need the store, checked at start.
   const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
   const ops = await listeningAs(
     'HTTP_PORT',
     ctx.config.http,
-    startOpsPart(ctx, redisUrl, { admin: role === 'ops', rawStore, loaded: () => reloads.loaded() }),
+    startOpsPart(ctx, redisTopology, { admin: role === 'ops', rawStore, loaded: () => reloads.loaded() }),
   );
-  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisUrl, rawStore, reloads });
+  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisTopology, rawStore, reloads });
   ops.markStarted();
   reloads.onSignal();
   const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore?.close()) };

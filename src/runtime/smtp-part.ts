@@ -12,6 +12,7 @@ import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
+import { openRedis } from '../redis/connections.js';
 import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { type Listener, startListener } from '../smtp/server.js';
@@ -21,7 +22,7 @@ import { required } from './context.js';
 import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
-import { logConnectionErrors, producerConnection, waitForRedis } from './redis.js';
+import { logConnectionErrors, waitForRedis } from './redis.js';
 import type { Reloadable } from './reloadable.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
@@ -49,10 +50,10 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
           'tls',
           reloadableTls(config.smtp.tls, ctx.clock, (pair) => listening?.updateTls(pair)),
         );
-  const redis = producerConnection(ctx.redisUrl, config.enqueueTimeoutMs);
+  const redis = openRedis(ctx.redisTopology, { kind: 'producer', commandTimeoutMs: config.enqueueTimeoutMs });
   // During an outage ioredis reports every reconnect; clients hear 451 4.3.0 meanwhile.
   logConnectionErrors(redis, log, 'smtp.redis_error');
-  await waitForRedis(redis, ctx.redisUrl, config.redisStartTimeoutMs);
+  await waitForRedis(redis, ctx.redisTopology, config.redisStartTimeoutMs);
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', logErrorsSparingly(log, 'smtp.queue_error', 'queue error'));
   await queue.waitUntilReady();

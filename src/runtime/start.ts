@@ -1,10 +1,11 @@
 // `letter-intake start` (`npm start`): everything in one process. What is not configured is
-// embedded: a private redis-server (REDIS_URL unset), the sandbox Sender API (SENDER_API_URL
-// unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
+// embedded: a private redis-server (none of REDIS_URL, REDIS_SENTINELS set), the sandbox Sender
+// API (SENDER_API_URL unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Env } from '../config.js';
 import type { Logger } from '../log.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
+import { describeTopology, type RedisTopology } from '../redis/topology.js';
 import { startSandbox } from '../sandbox/index.js';
 import { roleContext, senderDirectoryOf } from './context.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -63,8 +64,14 @@ export async function startCommand(): Promise<'running'> {
   // What has started, so that a failed start stops it again (above all the embedded Redis).
   const started = new StartedParts(logger);
   try {
-    const redis = config.redisUrl === undefined ? await startOwnRedis(config.dataDir, started, logger) : undefined;
-    const redisUrl = config.redisUrl ?? redis?.url ?? '';
+    let redis: EmbeddedRedis | undefined;
+    let redisTopology: RedisTopology;
+    if (config.redisTopology === undefined) {
+      redis = await startOwnRedis(config.dataDir, started, logger);
+      redisTopology = { kind: 'standalone', url: redis.url, tls: undefined };
+    } else {
+      redisTopology = config.redisTopology;
+    }
     const sandbox =
       config.senderApiUrl === undefined
         ? await listeningAs(
@@ -89,10 +96,10 @@ export async function startCommand(): Promise<'running'> {
     const ops = await listeningAs(
       'HTTP_PORT',
       config.http,
-      startOpsPart(ctx, redisUrl, { admin: true, rawStore, loaded: () => reloads.loaded() }),
+      startOpsPart(ctx, redisTopology, { admin: true, rawStore, loaded: () => reloads.loaded() }),
     );
     started.add(ops);
-    const part = { ...ctx, observer: ops.observer, redisUrl, rawStore, reloads };
+    const part = { ...ctx, observer: ops.observer, redisTopology, rawStore, reloads };
     const smtp = await listeningAs('SMTP_PORT', config.smtp, startSmtpPart(part));
     started.add(smtp);
     const worker = await startWorkerPart(part, directory, apiUrl);
@@ -112,7 +119,7 @@ export async function startCommand(): Promise<'running'> {
         smtpPort: smtp.port,
         ops: ops.url,
         senderApi: apiUrl,
-        redis: redis === undefined ? 'external' : 'embedded',
+        redis: redis === undefined ? describeTopology(redisTopology) : 'embedded',
         ...(redis === undefined ? {} : { redisPid: redis.pid }),
         rawStore: rawStore.location,
       },

@@ -8,6 +8,7 @@ import { startNoticePart } from '../notices/notice-part.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
 import { createPdfChecker } from '../pdf/checker-pool.js';
 import { startHousekeeping } from '../raw-store/housekeeping.js';
+import { openRedis } from '../redis/connections.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { createApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../worker/api-circuit.js';
@@ -21,16 +22,16 @@ import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { startPeriodic } from './periodic.js';
-import { logConnectionErrors, waitForRedis, workerConnection } from './redis.js';
+import { logConnectionErrors, waitForRedis } from './redis.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
   growHeapsAsAServer();
   const logger = ctx.logger.child({ role: 'worker' });
-  const connection = workerConnection(ctx.redisUrl);
+  const connection = openRedis(ctx.redisTopology, { kind: 'worker' });
   logConnectionErrors(connection, logger, 'worker.redis_error');
-  await waitForRedis(connection, ctx.redisUrl, config.redisStartTimeoutMs);
+  await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
   let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
   const apiCircuit = createApiCircuit({
     policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },

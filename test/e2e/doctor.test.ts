@@ -96,7 +96,7 @@ beforeAll(async () => {
     logger: createLogger({ level: 'silent' }),
     clock: Date.now,
     observer: silentObserver,
-    redisUrl: redis.url,
+    redisTopology: { kind: 'standalone', url: redis.url, tls: undefined },
     rawStore,
   });
   try {

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log.js';
 import { type OpsPart, startOpsPart } from '../../src/runtime/ops-part.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway, testEnv } from '../helpers/gateway.js';
 import { BODY_MARKER, letter, signAs } from '../helpers/hostile-messages.js';
-import { TEST_REDIS_URL } from '../helpers/redis.js';
+import { standaloneTopology } from '../helpers/redis.js';
 import { call, field, letterBody } from '../helpers/sandbox.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 import { findLeaks, printTable } from './summary.js';
@@ -83,7 +83,7 @@ beforeAll(async () => {
   });
   ops = await startOpsPart(
     { config: loadConfig(env), env, logger: createLogger({ level: 'debug', destination }), clock: Date.now },
-    TEST_REDIS_URL,
+    standaloneTopology(),
     { admin: true },
   );
 });

@@ -18,6 +18,8 @@ import type { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
+import { openRedis } from '../../src/redis/connections.js';
+import type { RedisTopology } from '../../src/redis/topology.js';
 import type { Closable } from '../../src/runtime/lifecycle.js';
 import { storeFor } from '../../src/runtime/part-context.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
@@ -114,13 +116,13 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const redisUrl = config.redisUrl ?? TEST_REDIS_URL;
+  const redisTopology: RedisTopology = config.redisTopology ?? { kind: 'standalone', url: TEST_REDIS_URL, tls: undefined };
   const ctx = {
     config,
     logger,
     clock: Date.now,
     observer: options.observer ?? silentObserver,
-    redisUrl,
+    redisTopology,
     rawStore,
     ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
   };
@@ -142,7 +144,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     const running = sandbox;
     parts.push({ name: 'sandbox', close: () => running.close() });
   }
-  const redis = connectTestRedis(redisUrl);
+  const redis = redisTopology.kind === 'standalone' ? connectTestRedis(redisTopology.url) : openRedis(redisTopology, { kind: 'worker' });
   const store = storeFor(ctx, redis);
   const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
   queue.on('error', () => {});

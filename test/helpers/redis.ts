@@ -2,8 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { IntakeStore } from '../../src/intake/store.js';
+import type { StandaloneTopology } from '../../src/redis/topology.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** One Redis server by URL, as REDIS_URL names it (the machine's by default). */
+export function standaloneTopology(url = TEST_REDIS_URL): StandaloneTopology {
+  return { kind: 'standalone', url, tls: undefined };
+}
 
 export function randomPrefix(): string {
   return `{test-${randomBytes(6).toString('hex')}}`;

@@ -16,7 +16,9 @@ import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
-import { freePort, waitForRedis, workerConnection } from '../../src/runtime/redis.js';
+import { openRedis } from '../../src/redis/connections.js';
+import type { RedisTopology } from '../../src/redis/topology.js';
+import { freePort, waitForRedis } from '../../src/runtime/redis.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
@@ -158,11 +160,11 @@ describe('probes', () => {
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    const redisUrl = `redis://127.0.0.1:${port}`;
-    const redis = workerConnection(redisUrl);
+    const topology: RedisTopology = { kind: 'standalone', url: `redis://127.0.0.1:${port}`, tls: undefined };
+    const redis = openRedis(topology, { kind: 'worker' });
     redis.on('error', () => {}); // refused reconnections, expected once the server is gone
     cleanups.push(async () => redis.disconnect());
-    await waitForRedis(redis, redisUrl, 5000);
+    await waitForRedis(redis, topology, 5000);
     const { url, queue } = await startHarness({ redis });
     queue.on('error', () => {});
     cleanups.push(async () => withTimeout(queue.close(), 1000, 'queue close').catch(() => undefined));

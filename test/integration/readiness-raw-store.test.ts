@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import { startOpsPart } from '../../src/runtime/ops-part.js';
-import { randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
+import { randomPrefix, standaloneTopology, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -30,7 +30,7 @@ async function startRoleWithStore(clock: () => number) {
   });
   const rawStore = openRawStore({ location: config.rawStore.location, timeoutMs: 1000, s3PathStyle: false });
   await rawStore.check();
-  const ops = await startOpsPart({ config, env: {}, logger: createLogger({ level: 'silent' }), clock }, TEST_REDIS_URL, {
+  const ops = await startOpsPart({ config, env: {}, logger: createLogger({ level: 'silent' }), clock }, standaloneTopology(), {
     admin: false,
     rawStore,
   });

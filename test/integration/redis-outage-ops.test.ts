@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { type OpsPart, startOpsPart } from '../../src/runtime/ops-part.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { standaloneTopology } from '../helpers/redis.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
 const PASSWORD = 'outage-password';
@@ -33,9 +34,13 @@ beforeAll(async () => {
       done();
     },
   });
-  ops = await startOpsPart({ config, env: {}, logger: createLogger({ level: 'info', destination }), clock: Date.now }, redis.url, {
-    admin: true,
-  });
+  ops = await startOpsPart(
+    { config, env: {}, logger: createLogger({ level: 'info', destination }), clock: Date.now },
+    standaloneTopology(redis.url),
+    {
+      admin: true,
+    },
+  );
   ops.markStarted();
 });
 afterAll(async () => {

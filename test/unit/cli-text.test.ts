@@ -134,6 +134,13 @@ describe("the doctor's target", () => {
     expect(doctorTarget(env, 'redis://127.0.0.1:40000').env).toEqual(env);
   });
 
+  it('is the environment as given when Sentinels are configured, not a running `npm start`', () => {
+    const env = { REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'intake' };
+    const target = doctorTarget(env, 'redis://127.0.0.1:40000');
+    expect(target.env).toEqual(env);
+    expect(target.heading).toContain('(REDIS_SENTINELS set)');
+  });
+
   it('is the running `npm start` without REDIS_URL: its Redis, its sandbox and the demo setup', () => {
     const target = doctorTarget({ SANDBOX_PORT: '8091' }, 'redis://127.0.0.1:40000');
     expect(target.env).toMatchObject({

@@ -1,0 +1,97 @@
+// Which Redis deployment the gateway talks to, as config.ts reads it from the environment: one
+// server by URL, or a primary found through Sentinels. Every connection of every role is opened
+// from this (connections.ts); `npm start` embeds its own redis-server when none is configured.
+//
+// A further topology (Redis Cluster, REDIS_CLUSTER_NODES) is one more member of the union, one
+// more name in TOPOLOGY_VARIABLES, one more case in config.ts's redisTopologyOf and in
+// connections.ts's openRedis; `describeTopology` and the exhaustive switches name what is missing.
+
+/** The environment variables that each choose a topology; at most one may be set. */
+export const TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS'] as const;
+
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** TLS towards Redis: the CA file to trust (unset: the system's CAs). */
+export interface RedisTls {
+  readonly caFile: string | undefined;
+}
+
+export interface StandaloneTopology {
+  readonly kind: 'standalone';
+  /** redis:// or rediss://, credentials included. */
+  readonly url: string;
+  /** Present for rediss:// with REDIS_TLS_CA_FILE. */
+  readonly tls: RedisTls | undefined;
+}
+
+export interface SentinelTopology {
+  readonly kind: 'sentinel';
+  readonly sentinels: readonly HostPort[];
+  /** The master group name the Sentinels monitor (`sentinel monitor <name> …`). */
+  readonly masterName: string;
+  /** Credentials of the primary and replicas (REDIS_USERNAME, REDIS_PASSWORD). */
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  /** Credentials of the Sentinels themselves (their `requirepass`). */
+  readonly sentinelUsername: string | undefined;
+  readonly sentinelPassword: string | undefined;
+  /** TLS to the primary (REDIS_TLS) and to the Sentinels (REDIS_SENTINEL_TLS); undefined: plain TCP. */
+  readonly tls: RedisTls | undefined;
+  readonly sentinelTls: RedisTls | undefined;
+}
+
+export type RedisTopology = StandaloneTopology | SentinelTopology;
+
+/** The Sentinel port when an entry gives none. */
+export const SENTINEL_DEFAULT_PORT = 26379;
+
+/**
+ * "host:port,host:port" → addresses; an IPv6 address goes in brackets ("[::1]:26379"); a missing
+ * port is `defaultPort`. Throws an Error naming the entry that is not an address.
+ */
+export function parseHostPorts(text: string, defaultPort: number): HostPort[] {
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  if (entries.length === 0) throw new Error('expected host:port entries separated by commas');
+  return entries.map((entry) => parseHostPort(entry, defaultPort));
+}
+
+function parseHostPort(entry: string, defaultPort: number): HostPort {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]/]+))(?::(\d{1,5}))?$/.exec(entry);
+  const host = match?.[1] ?? match?.[2];
+  const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
+  if (host === undefined || port < 1 || port > 65_535) {
+    throw new Error(`"${entry}" is not host:port (an IPv6 address in brackets: [::1]:26379)`);
+  }
+  return { host, port };
+}
+
+/** One line for logs and messages: where Redis is, never a password. */
+export function describeTopology(topology: RedisTopology): string {
+  switch (topology.kind) {
+    case 'standalone':
+      return redactUrl(topology.url);
+    case 'sentinel':
+      return `primary "${topology.masterName}" through Sentinels ${topology.sentinels.map(hostPortText).join(',')}`;
+    default:
+      return unknownTopology(topology);
+  }
+}
+
+export function hostPortText(address: HostPort): string {
+  return address.host.includes(':') ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}
+
+/** The compile-time check that every switch over topologies handles every kind. */
+export function unknownTopology(topology: never): never {
+  throw new Error(`unknown Redis topology ${JSON.stringify(topology)}`);
+}
