@@ -1,6 +1,6 @@
 // The books after a storm: a few hundred messages (about one in ten deliberately bad) sent
 // through real processes while faults strike at random moments (worker SIGKILL + restart, Redis
-// SIGKILL + restart on its append-only file, bursts of 503 from the Sender API). Then the ledger
+// SIGKILL + restart on its append-only file, Sender API outages of a few seconds). Then the ledger
 // must balance: answered 250 = intakes recorded = submitted + rejected + failed, and no letter
 // exists twice. The test is the sending MTA: it re-sends after a 4xx or a lost connection.
 import { join } from 'node:path';
@@ -149,7 +149,9 @@ describe('the ledger after a load run with faults at random moments', () => {
     });
 
     // Faults, one at a time, each after a random number of further answers, until sending ends.
-    const faults = { 'worker SIGKILL + restart': 0, 'Redis SIGKILL + restart': 0, 'API 503 burst': 0, '503 answers injected': 0 };
+    const faults = { 'worker SIGKILL + restart': 0, 'Redis SIGKILL + restart': 0, 'API outage': 0, 'outage seconds': 0 };
+    let outagesOpen = 0;
+    const outagesEnding: Promise<void>[] = [];
     const refused451 = () => listener.logs.filter((l) => l.event === 'smtp.refused' && l.code === 451).length;
     while (!sendingDone) {
       const target = answered + 10 + Math.floor(random() * 30);
@@ -168,13 +170,22 @@ describe('the ledger after a load run with faults at random moments', () => {
         await redis.restart();
         faults['Redis SIGKILL + restart'] += 1;
       } else {
-        const count = 20 + Math.floor(random() * 40);
-        sandbox.store.injectFault({ status: 503, count });
-        faults['API 503 burst'] += 1;
-        faults['503 answers injected'] += count;
+        // An outage lasts a while, not a number of calls: while the circuit holds the queue only
+        // its probe calls, so a count of 503s would last as many probe intervals.
+        // Sending goes on meanwhile; overlapping outages end with the last of them.
+        const seconds = 2 + Math.floor(random() * 6);
+        if (outagesOpen++ === 0) sandbox.store.injectFault({ status: 503, count: 10_000 });
+        outagesEnding.push(
+          delay(seconds * 1000).then(() => {
+            if (--outagesOpen === 0) sandbox.store.clearFaults();
+          }),
+        );
+        faults['API outage'] += 1;
+        faults['outage seconds'] += seconds;
       }
     }
     await sending;
+    await Promise.all(outagesEnding);
 
     // Every intake ends (nothing left received, queued or processing) and the queue is empty.
     const queue = new Queue(INTAKE_QUEUE, { connection: reader, prefix });
@@ -275,7 +286,7 @@ describe('the ledger after a load run with faults at random moments', () => {
     const lost = [...records.values()].filter((r) => r.rawKey !== undefined && !afterSweep.committed.includes(r.rawKey));
     expect(lost.map((r) => r.intakeId)).toEqual([]);
     // The storm did happen (else the books prove little).
-    expect(faults['worker SIGKILL + restart'] + faults['Redis SIGKILL + restart'] + faults['API 503 burst']).toBeGreaterThanOrEqual(3);
+    expect(faults['worker SIGKILL + restart'] + faults['Redis SIGKILL + restart'] + faults['API outage']).toBeGreaterThanOrEqual(3);
   });
 });
 
