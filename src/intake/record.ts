@@ -89,6 +89,9 @@ const storedSchema = z.object({
   subject: z.string(),
   messageId: z.string(),
   sizeBytes: z.coerce.number(),
+  /** The content digest the id was made from, and its scheme (content-digest.ts); absent on older records. */
+  contentDigest: z.string().optional(),
+  contentDigestScheme: z.coerce.number().optional(),
   /** Each authentication check's result in words (spf, dkim, alignment, from). */
   auth: json(z.record(z.string(), z.string())),
   /** The message's blob in the raw store (absent: accepted before the raw store, the message is in Redis). */

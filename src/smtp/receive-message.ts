@@ -8,7 +8,7 @@ import { withTimeout } from '../bounded.js';
 import { IntakeError, ofIntake } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
 import { failedChecks } from '../intake/auth-refusals.js';
-import { withContentDigest } from '../intake/content-digest.js';
+import { type ContentDigest, withContentDigest } from '../intake/content-digest.js';
 import { intakeIdFor } from '../intake/intake-id.js';
 import type { RawSpool } from '../intake/raw-spool.js';
 import type { NewIntake } from '../intake/record.js';
@@ -109,7 +109,7 @@ async function accept(
   deps: ReceiveDeps,
   collector: MessageCollector,
   spool: RawSpool,
-  digest: () => string,
+  digest: (headerBlock: Buffer) => ContentDigest,
   decision: Promise<AuthDecision>,
   walk: MimeWalk,
   started: number,
@@ -164,8 +164,11 @@ async function accept(
     });
     throw refusal;
   }
+  const content = digest(headerBlock);
   const intake: NewIntake = {
-    intakeId: intakeIdFor({ from: auth.from, messageId: fields.messageId, contentSha256: digest() }),
+    intakeId: intakeIdFor(content),
+    contentDigest: content.sha256,
+    contentDigestScheme: content.scheme,
     receivedAt: deps.clock(),
     envelopeFrom: envelope.mailFrom,
     envelopeTo: [...envelope.rcptTo],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { identityFields } from '../../src/intake/identity-fields.js';
 import { intakeIdFor } from '../../src/intake/intake-id.js';
 import { readHeaderFields } from '../../src/smtp/header-fields.js';
 
@@ -20,23 +21,40 @@ describe('header fields for the intake record', () => {
   });
 });
 
+describe('the identity header fields', () => {
+  it('are the relaxed values of every instance of the listed fields, in the fixed order, never trace or authentication fields', () => {
+    const block = Buffer.from(
+      [
+        'Received: from relay.example by mx.example; Mon, 2 Nov 2026 08:00:00 +0000',
+        'DKIM-Signature: v=1; a=rsa-sha256; d=acme.example; s=rsa2048; bh=x; b=y',
+        'ARC-Seal: i=1; a=rsa-sha256; cv=none; d=relay.example; s=a; b=z',
+        'Authentication-Results: mx.example; dkim=pass',
+        'Received-SPF: pass',
+        'Return-Path: <bounce@acme.example>',
+        'Subject:  Your\t bill ',
+        '\t for  November ',
+        'To: a@intake.example',
+        'FROM : Acme <letters@acme.example>',
+        'To: b@intake.example',
+        'X-Mailer: app 1.0',
+        'Message-ID: <1@acme.example>',
+      ].join('\r\n'),
+      'latin1',
+    );
+    expect(identityFields(block)).toEqual([
+      ['from', 'Acme <letters@acme.example>'],
+      ['to', 'a@intake.example'],
+      ['to', 'b@intake.example'],
+      ['subject', 'Your bill for November'],
+      ['message-id', '<1@acme.example>'],
+    ]);
+  });
+});
+
 describe('the intake id', () => {
-  const base = { from: 'letters@acme.example', messageId: '<1@acme.example>', contentSha256: 'aa' };
-
-  it('is the same for the same From, Message-ID and content, whatever the case of From', () => {
-    expect(intakeIdFor({ ...base, from: 'LETTERS@acme.example' })).toBe(intakeIdFor(base));
-  });
-
-  it('differs for another From, another Message-ID or other content', () => {
-    expect(intakeIdFor({ ...base, from: 'x@acme.example' })).not.toBe(intakeIdFor(base));
-    expect(intakeIdFor({ ...base, messageId: '<2@acme.example>' })).not.toBe(intakeIdFor(base));
-    expect(intakeIdFor({ ...base, contentSha256: 'bb' })).not.toBe(intakeIdFor(base));
-  });
-
-  it('is known by its content alone without a Message-ID, and is a safe BullMQ job id', () => {
-    const a = intakeIdFor({ ...base, messageId: '' });
-    expect(a).toBe(intakeIdFor({ ...base, messageId: '', from: 'other@acme.example' }));
-    expect(a).not.toBe(intakeIdFor({ ...base, messageId: '', contentSha256: 'bb' }));
-    expect(a).toMatch(/^in[0-9a-f]{24}$/);
+  it('is "in" and the first 24 hex digits of the content digest: a safe BullMQ job id', () => {
+    expect(intakeIdFor({ scheme: 2, sha256: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' })).toBe(
+      'in0123456789abcdef01234567',
+    );
   });
 });
