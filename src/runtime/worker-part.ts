@@ -1,7 +1,7 @@
 // The worker part: the BullMQ worker on queue "intake" around the processor, the Sender API
 // client, the sweeps for intakes and notices whose job no longer runs, and the raw store's
 // housekeeping (orphans, retention), over the role's own connections.
-import { type Job, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import { redisBlobIndex } from '../intake/blob-index.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { startNoticePart } from '../notices/notice-part.js';
@@ -15,7 +15,8 @@ import { createApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../wo
 import { senderApiProbe } from '../worker/api-probe.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
-import { createProcessor, type IntakeOutcome } from '../worker/processor.js';
+import type { JobResult } from '../worker/outcome.js';
+import { createProcessor } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { growHeapsAsAServer } from './heap-growth.js';
@@ -32,7 +33,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const connection = openRedis(ctx.redisTopology, { kind: 'worker' });
   logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
-  let worker: Worker<IntakeJobData, IntakeOutcome> | undefined;
+  let worker: Worker<IntakeJobData, JobResult> | undefined;
   const apiCircuit = createApiCircuit({
     policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },
     probeIntervalMs: config.apiCircuit.probeIntervalMs,
@@ -82,12 +83,9 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     notices: notices.notices,
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     apiOutagePauseMs: () => apiCircuit.pauseMsIfOpen(),
-    rateLimit: async (ms: number, _job: Job<IntakeJobData>) => {
-      await worker?.rateLimit(ms);
-      throw Worker.RateLimitError();
-    },
+    rateLimit: async (ms: number) => worker?.rateLimit(ms),
   });
-  worker = new Worker<IntakeJobData, IntakeOutcome>(INTAKE_QUEUE, processor, {
+  worker = new Worker<IntakeJobData, JobResult>(INTAKE_QUEUE, processor, {
     connection,
     prefix: config.redisPrefix,
     concurrency: config.worker.concurrency,

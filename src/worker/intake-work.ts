@@ -1,0 +1,60 @@
+// The intake's work once claimed: load raw → parse → decide → check the PDFs → submit exactly
+// once → record the outcome. Returns the run's Outcome; whatever it throws, error-outcome.ts
+// turns into one.
+import { ruleSentence, WORKER_FAILURES } from '../errors.js';
+import { decide } from './decide.js';
+import { describeFailure } from './failure.js';
+import type { Outcome } from './outcome.js';
+import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
+import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
+import { failed, rejected, submitted } from './record-end.js';
+import { errorText, type Run } from './run.js';
+import { submitExactlyOnce } from './submit-letter.js';
+
+export async function workOnIntake(run: Run): Promise<Outcome> {
+  const { deps, record } = run;
+  // A raw store that does not answer throws StorageUnavailable: a retry, not a missing message.
+  const message = await deps.store.rawMessage(record);
+  if (!message.found) return failed(run, { code: 'RawMessageMissing', message: `${WORKER_FAILURES.RawMessageMissing} ${message.reason}` });
+  const raw = message.bytes;
+
+  const parseStarted = performance.now();
+  let parsed: ParsedMessage;
+  try {
+    parsed = await parseMessage(raw);
+  } catch (err) {
+    // The parser's own limits are a rule of the message; anything else is a defect of ours.
+    if (isParserLimit(err)) return rejected(run, 'UnparseableMessage', ruleSentence('UnparseableMessage', deps));
+    run.log.error({ err, event: 'intake.parser_error' }, 'the message parser failed');
+    return failed(run, { code: 'ParserError', message: `${WORKER_FAILURES.ParserError} ${errorText(err)}` });
+  } finally {
+    deps.observer.stageDuration('parse', (performance.now() - parseStarted) / 1000);
+  }
+
+  // The sender is the From address authentication judged (record.from), not mailparser's
+  // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047
+  // word that decodes to "<letters@acme.example>"), and only the authenticated one is proven.
+  const authenticated = { ...parsed, fromAddresses: record.from === '' ? [] : [record.from] };
+  const decision = decide(authenticated, { directory: deps.directory, maxPdfBytes: deps.maxPdfBytes, apiLimits: deps.apiLimits });
+  if (decision.kind === 'rejected') return rejected(run, decision.reasonCode, decision.reason);
+
+  const pdfCheck = await deps.checkPdfs(decision.pdfs, decision.sender);
+  const pdfs = decision.pdfs.map((p, i) => ({
+    fileName: p.fileName,
+    bytes: p.content.length,
+    sha256: p.sha256,
+    ...(pdfCheck.ok ? pdfCheck.details[i] : {}),
+  }));
+  run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
+  if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
+  const apiStarted = performance.now();
+  const fresh = new FreshOwnership(); // a checkpoint write just before an API call is its ownership check
+  const letter = await submitExactlyOnce(
+    ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
+    ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh),
+    { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
+    { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
+  );
+  deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
+  return submitted(run, letter.id, letter.status);
+}

@@ -1,0 +1,33 @@
+// What one run of an intake's job comes to, as a value (docs/design.md §3): the intake's work
+// returns an Outcome and settle-job.ts alone turns it into BullMQ's language. Every kind the
+// worker distinguishes is here; an exception escaping the work is unexpected (a Redis error
+// while an outcome is recorded) and BullMQ retries it.
+
+/** What a job returns when its intake ended without a failure (the job's `returnvalue`). */
+export type JobResult =
+  | { readonly outcome: 'submitted'; readonly letterId: string }
+  | { readonly outcome: 'rejected'; readonly reasonCode: string };
+
+export type Outcome =
+  /** The letter is submitted and recorded, its notice queued: the job completes. */
+  | { readonly kind: 'submitted'; readonly letterId: string }
+  /** The intake is rejected and recorded, its notice queued: the job completes (a rejection is a normal end). */
+  | { readonly kind: 'rejected'; readonly reasonCode: string }
+  /** The intake is recorded failed (replayable): the job fails without another attempt. */
+  | { readonly kind: 'failed'; readonly reason: string }
+  /** The job does not fit its intake (no record, or a state this run may not move): the job fails, nothing is recorded. */
+  | { readonly kind: 'stale-job'; readonly reason: string }
+  /** A transient failure (Redis trouble, a defect, an API blip): BullMQ waits the backoff and spends an attempt. */
+  | { readonly kind: 'retry'; readonly error: unknown }
+  /** Another worker holds the intake: this run stops, writing nothing. */
+  | { readonly kind: 'ownership-lost'; readonly reason: string }
+  /** The outcome is recorded but its notice is not queued: the job comes back later, no attempt spent. */
+  | { readonly kind: 'notice-not-queued'; readonly retryInMs: number; readonly reason: string }
+  /** A PDF waits for the checker pool's re-check alone: the job comes back later, no attempt spent. */
+  | { readonly kind: 'pdf-recheck-later'; readonly retryInMs: number; readonly reason: string }
+  /** Shutdown aborted the work: the job goes back to the queue now, no attempt spent. */
+  | { readonly kind: 'shutting-down'; readonly reason: string }
+  /** The Sender API answered 429: the whole queue waits, no attempt spent. */
+  | { readonly kind: 'rate-limited'; readonly waitMs: number }
+  /** The Sender API circuit is open (api-circuit.ts): the whole queue waits for the probe, no attempt spent. */
+  | { readonly kind: 'api-outage'; readonly waitMs: number };

@@ -1,0 +1,51 @@
+// What the processor's steps share: the dependencies built at the composition root, and one job
+// run (who it is, what it knows so far).
+import type { Job } from 'bullmq';
+import type { IntakeObserver } from '../intake/observer.js';
+import type { IntakeJobData } from '../intake/queue.js';
+import type { IntakeRecord, IntakeUpdate } from '../intake/record.js';
+import type { IntakeStore } from '../intake/store.js';
+import type { Logger } from '../log.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
+import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
+import type { PdfDocument } from '../pdf/pdf-document.js';
+import type { ApiLimits } from '../policy/message-rules.js';
+import type { Sender, SenderDirectory } from '../senders/directory.js';
+import type { Owner } from './ownership.js';
+import type { LetterApi } from './submit-letter.js';
+
+export interface ProcessorDeps {
+  readonly store: IntakeStore;
+  readonly directory: SenderDirectory;
+  readonly lettersFor: (sender: Sender) => LetterApi;
+  readonly clock: () => number;
+  readonly logger: Logger;
+  readonly observer: IntakeObserver;
+  readonly maxPdfBytes: number;
+  /** The real API's stated limits (API_TITLE_MAX_CHARS, API_MAX_PARTS), unset by default. */
+  readonly apiLimits?: ApiLimits | undefined;
+  /** Queues the notice an outcome earns its sender (only enqueues). */
+  readonly notices: NoticeOutcomes;
+  /** The deep PDF checks (src/pdf/check-pdfs.ts), bound to the checker threads. */
+  readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
+  /** Pauses the whole queue for a while (a 429, the open API circuit) without spending an attempt. */
+  readonly rateLimit: (ms: number) => Promise<void>;
+  /** While the Sender API circuit is open (api-circuit.ts): how long a job that met the outage holds the queue. */
+  readonly apiOutagePauseMs?: () => number | undefined;
+}
+
+/** One job run: who it is, what it knows so far. */
+export interface Run {
+  readonly deps: ProcessorDeps;
+  readonly log: Logger;
+  readonly job: Job<IntakeJobData>;
+  readonly owner: Owner;
+  readonly record: IntakeRecord;
+  readonly abort: AbortSignal;
+  /** What the worker learned about the letter, recorded with any outcome. */
+  facts: IntakeUpdate;
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

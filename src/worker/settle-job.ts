@@ -1,0 +1,45 @@
+// The one place an intake's Outcome becomes BullMQ's language: a return value completes the job,
+// UnrecoverableError fails it for good, a plain throw retries it after the backoff, a move to the
+// delayed set with DelayedError brings it back without spending an attempt, and a rate limit with
+// RateLimitError holds the whole queue without spending one.
+import { DelayedError, RateLimitError, UnrecoverableError } from 'bullmq';
+import { OwnershipLost } from '../errors.js';
+import type { JobResult, Outcome } from './outcome.js';
+
+/** The few moves of the running job the outcomes need (job.moveToDelayed with its token, worker.rateLimit). */
+export interface JobControl {
+  /** Moves the job to the delayed set until this time (ms since the epoch). */
+  delayUntil(timestamp: number): Promise<void>;
+  /** Holds the whole queue this long. */
+  rateLimit(ms: number): Promise<void>;
+  /** BullMQ's own clock: a delay is counted from it. */
+  now(): number;
+}
+
+export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobResult> {
+  switch (outcome.kind) {
+    case 'submitted':
+      return { outcome: 'submitted', letterId: outcome.letterId };
+    case 'rejected':
+      return { outcome: 'rejected', reasonCode: outcome.reasonCode };
+    case 'failed':
+    case 'stale-job':
+      throw new UnrecoverableError(outcome.reason);
+    case 'retry':
+      throw outcome.error;
+    case 'ownership-lost':
+      // BullMQ's own moves of the job fail too: the lock is not ours any more.
+      throw new OwnershipLost(outcome.reason);
+    case 'notice-not-queued':
+    case 'pdf-recheck-later':
+      await job.delayUntil(job.now() + outcome.retryInMs);
+      throw new DelayedError(outcome.reason);
+    case 'shutting-down':
+      await job.delayUntil(job.now());
+      throw new DelayedError(outcome.reason);
+    case 'rate-limited':
+    case 'api-outage':
+      await job.rateLimit(outcome.waitMs);
+      throw new RateLimitError();
+  }
+}
