@@ -1,7 +1,8 @@
-// Durable acceptance: raw message committed to the raw store, record stored and job queued (both acknowledged by Redis) before
-// the caller may answer 250. Idempotent: the same message again finds the first intake.
+// Durable acceptance: raw message committed to the raw store, record stored and job queued (both acknowledged by Redis, and
+// by REDIS_REPLICAS_ACK replicas) before the caller may answer 250. Idempotent: the same message again finds the first intake.
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
+import type { ReplicaAck } from '../redis/replica-ack.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
@@ -14,8 +15,10 @@ export interface AcceptDeps {
   readonly queue: Queue<IntakeJobData>;
   readonly clock: () => number;
   readonly attempts: number;
-  /** Bound on the whole store-and-queue step; past it the client is told 451 4.3.0. */
+  /** Bound on the whole store-and-queue step, replicas included; past it the client is told 451 4.3.0. */
   readonly timeoutMs: number;
+  /** The replicas that must hold the record and job before 250 (absent: the primary's word is enough). */
+  readonly replicas?: ReplicaAck | undefined;
 }
 
 /** What the listener hands over: the authentication header fields and the body. */
@@ -35,14 +38,25 @@ export interface Accepted {
 export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
   let timer: NodeJS.Timeout | undefined;
   let answered = false;
+  /** Past the writes, waiting for the replicas: a time-out then says so. */
+  let replicating = false;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       answered = true;
-      reject(new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later'));
+      reject(
+        replicating
+          ? new IntakeError('ReplicasBehind', 'the replicas did not acknowledge the intake in time', { intakeId: intake.intakeId })
+          : new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later'),
+      );
     }, deps.timeoutMs);
   });
+  const deadline = deps.clock() + deps.timeoutMs;
   try {
-    return await Promise.race([storeAndQueue(deps, intake, message, () => answered), timeout]);
+    const stored = storeAndQueue(deps, intake, message, () => answered).then((accepted) => {
+      replicating = true;
+      return heldByReplicas(deps, accepted, deadline);
+    });
+    return await Promise.race([stored, timeout]);
   } catch (err) {
     if (err instanceof IntakeError) throw err;
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: err });
@@ -75,4 +89,18 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
   }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
   return { intakeId, duplicate: !created.created };
+}
+
+/**
+ * The record and job (or, for a re-delivery, the record it found) held by the replicas wanted
+ * before 250; fewer in time is a 451, and the MTA's retry finds the intake or, after a failover
+ * that lost it, stores it anew.
+ */
+async function heldByReplicas(deps: AcceptDeps, accepted: Accepted, deadline: number): Promise<Accepted> {
+  if (deps.replicas === undefined) return accepted;
+  const verdict = await deps.replicas.acknowledge(deadline);
+  if (verdict.kind === 'acknowledged') return accepted;
+  throw new IntakeError('ReplicasBehind', `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the intake in time`, {
+    intakeId: accepted.intakeId,
+  });
 }

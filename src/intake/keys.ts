@@ -10,6 +10,8 @@ export interface IntakeKeys {
   /** Sorted set of intake ids in a state, scored by the time they entered it. */
   stateIndex(state: IntakeState): string;
   readonly stateIndexPrefix: string;
+  /** The counter a replica acknowledgement writes before its WAIT (src/redis/replica-ack.ts). */
+  readonly replicaTick: string;
 }
 
 export function intakeKeys(prefix: string): IntakeKeys {
@@ -19,5 +21,6 @@ export function intakeKeys(prefix: string): IntakeKeys {
     spool: (id) => `${prefix}:spool:${id}`,
     stateIndex: (state) => `${prefix}:state:${state}`,
     stateIndexPrefix: `${prefix}:state:`,
+    replicaTick: `${prefix}:replica-tick`,
   };
 }

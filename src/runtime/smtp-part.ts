@@ -1,18 +1,22 @@
 // The listener part: the SMTP server, its authentication (DNS from the zone file or live, DKIM
 // keys cached), durable acceptance (the message into the raw store, the record and the job into
 // Redis), each over the role's own connections.
+
+import type { Redis } from 'ioredis';
 import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
 import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import type { Config } from '../config.js';
 import { acceptIntake } from '../intake/accept.js';
 import { authRefusals } from '../intake/auth-refusals.js';
+import { intakeKeys } from '../intake/keys.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
 import { openRedis } from '../redis/connections.js';
+import { type ReplicaAck, replicaAck } from '../redis/replica-ack.js';
 import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { type Listener, startListener } from '../smtp/server.js';
@@ -63,7 +67,15 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     maxBytes: config.refusedMaxBytes,
   });
   const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
-  const acceptDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, timeoutMs: config.enqueueTimeoutMs };
+  const replicas = config.redisReplicasAck > 0 ? await startReplicaAck(ctx, log) : undefined;
+  const acceptDeps = {
+    store,
+    queue,
+    clock: ctx.clock,
+    attempts: config.worker.attempts,
+    timeoutMs: config.enqueueTimeoutMs,
+    replicas: replicas?.ack,
+  };
   const listener = await startListener(
     {
       ...config.smtp,
@@ -105,8 +117,19 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       await listener.close();
       await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
       redis.disconnect();
+      replicas?.connection.disconnect();
     },
   };
+}
+
+/** The listener's replica acknowledgement, on a connection of its own (WAIT blocks the connection it runs on). */
+async function startReplicaAck(ctx: PartContext, log: Logger): Promise<{ ack: ReplicaAck; connection: Redis }> {
+  const { config } = ctx;
+  // A WAIT lasts up to ENQUEUE_TIMEOUT_MS: the command's own bound is a little longer.
+  const connection = openRedis(ctx.redisTopology, { kind: 'producer', commandTimeoutMs: config.enqueueTimeoutMs + 1000 });
+  logConnectionErrors(connection, log, 'smtp.replica_ack_redis_error');
+  await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
+  return { ack: replicaAck(connection, intakeKeys(config.redisPrefix).replicaTick, config.redisReplicasAck, ctx.clock), connection };
 }
 
 /**

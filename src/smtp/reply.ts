@@ -10,7 +10,7 @@ export interface SmtpServerError extends Error {
  * Failures of ours (a store's error, a bucket, a path, a stack) are no business of the client:
  * it gets one fixed sentence and a reference under which the log keeps the detail.
  */
-const OURS: ReadonlySet<IntakeErrorCode> = new Set(['StorageUnavailable', 'Unexpected']);
+const OURS: ReadonlySet<IntakeErrorCode> = new Set(['StorageUnavailable', 'ReplicasBehind', 'Unexpected']);
 
 /** The error smtp-server turns into a reply; anything unexpected becomes 451 4.3.0 (try later). */
 export function replyFor(err: unknown, sessionId: string): SmtpServerError & { readonly ref: string } {

@@ -88,7 +88,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     }
     deps.observer.smtpReply(reply.responseCode, command);
     // the reply names no internal detail; the error, under the reply's reference, is kept here
-    const detail = err instanceof IntakeError && err.code === 'StorageUnavailable' ? { err } : {};
+    const detail = err instanceof IntakeError && (err.code === 'StorageUnavailable' || err.code === 'ReplicasBehind') ? { err } : {};
     log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message, intakeId, ...detail }, 'refused');
     return reply;
   };

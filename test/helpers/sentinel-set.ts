@@ -36,17 +36,38 @@ export interface SentinelSet {
 
 export const MASTER_NAME = 'intake';
 
-export async function startSentinelSet(options: SentinelSetOptions): Promise<SentinelSet> {
+export interface ReplicatedRedis {
+  readonly primary: RedisServer;
+  readonly replicas: readonly RedisServer[];
+  destroy(): Promise<void>;
+}
+
+/** A primary and `count` replicas of it, each in sync when this resolves. */
+export async function startReplicatedRedis(count: number, serverArgs: readonly string[] = []): Promise<ReplicatedRedis> {
   // A full sync starts at once (Redis 7 waits 5 s by default for more replicas to join it).
-  const extra = ['--repl-diskless-sync-delay', '0', ...(options.serverArgs ?? [])];
+  const extra = ['--repl-diskless-sync-delay', '0', ...serverArgs];
   const primary = await startRedisServer(extra);
   const replicas: RedisServer[] = [];
-  for (let i = 0; i < options.replicas; i++) {
+  for (let i = 0; i < count; i++) {
     replicas.push(await startRedisServer(['--replicaof', '127.0.0.1', String(primary.port), ...extra]));
   }
   for (const replica of replicas) {
     await waitFor(async () => (await infoField(replica.port, 'replication', 'master_link_status')) === 'up', 20_000, 'replicas in sync');
   }
+  return {
+    primary,
+    replicas,
+    async destroy() {
+      for (const server of [primary, ...replicas]) {
+        server.resume();
+        await server.destroy();
+      }
+    },
+  };
+}
+
+export async function startSentinelSet(options: SentinelSetOptions): Promise<SentinelSet> {
+  const { primary, replicas, destroy: destroyServers } = await startReplicatedRedis(options.replicas, options.serverArgs);
   const dir = mkdtempSync(join(tmpdir(), 'letter-intake-sentinel-'));
   const quorum = Math.floor(options.sentinels / 2) + 1;
   const sentinels: ChildProcess[] = [];
@@ -123,10 +144,7 @@ export async function startSentinelSet(options: SentinelSetOptions): Promise<Sen
             }),
         ),
       );
-      for (const server of [primary, ...replicas]) {
-        server.resume();
-        await server.destroy();
-      }
+      await destroyServers();
       rmSync(dir, { recursive: true, force: true });
     },
   };
