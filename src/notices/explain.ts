@@ -8,7 +8,7 @@ export interface Explanation {
   /** The human-readable part. */
   readonly text: string;
   /** RFC 3464 §2.3.3 Action. */
-  readonly action: 'failed' | 'delivered';
+  readonly action: 'failed' | 'delayed' | 'delivered';
   /** RFC 3463 enhanced status code. */
   readonly status: string;
   /** The reason code and sentence, for the Diagnostic-Code field. */
@@ -68,18 +68,23 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
     };
   }
   // A failure is ours (the Sender API, our credentials, a store): its code and reason stay in the
-  // log and on the intake page; the sender gets a fixed sentence and the intake id to quote.
+  // log and on the intake page; the sender gets a fixed sentence and the intake id to quote. Every
+  // failure alerts the operators (LetterIntakeIntakesFailed), whose replay creates the letter
+  // from the message already held; a resend would be another message and a second letter, so
+  // the notice says not to, and the replay's success is always confirmed (policy.ts).
   const operator = OPERATOR_CODES.has(record.errorCode ?? '');
-  const sentence = `the letter gateway could not create the letter (intake ${record.intakeId})`;
+  const sentence = `the letter gateway could not create the letter yet (intake ${record.intakeId})`;
   return {
-    subject: `Letter not created: ${record.subject}`,
+    subject: `Letter not created yet: ${record.subject}`,
     text:
-      `${about}\n\nThe letter could not be created${operator ? '' : ` after ${record.attempts} attempt(s)`}.\n\n` +
+      `${about}\n\nThe letter could not be created yet${operator ? '' : ` after ${record.attempts} attempt(s)`}.\n\n` +
       `Reason: ${sentence}, because of a fault on our side, not in your message.\n\n` +
-      `What to do: ${operator ? 'our operators have been alerted; ' : ''}send the same message again later: ` +
-      `a message whose intake failed is tried again when it arrives again. ` +
+      'What to do: do not resend; you will hear when the letter is created. ' +
+      'Our operators have been alerted and will create it from the message we hold; ' +
+      'a message sent again would become a second letter. ' +
       `Quote the intake id ${record.intakeId} if you ask us about it.\n`,
-    action: 'failed',
+    // RFC 3464 §2.3.3: the message is kept and will be acted on, not given up.
+    action: 'delayed',
     // RFC 3463 4.4.7: delivery time expired (retries ran out); 4.3.0: mail system (an operator must act).
     status: operator ? '4.3.0' : '4.4.7',
     diagnostic: sentence,

@@ -53,6 +53,11 @@ export class NoticeLedger {
     if (result === 'ok') return { ok: true };
     return { ok: false, state: asFromState(result) };
   }
+
+  /** Whether the intake left `failed` before: the record keeps its failed runs (store-scripts.ts, TRANSITION). */
+  async leftFailed(intakeId: string): Promise<boolean> {
+    return (await this.redis.hexists(this.keys.record(intakeId), 'earlierRuns')) === 1;
+  }
 }
 
 function asFromState(value: unknown): FromState | 'gone' {

@@ -14,10 +14,16 @@ export interface NoticePrefs {
 
 export type NoticeDecision = { readonly due: true; readonly to: string } | { readonly due: false; readonly reason: string };
 
-/** Bad news is always told; good news only to senders who asked for it. */
-export function wantsNotice(kind: NoticeKind, prefs: NoticePrefs | undefined): boolean {
-  return kind !== 'submitted' || (prefs?.notify.includes('submitted') ?? false);
+/**
+ * Bad news is always told; good news to senders who asked for it, and always after a failure
+ * (`afterFailure`: the intake left `failed`): its sender was told to wait for it.
+ */
+export function wantsNotice(kind: NoticeKind, prefs: NoticePrefs | undefined, afterFailure: boolean): boolean {
+  return kind !== 'submitted' || afterFailure || (prefs?.notify.includes('submitted') ?? false);
 }
+
+/** The intake left `failed` before (a replay or a re-delivery): its record keeps the failed run. */
+export const leftFailed = (record: Pick<IntakeRecord, 'earlierRuns'>): boolean => (record.earlierRuns?.length ?? 0) > 0;
 
 const AUTH_CHECKS = ['from', 'spf', 'alignment', 'dkim'] as const;
 const BULK_PRECEDENCE = new Set(['bulk', 'list', 'junk']);
@@ -31,7 +37,7 @@ export function noticeFor(
   const no = (reason: string): NoticeDecision => ({ due: false, reason });
   // A replay can change the outcome while the notice waits: only the current outcome is told.
   if (record.state !== kind) return no(`the intake is now ${record.state}, not ${kind}`);
-  if (!wantsNotice(kind, prefs)) return no('the sender did not ask for confirmations');
+  if (!wantsNotice(kind, prefs, leftFailed(record))) return no('the sender did not ask for confirmations');
   const unproven = AUTH_CHECKS.filter((check) => !(record.auth[check] ?? '').startsWith('pass'));
   if (record.from === '' || unproven.length > 0) {
     return no(`the From address is not authenticated (${unproven.length > 0 ? unproven.join(', ') : 'no From'})`);

@@ -52,7 +52,9 @@ export function noticesFor(deps: NoticeQueueDeps): NoticeOutcomes {
   return {
     async onOutcome(intakeId, kind, senderId) {
       const sender = senderId === undefined ? undefined : deps.directory.bySenderId(senderId);
-      if (!wantsNotice(kind, sender)) return;
+      // asked of Redis only for a confirmation the sender did not ask for
+      const afterFailure = !wantsNotice(kind, sender, false) && (await deps.ledger.leftFailed(intakeId));
+      if (!wantsNotice(kind, sender, afterFailure)) return;
       await deps.queue.add('notice', { intakeId, kind }, noticeJobOptions(intakeId, kind, deps.attempts));
       // After the job exists: a crash in between leaves a job whose processor starts from "absent".
       const moved = await deps.ledger.move(intakeId, kind, [ABSENT], { state: 'queued', at: deps.clock() });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import type { NoticeEntry } from '../../src/intake/notice-fields.js';
 import { silentObserver } from '../../src/intake/observer.js';
+import { replayIntake } from '../../src/intake/replay.js';
 import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { NoticeKind } from '../../src/notices/notice-kind.js';
@@ -110,10 +111,44 @@ describe('a notice for bad news after 250', () => {
     expect(relayed?.rcptTo).toEqual(['letters@acme.example']);
     const [human, status] = (await reportParts(relayed?.raw ?? Buffer.alloc(0))).map((p) => p.body);
     expect(human).toContain('after 2 attempt(s)');
-    expect(human).toContain(`Reason: the letter gateway could not create the letter (intake ${intakeId})`);
+    expect(human).toContain(`Reason: the letter gateway could not create the letter yet (intake ${intakeId})`);
     expect(human).not.toContain('ServiceUnavailable');
-    expect(statusField(status ?? '', 'Action')).toBe('failed');
+    expect(statusField(status ?? '', 'Action')).toBe('delayed');
     expect(statusField(status ?? '', 'Status')).toBe('4.4.7');
+  });
+});
+
+describe('a failure and its replay', () => {
+  it('tells the sender of a failure not to resend: the letter is created from the message already held', async () => {
+    gateway.sandbox?.store.injectFault({ status: 403, errorCode: 'InsufficientAuthorization', paths: '/api/v1/letters', count: 1 });
+    const { intakeId, title } = await deliver({});
+    expect(await gateway.settled(intakeId)).toMatchObject({ state: 'failed', errorCode: 'InsufficientAuthorization' });
+    expect((await noticeSettled(intakeId, 'failed')).state).toBe('sent');
+    const [relayed] = relayedFor(intakeId);
+    const mail = await simpleParser(relayed?.raw ?? Buffer.alloc(0));
+    expect(mail.subject).toBe(`Letter not created yet: ${title}`);
+    const [human, status] = (await reportParts(relayed?.raw ?? Buffer.alloc(0))).map((p) => p.body);
+    expect(human).toContain('do not resend; you will hear when the letter is created');
+    expect(human).not.toMatch(/send (it|the same message) again/);
+    // RFC 3464 §2.3.3: "delayed", not "failed": the gateway keeps the message and goes on.
+    expect(statusField(status ?? '', 'Action')).toBe('delayed');
+  });
+
+  it('confirms the letter a replay created, to a sender who did not ask for confirmations', async () => {
+    gateway.sandbox?.store.injectFault({ status: 403, errorCode: 'InsufficientAuthorization', paths: '/api/v1/letters', count: 1 });
+    const { intakeId, title } = await deliver({}); // letters@acme.example: no "notify" in fixtures/senders.json
+    expect(await gateway.settled(intakeId)).toMatchObject({ state: 'failed' });
+    expect((await noticeSettled(intakeId, 'failed')).state).toBe('sent');
+    expect(await replayIntake({ store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 2 }, intakeId)).toEqual({
+      ok: true,
+    });
+    const submitted = await gateway.settled(intakeId);
+    expect(submitted.state).toBe('submitted');
+    expect((await noticeSettled(intakeId, 'submitted', 5_000)).state).toBe('sent');
+    const confirmation = relayedFor(intakeId).at(-1);
+    const mail = await simpleParser(confirmation?.raw ?? Buffer.alloc(0));
+    expect(mail.subject).toBe(`Letter created: ${title}`);
+    expect(mail.text).toContain(`letter id ${submitted.letterId ?? '(none)'}`);
   });
 });
 

@@ -80,7 +80,7 @@ describe('a notice in the RFC 3464 shape', () => {
     const { mail, parts } = await composed(failed, 'failed');
     expect(statusField(part(parts, 'message/delivery-status'), 'Status')).toBe('4.4.7');
     expect(mail.text).toContain('after 12 attempt(s)');
-    expect(mail.text).toContain('send the same message again later');
+    expect(mail.text).toContain('do not resend; you will hear when the letter is created');
     expect(explain({ ...failed, errorCode: 'IpAddressUnauthorized' }, 'failed').status).toBe('4.3.0');
   });
 
@@ -99,7 +99,7 @@ describe('a notice in the RFC 3464 shape', () => {
     expect(everything).not.toContain('api.internal.example');
     expect(mail.text).toContain('in0123456789abcdef01234567');
     expect(statusField(part(parts, 'message/delivery-status'), 'Diagnostic-Code')).toBe(
-      'X-letter-intake; the letter gateway could not create the letter (intake in0123456789abcdef01234567)',
+      'X-letter-intake; the letter gateway could not create the letter yet (intake in0123456789abcdef01234567)',
     );
   });
 

@@ -72,7 +72,7 @@ describe('whether an outcome earns its sender a notice', () => {
     expect(noticeFor(record(), 'rejected', undefined, headers('Precedence: first-class', 'Auto-Submitted: no')).due).toBe(true);
   });
 
-  it('confirms a submitted letter only to a sender who asked for it', () => {
+  it('confirms a submitted letter to a sender who asked for it, and to any sender once the intake had failed', () => {
     const submitted = record({ state: 'submitted', letterId: 'L1' });
     expect(noticeFor(submitted, 'submitted', undefined, headers())).toEqual({
       due: false,
@@ -80,9 +80,12 @@ describe('whether an outcome earns its sender a notice', () => {
     });
     expect(noticeFor(submitted, 'submitted', { notify: [] }, headers()).due).toBe(false);
     expect(noticeFor(submitted, 'submitted', optedIn, headers())).toEqual({ due: true, to: 'letters@acme.example' });
-    expect(wantsNotice('submitted', undefined)).toBe(false);
-    expect(wantsNotice('submitted', optedIn)).toBe(true);
-    expect(wantsNotice('rejected', undefined)).toBe(true);
-    expect(wantsNotice('failed', { notify: [] })).toBe(true);
+    const replayed = { ...submitted, earlierRuns: [{ timeline: { failed: 1 }, errorCode: 'ServiceUnavailable' }] };
+    expect(noticeFor(replayed, 'submitted', { notify: [] }, headers())).toEqual({ due: true, to: 'letters@acme.example' });
+    expect(wantsNotice('submitted', undefined, false)).toBe(false);
+    expect(wantsNotice('submitted', undefined, true)).toBe(true);
+    expect(wantsNotice('submitted', optedIn, false)).toBe(true);
+    expect(wantsNotice('rejected', undefined, false)).toBe(true);
+    expect(wantsNotice('failed', { notify: [] }, false)).toBe(true);
   });
 });
