@@ -42,10 +42,11 @@ return 'created'`,
 // Returns 'ok' (a claim: {'ok', the record's fields as HGETALL gives them}), 'notowner' when an
 // expected owner no longer holds the record, or the current state when the transition is not
 // allowed from it ('' if no record). Every transition but a claim (new owner set) clears the
-// owner: a worker whose lock lapsed can write nothing afterwards. Leaving `failed` (a replay, a
-// re-delivery, a job that runs again) keeps the run that failed in `earlierRuns` (its timeline
-// after `received`, its error, its attempts; the newest 20) and starts the new run's timeline
-// afresh, so the intake page shows every attempt instead of one overwritten by the next.
+// owner: a worker whose lock lapsed can write nothing afterwards. Leaving `failed` (a replay or a
+// re-delivery) keeps the run that failed in `earlierRuns` (its timeline after `received`, its
+// error, its attempts; the newest 20) and starts the new run's timeline afresh, so the intake page
+// shows every attempt instead of one overwritten by the next. A claim (a new owner) never leaves
+// `failed`, whatever the allowed states: its sender was told, and only a replay queues it again.
 export const TRANSITION = luaScript(
   `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -54,6 +55,7 @@ if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[6] then return
 local allowed = false
 for from in string.gmatch(ARGV[5], '[^,]+') do if from == state then allowed = true end end
 if not allowed then return state end
+if state == 'failed' and ARGV[7] ~= '' then return state end
 local id = redis.call('HGET', KEYS[1], 'intakeId')
 if state == 'failed' and ARGV[1] ~= 'failed' then
   local run = {timeline = {}}

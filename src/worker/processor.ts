@@ -16,7 +16,12 @@ import { settleJob } from './settle-job.js';
 
 export type { ProcessorDeps } from './run.js';
 
-export const ACTIVE_STATES: readonly IntakeState[] = ['received', 'queued', 'processing', 'failed'];
+/**
+ * The states a job may claim. Never `failed`: its sender was told, and only a replay (the CLI, the
+ * page, or a re-delivery of the same message) queues it again. A dashboard Retry, a stalled job
+ * coming back or a kept job finds it failed and stops (the TRANSITION script refuses it too).
+ */
+export const ACTIVE_STATES: readonly IntakeState[] = ['received', 'queued', 'processing'];
 
 export function createProcessor(deps: ProcessorDeps) {
   return async function processIntake(job: Job<IntakeJobData>, token?: string, signal?: AbortSignal): Promise<JobResult> {
@@ -64,5 +69,9 @@ async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Log
       : { kind: 'rejected', reasonCode: ended.reasonCode ?? '' };
   }
   if (state === undefined) return { kind: 'stale-job', reason: `intake ${intakeId} has no record` };
+  if (state === 'failed') {
+    log.warn({ event: 'intake.not_claimed', state }, 'a job ran for a failed intake; only a replay queues it again');
+    return { kind: 'stale-job', reason: `intake ${intakeId} is failed: only a replay queues it again` };
+  }
   return { kind: 'stale-job', reason: `intake ${intakeId} is ${state}, not processing` };
 }
