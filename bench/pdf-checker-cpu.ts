@@ -6,8 +6,8 @@
 //
 //   npm exec -- tsx bench/pdf-checker-cpu.ts [--bytes 10000000] [--runs 40]
 import { parseArgs } from 'node:util';
+import { growHeapsAsAServer } from '../src/fast-paths/heap-growth.js';
 import { createPdfChecker } from '../src/pdf/checker-pool.js';
-import { growHeapsAsAServer } from '../src/runtime/heap-growth.js';
 import { paddedPdf } from './padded-pdf.js';
 import { mean, quantile } from './stats.js';
 

@@ -230,6 +230,8 @@ const schema = z.object({
   /** Bound on connecting to the relay and on each of its replies. */
   NOTICE_TIMEOUT_MS: int(100, 30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `on`: the replacements of dependencies' internals in src/fast-paths; `off`: the stock libraries (docs/design.md §20). */
+  FAST_PATHS: z.enum(['on', 'off']).default('on'),
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -310,6 +312,8 @@ export interface Config {
     readonly timeoutMs: number;
   };
   readonly logLevel: Parsed['LOG_LEVEL'];
+  /** FAST_PATHS=on: src/fast-paths replaces dependencies' internals; false: the stock libraries. */
+  readonly fastPaths: boolean;
 }
 
 export class ConfigError extends Error {
@@ -399,6 +403,7 @@ export function loadConfig(env: Env): Config {
       timeoutMs: e.NOTICE_TIMEOUT_MS,
     },
     logLevel: e.LOG_LEVEL,
+    fastPaths: e.FAST_PATHS === 'on',
   });
 }
 

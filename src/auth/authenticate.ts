@@ -7,10 +7,9 @@
 // - BIMI off: it can fetch logos and certificates over HTTPS; an intake MX must not.
 // - DMARC off: the intake policy (docs/design.md §2.3) is stricter than DMARC and decides alignment
 //   itself; DMARC would only add _dmarc DNS queries and rewrite mailauth's `aligned` flags.
-// mailauth runs through mailauth-authenticate.ts: the same checks, with DKIM body hashing over
-// whole chunks and keys parsed once per record (see fast-dkim-verifier.ts for what changed).
-import type { KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
-import { authenticateFast } from './mailauth-authenticate.js';
+// mailauth runs through the fast-paths boundary: its own authenticate(), or (FAST_PATHS=on) the
+// same checks with DKIM body hashing over whole chunks and keys parsed once per record.
+import { authenticateWithMailauth, type DkimKeyCache } from '../fast-paths/index.js';
 import { summarizeMailauthResult } from './mailauth-result.js';
 import type { DnsResolver } from './resolver.js';
 import type { AuthSummary } from './summary.js';
@@ -32,8 +31,8 @@ export interface AuthenticateOptions {
    * RFC 7208 §4.6.4: "at least 20 seconds". Each DNS query is bounded by the resolver too.
    */
   readonly spfTimeLimitMs?: number;
-  /** DKIM keys parsed once and shared across messages (parsed-key-cache.ts); default: per message. */
-  readonly keyCache?: KeyCache;
+  /** DKIM keys parsed once and shared across messages (fast-paths: createDkimKeyCache); default: per message. */
+  readonly keyCache?: DkimKeyCache | undefined;
 }
 
 const SPF_TIME_LIMIT_MS = 20_000;
@@ -45,7 +44,7 @@ export async function authenticateMessage(
   resolver: DnsResolver,
   options: AuthenticateOptions = {},
 ): Promise<AuthSummary> {
-  const result = await authenticateFast(
+  const result = await authenticateWithMailauth(
     message,
     { ip: ctx.ip, helo: ctx.helo, sender: ctx.sender, mta: ctx.mta, resolver, maxElapsedTime: options.spfTimeLimitMs ?? SPF_TIME_LIMIT_MS },
     options.keyCache,

@@ -1,7 +1,7 @@
 // Caches DKIM key records (TXT at <selector>._domainkey.<domain>) across messages: a sender's
 // letters all carry the same key, and its DNS round trip is the per-message cost worth saving.
 // The answer is cached here, at the resolver; parsing and importing the key once per record
-// text, across messages, is parsed-key-cache.ts's job (mailauth would redo it per message).
+// text, across messages, is fast-paths/parsed-key-cache.ts's job (mailauth would redo it per message).
 // Only successful answers are kept, for a short time (key rotation shows within ttlMs); errors
 // (no record, time-out, SERVFAIL) are never cached. Concurrent lookups of one name share one query.
 import type { DnsResolver } from './resolver.js';

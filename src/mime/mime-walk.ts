@@ -2,15 +2,16 @@
 // (policy/message-facts.ts), with bounded memory. mailsplit (the splitter mailparser is built
 // on, with mailparser's settings) cuts the message into parts; of each attachment only its
 // decoded length and first bytes are kept, as the part's own decoder gives them (base64 is
-// counted rather than decoded where that gives the same answer: base64-counter.ts).
+// counted rather than decoded where that gives the same answer: fast-paths/base64-counter.ts).
 // What counts as an attachment, its type and name follow mailparser's reading exactly, so
 // the listener and the worker judge the same facts.
 
 import type { Transform } from 'node:stream';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
+import { countBase64Body } from '../fast-paths/index.js';
 import { declaredType, FIRST_BYTES, type PartFacts } from '../policy/message-facts.js';
-import { Base64Counter, type BodyFacts } from '../smtp/base64-counter.js';
+import type { BodyCounter, BodyFacts } from './body-facts.js';
 
 export type WalkResult =
   | { readonly kind: 'walked'; readonly subject: string; readonly parts: readonly PartFacts[] }
@@ -64,14 +65,15 @@ async function walk(splitter: Splitter): Promise<WalkResult> {
 
 /** An attachment's decoded length and first bytes, counted as its body passes. */
 class PartCounter {
-  private readonly body: Base64Counter | DecodedCounter;
+  private readonly body: BodyCounter;
 
   constructor(
     node: MimeNode,
     private readonly part: Pick<PartFacts, 'contentType' | 'fileName'>,
   ) {
     // the decoder mailparser would use (libbase64, libqp, or none), or, for base64, its count
-    this.body = node.encoding === 'base64' ? new Base64Counter(() => node.getDecoder()) : new DecodedCounter(node.getDecoder());
+    this.body =
+      (node.encoding === 'base64' ? countBase64Body(() => node.getDecoder()) : undefined) ?? new DecodedCounter(node.getDecoder());
   }
 
   write(chunk: Buffer): Promise<void> {
@@ -84,7 +86,7 @@ class PartCounter {
 }
 
 /** Counts what the part's decoder puts out. */
-class DecodedCounter {
+class DecodedCounter implements BodyCounter {
   private first = Buffer.alloc(0);
   private decoded = 0;
   private readonly ended: Promise<void>;

@@ -1,6 +1,7 @@
 // What every role starts from: the validated config, the logger, the clock, and the checks
 // that name the variable a role needs but did not get.
 import { type Config, ConfigError, type Env, loadConfig } from '../config.js';
+import { useFastPaths } from '../fast-paths/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { terminalDestination } from '../log-terminal.js';
 import type { SenderDirectory } from '../senders/directory.js';
@@ -19,6 +20,7 @@ const terminal = await terminalDestination({ isTerminal: process.stdout.isTTY ==
 
 export function roleContext(env: Env = process.env, name = 'letter-intake'): RoleContext {
   const config = loadConfig(env);
+  useFastPaths(config.fastPaths); // process-wide, before any part starts
   const logger = createLogger({ level: config.logLevel, name, ...(terminal === undefined ? {} : { destination: terminal }) });
   return { config, env, logger, clock: Date.now };
 }

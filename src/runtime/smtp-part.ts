@@ -7,6 +7,7 @@ import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
 import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import type { Config } from '../config.js';
+import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
 import { authRefusals } from '../intake/auth-refusals.js';
 import { intakeKeys } from '../intake/keys.js';
@@ -23,7 +24,6 @@ import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
-import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
@@ -40,6 +40,7 @@ export function resolverFor(config: Config): DnsResolver {
 
 export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
   const { config } = ctx;
+  useFastPaths(config.fastPaths);
   growHeapsAsAServer();
   const log = ctx.logger.child({ role: 'smtp' });
   const sendersFile = required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders');

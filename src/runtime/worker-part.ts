@@ -2,6 +2,7 @@
 // client, the sweeps for intakes and notices whose job no longer runs, and the raw store's
 // housekeeping (orphans, retention), over the role's own connections.
 import { Worker } from 'bullmq';
+import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { redisBlobIndex } from '../intake/blob-index.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { startNoticePart } from '../notices/notice-part.js';
@@ -19,7 +20,6 @@ import type { JobResult } from '../worker/outcome.js';
 import { createProcessor } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
-import { growHeapsAsAServer } from './heap-growth.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { startPeriodic } from './periodic.js';
@@ -28,6 +28,7 @@ import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
+  useFastPaths(config.fastPaths);
   growHeapsAsAServer();
   const logger = ctx.logger.child({ role: 'worker' });
   const connection = openRedis(ctx.redisTopology, { kind: 'worker' });

@@ -1,6 +1,6 @@
 // A document's bytes where the wire wants `base64Data`. The transport encodes them while the
 // request is written, a slice at a time, and puts the base64 into the JSON text without
-// JSON.stringify scanning it (json-text.ts): for a 10 MB PDF that scan and the copies around it
+// JSON.stringify scanning it (fast-paths/json-text.ts): for a 10 MB PDF that scan and the copies around it
 // cost ~45 ms of CPU, and the document's whole base64 as one string (13.7 MB) was a fresh large
 // object per call that drove the worker's old-generation collections. Anything else that
 // serializes it (a test, a log) gets the same base64 text through toJSON().

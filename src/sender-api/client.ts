@@ -1,8 +1,8 @@
 // The typed Sender API client the worker uses: `createSenderApiClient(...).as(sender)` gives a
 // per-sender handle whose session is cached for the life of the client.
+import { senderApiFetch } from '../fast-paths/index.js';
 import type { Logger } from '../log.js';
 import { checkBaseUrl } from './base-url.js';
-import { httpFetch } from './http-fetch.js';
 import { type SenderCredentials, SenderSession } from './sender-session.js';
 import { DEFAULT_REFRESH_MARGIN_MS } from './session-policy.js';
 import type { ApiCallEvent } from './transport.js';
@@ -10,7 +10,7 @@ import type { ApiCallEvent } from './transport.js';
 export interface SenderApiClientDeps {
   /** SENDER_API_URL: https://…, or http:// to a loopback host only. */
   readonly baseUrl: string;
-  /** Defaults to httpFetch (node:http; the global fetch costs far more CPU on large bodies). */
+  /** Defaults to the boundary's (fast-paths: node:http, far less CPU on large bodies; FAST_PATHS=off: the global fetch). */
   readonly fetch?: typeof fetch;
   /** Milliseconds since the epoch; session expiry is judged on it. */
   readonly clock: () => number;
@@ -31,7 +31,7 @@ export interface SenderApiClient {
 export function createSenderApiClient(deps: SenderApiClientDeps): SenderApiClient {
   const sessionDeps = {
     baseUrl: checkBaseUrl(deps.baseUrl),
-    fetch: deps.fetch ?? httpFetch,
+    fetch: deps.fetch ?? senderApiFetch(),
     clock: deps.clock,
     timeoutMs: deps.timeoutMs,
     logger: deps.logger.child({ component: 'sender-api' }),

@@ -2,11 +2,11 @@
 // classified SenderApiError that is logged exactly once, and one observer event per call (none for a
 // call we stopped ourselves).
 import type { z } from 'zod';
+import { jsonRequestBody } from '../fast-paths/index.js';
 import type { Logger } from '../log.js';
 import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
 import { type ApiFailure, classifyApiFailure } from './classify.js';
 import { SenderApiError } from './errors.js';
-import { jsonBody } from './json-text.js';
 import { errorEnvelopeSchema } from './wire.js';
 
 export interface ApiCallEvent {
@@ -32,7 +32,7 @@ export interface ApiRequest {
   /** Templated, for logs and metrics: "GET /api/v1/letters/{id}". */
   readonly endpoint: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as JSON (json-text.ts: a Base64Data goes in as its base64 text); absent → no body at all. */
+  /** Sent as JSON (a Base64Data goes in as its base64 text); absent → no body at all. */
   readonly body?: unknown;
   readonly signal?: AbortSignal | undefined;
 }
@@ -123,14 +123,14 @@ function fail(
 }
 
 /**
- * The headers and the JSON body (json-text.ts): a short one as a string, a longer one (with a
+ * The headers and the JSON body (fast-paths: jsonRequestBody): a string, or a longer one (with a
  * document) as a stream of its pieces, with its length declared so that it is not sent chunked.
  */
 function requestBody(request: ApiRequest): Pick<RequestInit, 'headers' | 'body' | 'duplex'> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   if (request.body === undefined) return { headers };
   headers['content-type'] = 'application/json';
-  const body = jsonBody(request.body);
+  const body = jsonRequestBody(request.body);
   if (typeof body === 'string') return { headers, body };
   headers['content-length'] = String(body.byteLength);
   return { headers, body, duplex: 'half' };

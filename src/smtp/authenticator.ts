@@ -1,13 +1,13 @@
 // Binds the authentication module to the listener: mailauth's findings judged by the policy,
 // reduced to what the SMTP session needs (outcome, reason, per-check record, From, headers).
 import { authenticateMessage } from '../auth/authenticate.js';
-import { createParsedKeyCache } from '../auth/parsed-key-cache.js';
 import type { DnsResolver } from '../auth/resolver.js';
 import { judgeAuthentication } from '../auth/verdict.js';
+import { createDkimKeyCache } from '../fast-paths/index.js';
 import type { Authenticate } from './receive-message.js';
 
 export function createAuthenticator(resolver: DnsResolver): Authenticate {
-  const keyCache = createParsedKeyCache(resolver); // one per listener: keys parsed once
+  const keyCache = createDkimKeyCache(resolver); // one per listener: keys parsed once
   return async (message, ctx) => {
     const summary = await authenticateMessage(message, ctx, resolver, { keyCache });
     const verdict = judgeAuthentication(summary);

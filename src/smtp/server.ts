@@ -3,6 +3,7 @@
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
+import { enhanceSizeReply } from '../fast-paths/index.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
 import { networkOf } from '../net/client-network.js';
@@ -61,13 +62,7 @@ class MxServer extends SMTPServer {
       this.onDeadline(connection.session, deadline);
       connection.send(421, reply); // smtp-server closes the connection after a 421
     });
-    const validate = connection._validateMailParams.bind(connection);
-    const limit = this.options.size;
-    connection._validateMailParams = (parsed) => {
-      const error = validate(parsed);
-      // RFC 1870 §6.1: 552 when the declared SIZE exceeds the fixed maximum; RFC 3463 5.3.4.
-      return error?.code === 552 ? { ...error, message: `5.3.4 message size exceeds the maximum of ${limit} bytes` } : error;
-    };
+    enhanceSizeReply(connection, this.options.size);
   }
 }
 

@@ -16,7 +16,7 @@ export interface LetterDraft {
   readonly title: string;
   readonly description: string;
   readonly genderTargeting: 'All';
-  /** The PDFs' bytes, sent as base64 when the request is written (sender-api/json-text.ts). */
+  /** The PDFs' bytes, sent as base64 when the request is written (fast-paths/json-text.ts). */
   readonly parts: readonly { fileName: string; mimeType: 'application/pdf'; base64Data: Base64Data }[];
 }
 

@@ -1,10 +1,10 @@
 // An attachment's decoded bytes, exactly as mailparser's decoder for the part gives them.
 // Base64 as MTAs send it (the alphabet in lines, at most two '=' at the very end) is decoded by
-// Node's native decoder (mime/base64-decode.ts): for such text that is what libbase64 computes,
+// Node's native decoder (fast-paths/base64-decode.ts): for such text that is what libbase64 computes,
 // chunk by chunk, after it drops the line ends. Anything else (spaces, stray bytes, '=' inside)
 // goes through the part's own decoder, so odd input keeps mailparser's reading.
 import type { Transform } from 'node:stream';
-import { decodePlainBase64 } from '../mime/base64-decode.js';
+import { decodePlainBase64 } from '../fast-paths/index.js';
 import type { EncodedPart } from './message-split.js';
 
 export async function decodePart(part: Pick<EncodedPart, 'encoding' | 'body' | 'decoder'>): Promise<Buffer> {

@@ -3,9 +3,9 @@
 // (PdfDamaged), never a crash or a hang; a thread that dies for another reason is our fault
 // (the promise rejects, the intake fails replayable) and the pool carries on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { growHeapsAsAServer } from '../../src/fast-paths/heap-growth.js';
 import { createPdfChecker, type PdfChecker, PdfCheckerError } from '../../src/pdf/checker-pool.js';
 import { judgePdf } from '../../src/pdf/judge.js';
-import { growHeapsAsAServer } from '../../src/runtime/heap-growth.js';
 import { deepNesting, hugeArray, manyObjects, metadataBomb, objectStreamBomb } from '../helpers/pdf-bombs.js';
 import { letterPdf, statementPdf } from '../helpers/pdf-samples.js';
 

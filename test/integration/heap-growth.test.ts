@@ -1,10 +1,10 @@
-// The listener and the worker grow their heaps as a server's (src/runtime/heap-growth.ts): a thread with a
+// The listener and the worker grow their heaps as a server's (src/fast-paths/heap-growth.ts): a thread with a
 // checker's heap limit then collects its old generation far less often for the same work. This
 // fails if V8 ignores the flag (a misspelt name, a V8 that dropped it): setFlagsFromString does
 // not say so itself.
 import { Worker } from 'node:worker_threads';
 import { expect, it } from 'vitest';
-import { growHeapsAsAServer } from '../../src/runtime/heap-growth.js';
+import { growHeapsAsAServer } from '../../src/fast-paths/heap-growth.js';
 
 // Large arrays (old space from birth), about 16 MB of them alive at a time, 480 MB made in all.
 const CHURN = `

@@ -1,4 +1,4 @@
-// The client's own fetch over plain HTTP (src/sender-api/http-fetch.ts) writes each kind of body
+// The client's own fetch over plain HTTP (src/fast-paths/http-fetch.ts) writes each kind of body
 // byte for byte with its length declared: an ASCII string (sent as latin1, in pieces), a string
 // with non-ASCII characters (sent as UTF-8, whole), bytes, and a body with documents made in
 // pieces as it is written (json-text.ts), which the global fetch must send the same way. A
@@ -8,10 +8,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { AsciiPiecesBody } from '../../src/fast-paths/ascii-pieces-body.js';
+import { httpFetch } from '../../src/fast-paths/http-fetch.js';
 import { createLogger } from '../../src/log.js';
-import { AsciiPiecesBody } from '../../src/sender-api/ascii-pieces-body.js';
 import { BASE64_SLICE_BYTES, Base64Data } from '../../src/sender-api/base64-data.js';
-import { httpFetch } from '../../src/sender-api/http-fetch.js';
 import { callApi } from '../../src/sender-api/transport.js';
 
 let server: Server;

@@ -1,5 +1,5 @@
 // The Sender API client over HTTPS, as in production: node:https through the client's own fetch
-// (src/sender-api/http-fetch.ts). A server on loopback with a certificate made for the test:
+// (src/fast-paths/http-fetch.ts). A server on loopback with a certificate made for the test:
 // untrusted, the call fails on the certificate and nothing reaches the server; trusted (the
 // way an operator adds a private CA, NODE_EXTRA_CA_CERTS, in a process of its own), a large
 // body arrives byte for byte, the answer comes back, and the connection is kept for the next call;
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpFetch } from '../../src/sender-api/http-fetch.js';
+import { httpFetch } from '../../src/fast-paths/http-fetch.js';
 import { selfSignedCertificate } from '../helpers/certificate.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -59,7 +59,7 @@ const run = (script: string, apiUrl: string) =>
   });
 
 const CHILD = `
-import { httpFetch } from ${JSON.stringify(join(REPO, 'dist/sender-api/http-fetch.js'))};
+import { httpFetch } from ${JSON.stringify(join(REPO, 'dist/fast-paths/http-fetch.js'))};
 const body = JSON.stringify({ title: 'x', base64Data: 'QUJD'.repeat(750_000) });
 const out = [];
 for (const path of ['/api/v1/letters', '/api/v1/letters/l1']) {

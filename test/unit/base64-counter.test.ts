@@ -3,7 +3,7 @@
 // cut into chunks anywhere.
 import { MimeNode } from '@zone-eu/mailsplit';
 import { describe, expect, it } from 'vitest';
-import { Base64Counter } from '../../src/smtp/base64-counter.js';
+import { Base64Counter } from '../../src/fast-paths/base64-counter.js';
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 function base64Decoder() {

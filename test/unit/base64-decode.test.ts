@@ -1,11 +1,11 @@
-// Plain base64 decoded in 64 KiB pieces (src/mime/base64-decode.ts) must give the bytes that were
+// Plain base64 decoded in 64 KiB pieces (src/fast-paths/base64-decode.ts) must give the bytes that were
 // encoded, and exactly what Node's decoder gives for the whole text, wherever the pieces' cuts
 // fall: in a line, on a line end, inside a CRLF, in the padding, with 1 to 3 characters carried
 // into the next piece. The cases are sized around the piece length.
 
 import { Decoder } from 'libbase64';
 import { describe, expect, it } from 'vitest';
-import { decodePlainBase64 } from '../../src/mime/base64-decode.js';
+import { decodePlainBase64 } from '../../src/fast-paths/base64-decode.js';
 import { decodePart } from '../../src/worker/part-content.js';
 import { mulberry32 } from '../helpers/seeded-random.js';
 

@@ -1,4 +1,4 @@
-// The fast DKIM path (src/auth/fast-dkim-verifier.ts: whole-chunk bare-LF rewriting and relaxed
+// The fast DKIM path (src/fast-paths/fast-dkim-verifier.ts: whole-chunk bare-LF rewriting and relaxed
 // body hashing, keys parsed once) must give exactly what mailauth gives. The reference is
 // mailauth itself, run on the same bytes cut into the same chunks: its RelaxedHash for the
 // hasher, its DkimVerifier for whole messages, its authenticate() for the full result.
@@ -15,13 +15,13 @@ import { authenticate } from 'mailauth/lib/mailauth.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
-import { verifyDkim } from '../../src/auth/fast-dkim-verifier.js';
-import { bareLineFeedsToCrlf } from '../../src/auth/line-breaks.js';
-import { authenticateFast } from '../../src/auth/mailauth-authenticate.js';
-import { createParsedKeyCache } from '../../src/auth/parsed-key-cache.js';
-import { FastRelaxedHash } from '../../src/auth/relaxed-body-hash.js';
 import type { DnsResolver } from '../../src/auth/resolver.js';
 import { createZoneResolver, loadZoneResolver } from '../../src/auth/zone-resolver.js';
+import { verifyDkim } from '../../src/fast-paths/fast-dkim-verifier.js';
+import { bareLineFeedsToCrlf } from '../../src/fast-paths/line-breaks.js';
+import { authenticateFast } from '../../src/fast-paths/mailauth-authenticate.js';
+import { createParsedKeyCache } from '../../src/fast-paths/parsed-key-cache.js';
+import { FastRelaxedHash } from '../../src/fast-paths/relaxed-body-hash.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
 
 import { mulberry32 } from '../helpers/seeded-random.js';

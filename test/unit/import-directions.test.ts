@@ -42,6 +42,8 @@ const folderOf = (path: string): string => path.split('/')[0] ?? '';
 const FORBIDDEN: readonly (readonly [string, string, string])[] = [
   ['worker', 'smtp', 'the worker does not reach into the listener'],
   ['smtp', 'worker', 'the listener does not reach into the worker'],
+  ['mime', 'smtp', 'the MIME walk lies below the listener and the worker'],
+  ['mime', 'worker', 'the MIME walk lies below the listener and the worker'],
   ['pdf', 'worker', 'the PDF checks serve the worker, not the other way round'],
   ['raw-store', 'intake', 'the raw store knows nothing of intake records'],
   ['senders', 'intake', 'the sender directory knows nothing of intake records'],
@@ -56,6 +58,19 @@ describe('imports between the folders of src/', () => {
 
   it.each(FORBIDDEN)('nothing in src/%s imports src/%s (%s)', (from, to) => {
     const wrong = IMPORTS.filter((i) => folderOf(i.file) === from && i.target.includes('/') && folderOf(i.target) === to);
+    expect(wrong).toEqual([]);
+  });
+
+  it('imports mailauth/lib/ (its private modules) only in src/fast-paths', () => {
+    const users = IMPORTS.filter((i) => i.target.startsWith('mailauth/lib/'));
+    expect(users.map((i) => folderOf(i.file))).toContain('fast-paths');
+    expect(users.filter((i) => folderOf(i.file) !== 'fast-paths')).toEqual([]);
+  });
+
+  it('imports src/fast-paths only through its index.ts outside the boundary', () => {
+    const wrong = IMPORTS.filter(
+      (i) => folderOf(i.file) !== 'fast-paths' && folderOf(i.target) === 'fast-paths' && i.target !== 'fast-paths/index.js',
+    );
     expect(wrong).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Decoder } from 'libbase64';
 import { describe, expect, it } from 'vitest';
-import { decodePlainBase64 } from '../../src/mime/base64-decode.js';
+import { decodePlainBase64 } from '../../src/fast-paths/base64-decode.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { decide } from '../../src/worker/decide.js';
 import { parseMessage } from '../../src/worker/parse-message.js';

@@ -1,3 +1,6 @@
+// Replaces: mailauth 7.1's authenticate() (lib/mailauth.js), for this project's options.
+// Proved by: test/unit/dkim-body-hash-equivalence.test.ts (its authenticate() result, field by field).
+//
 // mailauth's authenticate() (lib/mailauth.js, 7.1) for the options this project uses, on the
 // fast DKIM verifier: DKIM, then SPF, then the Received-SPF and Authentication-Results
 // headers, composed as mailauth composes them. What authenticate.ts turns off (trustReceived,
@@ -10,8 +13,8 @@ import type { KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
 import { parseReceived } from 'mailauth/lib/parse-received.js';
 import { spf } from 'mailauth/lib/spf/index.js';
 import { formatAuthservId } from 'mailauth/lib/tools.js';
+import type { DnsResolver } from '../auth/resolver.js';
 import { verifyDkim } from './fast-dkim-verifier.js';
-import type { DnsResolver } from './resolver.js';
 
 export interface MailauthOptions {
   readonly ip: string;

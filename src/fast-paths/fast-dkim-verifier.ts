@@ -1,3 +1,6 @@
+// Replaces: mailauth 7.1's DkimVerifier (lib/dkim/dkim-verifier.js) as dkimVerify() runs it, by subclassing.
+// Proved by: test/unit/dkim-body-hash-equivalence.test.ts (its DkimVerifier on the same chunks).
+//
 // mailauth's DKIM verifier with two costs taken out of the per-message path, and nothing else
 // changed: bare-LF rewriting and relaxed body hashing run over whole chunks (line-breaks.ts,
 // relaxed-body-hash.ts), and key records come from a cache shared by all messages

@@ -1,3 +1,6 @@
+// Replaces: a request body as one string or Buffer.
+// Proved by: test/integration/sender-api-http-fetch.test.ts (sent by httpFetch and by the global fetch, byte for byte).
+//
 // A request body made of ASCII text pieces generated as they are sent, with its length known up
 // front. It is a standard ReadableStream of bytes, so any fetch can send it (with `duplex:
 // 'half'` and the length as `content-length`); httpFetch (http-fetch.ts) recognises it and writes

@@ -1,9 +1,12 @@
+// Replaces: the part's own base64 decoder (libbase64's stream, as mailparser uses it).
+// Proved by: test/unit/base64-decode.test.ts and test/unit/part-content.test.ts (libbase64's bytes).
+//
 // Plain base64 (the alphabet in lines, then at most two '=', line ends around them) decoded in
 // one pass of 64 KiB pieces, each cut after a whole quartet, into one output buffer. A 13.7 MB
 // text decoded whole went through a 13.7 MB latin1 string of its own (fresh memory, faulted in
 // per letter); the pieces' strings are small and short-lived. Node decodes each piece with the
 // same native decoder as the whole text, quartet by quartet, so the bytes are the same.
-import { countBase64Alphabet } from './base64-scan.js';
+import { countBase64Alphabet } from '../mime/base64-scan.js';
 
 const CR = 0x0d;
 const LF = 0x0a;

@@ -1,3 +1,6 @@
+// Replaces: mailauth 7.1's DkimVerifier#ensureLinebreaks (bare LF → CRLF, a loop per byte).
+// Proved by: test/unit/dkim-body-hash-equivalence.test.ts (whole messages with bare LF and CR at chunk ends).
+//
 // Every bare LF as CRLF, as mailauth's message parser does before canonicalization, but found
 // with Buffer.indexOf per line instead of a JavaScript loop per byte. An LF counts as bare when
 // the byte before it (in this chunk, or the last byte of the previous one) is not CR.

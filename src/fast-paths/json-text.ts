@@ -1,3 +1,6 @@
+// Replaces: JSON.stringify of a request body (Base64Data.toJSON gives the same text).
+// Proved by: test/unit/json-text.test.ts (the same JSON value as JSON.stringify's).
+//
 // A request body as JSON text, in ASCII pieces made as the request is written. Every Base64Data
 // in the body's arrays and plain objects is left out of JSON.stringify (a marker string stands
 // in for it) and its base64 goes where the marker was: base64 needs no JSON escaping, so
@@ -11,8 +14,8 @@
 // its bytes are its characters, one each: its length is its Content-Length, known before any
 // base64 is made, and the socket takes it as latin1 without UTF-8 encoding.
 import { randomUUID } from 'node:crypto';
+import { Base64Data } from '../sender-api/base64-data.js';
 import { AsciiPiecesBody } from './ascii-pieces-body.js';
-import { Base64Data } from './base64-data.js';
 
 /** The most characters in one piece of the text (the base64 pieces are this long too). */
 export const JSON_PIECE_CHARS = 64 * 1024;

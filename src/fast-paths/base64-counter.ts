@@ -1,3 +1,6 @@
+// Replaces: decoding a base64 body with the part's own decoder (libbase64) to learn its length and first bytes.
+// Proved by: test/unit/base64-counter.test.ts (the decoder's answer, for clean and messy base64 cut anywhere).
+//
 // The decoded length and first bytes of a base64 body, exactly as the part's own decoder
 // (libbase64's, which mailparser uses) would give them, without decoding it all: base64 as
 // MTAs send it (the alphabet and line ends) is only counted. From the first chunk holding
@@ -5,17 +8,13 @@
 // the characters it would hold at that point, so the answer stays the decoder's own.
 import type { Transform } from 'node:stream';
 import { countBase64Alphabet } from '../mime/base64-scan.js';
+import type { BodyCounter, BodyFacts } from '../mime/body-facts.js';
 import { FIRST_BYTES } from '../policy/message-facts.js';
 
 /** Base64 characters whose decoding covers FIRST_BYTES (4 characters → 3 bytes). */
 const HEAD_CHARS = Math.ceil(FIRST_BYTES / 3) * 4;
 
-export interface BodyFacts {
-  readonly firstBytes: Buffer;
-  readonly decodedBytes: number;
-}
-
-export class Base64Counter {
+export class Base64Counter implements BodyCounter {
   /** Alphabet characters seen while counting. */
   private significant = 0;
   /** The first HEAD_CHARS of them. */

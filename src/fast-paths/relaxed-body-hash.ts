@@ -1,3 +1,6 @@
+// Replaces: mailauth 7.1's RelaxedHash (lib/dkim/body/relaxed.js) update(), by subclassing.
+// Proved by: test/unit/dkim-body-hash-equivalence.test.ts (its RelaxedHash on the same chunks).
+//
 // DKIM "relaxed" body canonicalization (RFC 6376 §3.4.4) at memory speed for the common case.
 //
 // mailauth's RelaxedHash looks at every byte in a JavaScript loop to decide which lines need

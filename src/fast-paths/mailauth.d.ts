@@ -1,11 +1,15 @@
+// Replaces: mailauth 7.1's own index.d.ts, for the private lib/ modules the boundary uses.
+// Proved by: test/unit/dkim-body-hash-equivalence.test.ts (fails if these internals change meaning).
+//
 // The mailauth calls this project makes, typed as the library really behaves.
 //
 // mailauth ships index.d.ts, but it types the injected DNS resolver as returning
 // `string[][] | string[]` (wrong for MX answers, which are objects, so an honest
 // `Promise<unknown>` resolver would need a cast) and requires top-level signing fields that
-// dkimSign ignores when `signatureData` is given. So src/auth and fixtures/ import the
-// implementation files directly and declare only what they use here. Results are typed
-// `unknown`: mailauth-result.ts validates every field it reads.
+// dkimSign ignores when `signatureData` is given. So src/fast-paths (alone in src/), fixtures/
+// and the test helpers import the implementation files directly and declare only what they use
+// here. Results are typed
+// `unknown`: auth/mailauth-result.ts validates every field it reads.
 // (A script file, not a module: these `declare module` blocks are ambient declarations.)
 
 declare module 'mailauth/lib/mailauth.js' {
@@ -78,7 +82,7 @@ declare module 'mailauth/lib/dkim/sign.js' {
   export function dkimSign(input: Buffer | string, options: DkimSignOptions): Promise<DkimSignResult>;
 }
 
-// The DKIM verifier's inside, for src/auth/fast-dkim-verifier.ts, which subclasses it to hash
+// The DKIM verifier's inside, for fast-dkim-verifier.ts, which subclasses it to hash
 // bodies on whole chunks and to share parsed keys between messages (7.1.x; the equivalence test
 // in test/unit/dkim-body-hash-equivalence.test.ts fails if these internals change meaning).
 declare module 'mailauth/lib/dkim/body/relaxed.js' {
