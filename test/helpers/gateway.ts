@@ -83,6 +83,8 @@ export function testEnv(prefix: string, extra: Record<string, string> = {}): Rec
     LOG_LEVEL: 'info',
     // A directory per prefix (created on first use), never the repository's .data/.
     RAW_STORE_URL: pathToFileURL(testRawDir(prefix)).href,
+    // the stock-library run (npm run test:stock) starts every gateway with FAST_PATHS=off
+    ...(process.env.FAST_PATHS === undefined ? {} : { FAST_PATHS: process.env.FAST_PATHS }),
     ...extra,
   };
 }
