@@ -18,7 +18,7 @@ export function blobIndexKeys(prefix: string): BlobIndexKeys {
   return { blobs: `${prefix}:raw-blobs`, due: `${prefix}:raw-due` };
 }
 
-/** The record field holding the blob key (intakes accepted before the raw store have none). */
+/** The record field holding the blob key. */
 export const RAW_KEY_FIELD = 'rawKey';
 
 export function redisBlobIndex(redis: Redis, prefix: string): BlobIndex {

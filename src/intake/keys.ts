@@ -4,7 +4,6 @@ import type { IntakeState } from './record.js';
 
 export interface IntakeKeys {
   record(intakeId: string): string;
-  raw(intakeId: string): string;
   /** A message's bytes while they arrive (raw-spool.ts). */
   spool(id: string): string;
   /** Sorted set of intake ids in a state, scored by the time they entered it. */
@@ -17,7 +16,6 @@ export interface IntakeKeys {
 export function intakeKeys(prefix: string): IntakeKeys {
   return {
     record: (id) => `${prefix}:record:${id}`,
-    raw: (id) => `${prefix}:raw:${id}`,
     spool: (id) => `${prefix}:spool:${id}`,
     stateIndex: (state) => `${prefix}:state:${state}`,
     stateIndexPrefix: `${prefix}:state:`,

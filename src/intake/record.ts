@@ -61,7 +61,7 @@ export type StrayDraft = z.infer<typeof strayDraftSchema>;
 /**
  * A run of the intake that ended `failed` before a replay (or a re-delivery) queued it again: its
  * timeline after `received`, its error and its attempts. The record keeps the newest 20
- * (store-scripts.ts, TRANSITION), oldest first.
+ * (scripts/transition-3.lua), oldest first.
  */
 const earlierRunSchema = z.object({
   timeline: z.object({
@@ -94,7 +94,7 @@ const storedSchema = z.object({
   contentDigestScheme: z.coerce.number().optional(),
   /** Each authentication check's result in words (spf, dkim, alignment, from). */
   auth: json(z.record(z.string(), z.string())),
-  /** The message's blob in the raw store (absent: accepted before the raw store, the message is in Redis). */
+  /** The message's blob in the raw store (CREATE writes it with the record). */
   rawKey: z.string().optional(),
   /** Our Received-SPF and Authentication-Results lines, put in front of the blob when it is read. */
   rawHeaders: z.string().optional(),

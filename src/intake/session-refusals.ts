@@ -5,14 +5,17 @@
 // at most the budget's bytes are kept, and one client network gets at most a number of records
 // an hour (the record is for operators, not a store an attacker with many domains can fill).
 // The per-network counts are part of the budget: an eighth of it is set aside for them, which
-// bounds how many networks one window counts. The script writing it (refusal-script.ts) keeps
+// bounds how many networks one window counts. The script writing it (scripts/record-refusal-4.lua) keeps
 // all of it in one step.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { networkOf } from '../net/client-network.js';
 import { cutUtf8 } from '../net/cut-text.js';
-import { RECORD_REFUSAL } from './refusal-script.js';
+import { luaScript } from './lua-script.js';
+
+/** Writes one record within every bound, in one step (scripts/record-refusal-4.lua). */
+const RECORD_REFUSAL = luaScript(new URL('./scripts/record-refusal-4.lua', import.meta.url));
 
 /** A bound on the index whatever a sender does: refusals past it drop the oldest. */
 const MAX_KEPT = 10_000;

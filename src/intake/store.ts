@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { RawStore } from '../raw-store/raw-store.js';
 import { type BlobIndexKeys, blobIndexKeys } from './blob-index.js';
 import { type IntakeKeys, intakeKeys } from './keys.js';
+import { luaScript } from './lua-script.js';
 import { loadRawMessage, type RawMessage } from './raw-message.js';
 import type { StoredBody } from './raw-spool.js';
 import {
@@ -20,7 +21,14 @@ import {
   toHashFields,
 } from './record.js';
 import { IntakeSearch } from './search-index.js';
-import { APPEND_STRAY_DRAFT, CHECKPOINT, CHECKPOINT_LETTER, CREATE, TRANSITION } from './store-scripts.js';
+
+// Each state change or guarded write is one script, so a record's state, its owner, its timeline
+// and the state indexes never disagree. What each takes and answers is in its file's header.
+const CREATE = luaScript(new URL('./scripts/create-5.lua', import.meta.url));
+const TRANSITION = luaScript(new URL('./scripts/transition-3.lua', import.meta.url));
+const CHECKPOINT = luaScript(new URL('./scripts/checkpoint-1.lua', import.meta.url));
+const CHECKPOINT_LETTER = luaScript(new URL('./scripts/checkpoint-letter-2.lua', import.meta.url));
+const APPEND_STRAY_DRAFT = luaScript(new URL('./scripts/append-stray-draft-1.lua', import.meta.url));
 
 /** A record left `received` (queueing failed; the client was told 451) disappears after this. */
 const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
@@ -72,7 +80,8 @@ export class IntakeStore {
 
   /**
    * Stores a `received` record pointing at the committed blob and its header lines, unless a
-   * record with this id exists; a `failed` one becomes `received` (pointing at the new blob).
+   * record with this id exists; a `failed` one stays `failed`, points at the new blob and is
+   * answered `requeue` (the caller queues it anew as a replay does); any other is left as it is.
    */
   async create(intake: NewIntake, message: { headers: string; body: StoredBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
@@ -150,7 +159,6 @@ export class IntakeStore {
     const result = await TRANSITION(
       this.redis,
       this.keys.record(intakeId),
-      this.keys.raw(intakeId),
       this.keys.stateIndexPrefix,
       this.blobKeys.due,
       to,
@@ -254,12 +262,7 @@ export class IntakeStore {
    * (StorageUnavailable): the caller retries later rather than calling the message lost.
    */
   async rawMessage(record: Pick<IntakeRecord, 'intakeId' | 'rawKey' | 'rawHeaders'>): Promise<RawMessage> {
-    return loadRawMessage({ rawStore: this.rawStore, legacy: (id) => this.legacyRaw(id) }, record);
-  }
-
-  /** The whole message of an intake accepted before the raw store, kept in Redis. */
-  private async legacyRaw(intakeId: string): Promise<Buffer | undefined> {
-    return (await this.redis.getBuffer(this.keys.raw(intakeId))) ?? undefined;
+    return loadRawMessage({ rawStore: this.rawStore }, record);
   }
 
   /** The newest intakes in a state, newest first, skipping the newest `offset`. */

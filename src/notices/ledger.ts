@@ -11,21 +11,8 @@ import type { NoticeKind } from './notice-kind.js';
 export const ABSENT = 'absent';
 export type FromState = NoticeState | typeof ABSENT;
 
-// KEYS: record. ARGV: state field, entry field, new state, entry JSON, allowed from-states (comma list).
-// Returns 'ok', 'gone' (no record: it expired or never was), or the current state ('absent' if none).
-const MOVE = luaScript(
-  `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
-local state = redis.call('HGET', KEYS[1], ARGV[1]) or 'absent'
-for from in string.gmatch(ARGV[5], '[^,]+') do
-  if from == state then
-    redis.call('HSET', KEYS[1], ARGV[1], ARGV[3], ARGV[2], ARGV[4])
-    return 'ok'
-  end
-end
-return state`,
-  1,
-);
+/** One checkpoint move, compared with the states it may come from (scripts/move-notice-1.lua). */
+const MOVE = luaScript(new URL('./scripts/move-notice-1.lua', import.meta.url));
 
 export type MoveResult = { readonly ok: true } | { readonly ok: false; readonly state: FromState | 'gone' };
 

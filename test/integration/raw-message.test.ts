@@ -1,4 +1,4 @@
-// Where a worker finds an intake's message: the raw store, or Redis for intakes from before it.
+// Where a worker finds an intake's message: its blob in the raw store, behind the recorded header lines.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,6 @@ import { freshRawStores, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
 const HEADERS = 'Authentication-Results: mx.intake.example; spf=pass\r\n';
 const BODY = 'From: letters@acme.example\r\nSubject: a letter\r\n\r\nbody\r\n';
-const noLegacy = (): Promise<Buffer | undefined> => Promise.resolve(undefined);
 
 describe.each(RAW_STORE_KINDS)("reading an intake's message with the $name store", (kind) => {
   let store: RawStore;
@@ -25,31 +24,26 @@ describe.each(RAW_STORE_KINDS)("reading an intake's message with the $name store
     const write = store.begin();
     await write.write(Buffer.from(BODY));
     await write.commit();
-    const message = await loadRawMessage(
-      { rawStore: store, legacy: noLegacy },
-      { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS },
-    );
+    const message = await loadRawMessage({ rawStore: store }, { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS });
     expect(message).toEqual({ found: true, bytes: Buffer.from(HEADERS + BODY) });
   });
 
   it('says which blob is missing when the store has none under the key', async () => {
     fresh();
     const message = await loadRawMessage(
-      { rawStore: store, legacy: noLegacy },
+      { rawStore: store },
       { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml', rawHeaders: HEADERS },
     );
     expect(message.found).toBe(false);
     expect(message.found ? '' : message.reason).toContain('0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml is missing from the raw store');
   });
 
-  it('reads an intake from before the raw store from Redis', async () => {
+  it('says the record names no message when it has no blob key', async () => {
     fresh();
-    const legacy = (id: string): Promise<Buffer | undefined> => Promise.resolve(id === 'in-old' ? Buffer.from(HEADERS + BODY) : undefined);
-    expect(await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-old' })).toEqual({
-      found: true,
-      bytes: Buffer.from(HEADERS + BODY),
+    expect(await loadRawMessage({ rawStore: store }, { intakeId: 'in-keyless' })).toEqual({
+      found: false,
+      reason: 'the record of in-keyless names no raw message',
     });
-    expect((await loadRawMessage({ rawStore: store, legacy }, { intakeId: 'in-gone' })).found).toBe(false);
   });
 });
 
@@ -59,7 +53,7 @@ describe('reading from a store that is away', () => {
     writeFileSync(path, 'not a directory');
     const store = openRawStore({ location: parseRawStoreUrl(`file://${path}`), timeoutMs: 1000, s3PathStyle: false });
     await expect(
-      loadRawMessage({ rawStore: store, legacy: noLegacy }, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' }),
+      loadRawMessage({ rawStore: store }, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' }),
     ).rejects.toMatchObject({ code: 'StorageUnavailable' });
   });
 });
