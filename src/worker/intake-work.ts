@@ -7,7 +7,7 @@ import { describeFailure } from './failure.js';
 import type { Outcome } from './outcome.js';
 import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
-import { failed, rejected, submitted } from './record-end.js';
+import { failed, rejected, storageLater, submitted } from './record-end.js';
 import { errorText, type Run } from './run.js';
 import { submitExactlyOnce } from './submit-letter.js';
 
@@ -56,5 +56,9 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );
   deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
-  return submitted(run, letter.id, letter.status);
+  // The letter exists now: whatever recording it meets, the intake must not end failed.
+  return submitted(run, letter.id, letter.status).catch((err: unknown): Outcome => {
+    if (run.abort.aborted) return { kind: 'shutting-down', reason: `intake ${record.intakeId}: the worker is shutting down` };
+    return storageLater(run.job, run.log, `letter ${letter.id} is submitted, but recording it failed`, err);
+  });
 }

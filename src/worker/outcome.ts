@@ -23,6 +23,12 @@ export type Outcome =
   | { readonly kind: 'ownership-lost'; readonly reason: string }
   /** The outcome is recorded but its notice is not queued: the job comes back later, no attempt spent. */
   | { readonly kind: 'notice-not-queued'; readonly retryInMs: number; readonly reason: string }
+  /**
+   * Redis refused a write this run could not do without (recording the submitted letter, or the
+   * claim): the job comes back later, no attempt spent, so a letter the API holds is never
+   * reported "not created" for a storage error.
+   */
+  | { readonly kind: 'storage-later'; readonly retryInMs: number; readonly reason: string }
   /** A PDF waits for the checker pool's re-check alone: the job comes back later, no attempt spent. */
   | { readonly kind: 'pdf-recheck-later'; readonly retryInMs: number; readonly reason: string }
   /** Shutdown aborted the work: the job goes back to the queue now, no attempt spent. */

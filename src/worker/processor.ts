@@ -10,7 +10,7 @@ import { outcomeOfError } from './error-outcome.js';
 import { workOnIntake } from './intake-work.js';
 import type { JobResult, Outcome } from './outcome.js';
 import type { Owner } from './ownership.js';
-import { noticeNotQueued } from './record-end.js';
+import { noticeNotQueued, storageLater } from './record-end.js';
 import type { ProcessorDeps, Run } from './run.js';
 import { settleJob } from './settle-job.js';
 
@@ -41,7 +41,13 @@ async function runIntake(deps: ProcessorDeps, job: Job<IntakeJobData>, token: st
   const { intakeId } = job.data;
   const owner: Owner = { store: deps.store, intakeId, token };
   // The claim answers with the record as it left it: checkpoints a worker that held it before wrote included.
-  const claimed = await deps.store.claim(intakeId, ACTIVE_STATES, deps.clock(), { attempts: job.attemptsMade + 1 }, token);
+  let claimed: Awaited<ReturnType<typeof deps.store.claim>>;
+  try {
+    claimed = await deps.store.claim(intakeId, ACTIVE_STATES, deps.clock(), { attempts: job.attemptsMade + 1 }, token);
+  } catch (err) {
+    // Nothing was done, and an earlier run may have submitted the letter: no attempt is spent on it.
+    return storageLater(job, log, `intake ${intakeId} could not be claimed`, err);
+  }
   if (!claimed.ok) return notClaimed(deps, job, log, claimed.state);
   const record = claimed.record;
   if (record === undefined) return { kind: 'stale-job', reason: `intake ${intakeId} has no record` };

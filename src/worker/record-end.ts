@@ -12,7 +12,15 @@ import { noteStatusName } from './status-names.js';
 
 /** How long a job whose outcome is recorded first waits before it tries to queue the notice again. */
 const NOTICE_REQUEUE_DELAY_MS = 5000;
-const NOTICE_REQUEUE_MAX_DELAY_MS = 5 * 60_000;
+/** How long a job that met a storage error it cannot spend an attempt on first waits (a failover takes seconds). */
+const STORAGE_RETRY_DELAY_MS = 1000;
+const REQUEUE_MAX_DELAY_MS = 5 * 60_000;
+
+/** The wait before a job's next return without an attempt: `base`, doubled with each such return, up to 5 min. */
+function laterDelay(job: Job<IntakeJobData>, baseMs: number): number {
+  const returns = Math.max(0, job.attemptsStarted - job.attemptsMade - 1); // runs that spent no attempt
+  return Math.min(baseMs * 2 ** Math.min(returns, 10), REQUEUE_MAX_DELAY_MS);
+}
 
 export async function submitted(run: Run, letterId: string, letterStatus: string | undefined): Promise<Outcome> {
   noteStatusName(letterStatus, run.log);
@@ -45,11 +53,24 @@ export async function failed(
  * keeps refusing is logged at error each time, never given up on in silence.
  */
 export function noticeNotQueued(job: Job<IntakeJobData>, log: Logger, outcome: 'submitted' | 'rejected', cause: unknown): Outcome {
-  const returns = Math.max(0, job.attemptsStarted - job.attemptsMade - 1); // runs that spent no attempt
-  const retryInMs = Math.min(NOTICE_REQUEUE_DELAY_MS * 2 ** Math.min(returns, 10), NOTICE_REQUEUE_MAX_DELAY_MS);
+  const retryInMs = laterDelay(job, NOTICE_REQUEUE_DELAY_MS);
   const reason = `the intake is ${outcome}, but its notice could not be queued: ${errorText(cause)}`;
   log.error({ err: cause, event: 'intake.notice_not_queued', outcome, retryInMs }, reason);
   return { kind: 'notice-not-queued', retryInMs, reason };
+}
+
+/**
+ * Redis refused a write this run cannot do without, where spending an attempt could fail the
+ * intake wrongly: recording a letter the API has submitted (its last attempt would otherwise
+ * end `failed` and tell the sender "not created"), or the claim (nothing was done yet). The job
+ * comes back without spending an attempt, 1 s later, doubling up to 5 min while Redis refuses;
+ * the next run's claim finds the letter id and the API's status, and records the end.
+ */
+export function storageLater(job: Job<IntakeJobData>, log: Logger, what: string, cause: unknown): Outcome {
+  const retryInMs = laterDelay(job, STORAGE_RETRY_DELAY_MS);
+  const reason = `${what}: ${errorText(cause)}`;
+  log.error({ err: cause, event: 'intake.storage_later', retryInMs }, reason);
+  return { kind: 'storage-later', retryInMs, reason };
 }
 
 /** Another worker holds the intake now: this run stops here, writing nothing. */

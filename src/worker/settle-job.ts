@@ -31,6 +31,7 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
       // BullMQ's own moves of the job fail too: the lock is not ours any more.
       throw new OwnershipLost(outcome.reason);
     case 'notice-not-queued':
+    case 'storage-later':
     case 'pdf-recheck-later':
       await job.delayUntil(job.now() + outcome.retryInMs);
       throw new DelayedError(outcome.reason);

@@ -61,6 +61,13 @@ const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kin
       delayedUntil: NOW + 5000,
     },
   ],
+  'storage-later': [
+    { kind: 'storage-later', retryInMs: 1000, reason: 'letter L-17 is submitted, but recording it failed: READONLY' },
+    {
+      throws: { type: DelayedError, message: 'letter L-17 is submitted, but recording it failed: READONLY' },
+      delayedUntil: NOW + 1000,
+    },
+  ],
   'pdf-recheck-later': [
     { kind: 'pdf-recheck-later', retryInMs: 20_000, reason: 'another PDF is being checked again alone' },
     { throws: { type: DelayedError, message: 'another PDF is being checked again alone' }, delayedUntil: NOW + 20_000 },
