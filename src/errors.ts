@@ -176,6 +176,14 @@ export class OwnershipLost extends Error {
 }
 
 /**
+ * Fewer replicas than REDIS_REPLICAS_ACK acknowledged a worker's checkpoint in time: the worker
+ * must not go on to the Sender API call the checkpoint guards, since a failover could lose it.
+ */
+export class ReplicasBehind extends Error {
+  override readonly name = 'ReplicasBehind';
+}
+
+/**
  * Why an intake ended `failed` without the Sender API saying so: stable codes in the record,
  * the logs and the operator alert metric.
  */

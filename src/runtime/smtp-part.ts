@@ -2,7 +2,6 @@
 // keys cached), durable acceptance (the message into the raw store, the record and the job into
 // Redis), each over the role's own connections.
 
-import type { Redis } from 'ioredis';
 import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
 import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
@@ -10,14 +9,12 @@ import type { Config } from '../config.js';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
 import { authRefusals } from '../intake/auth-refusals.js';
-import { intakeKeys } from '../intake/keys.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
 import { openRedis } from '../redis/connections.js';
-import { type ReplicaAck, replicaAck } from '../redis/replica-ack.js';
 import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { type Listener, startListener } from '../smtp/server.js';
@@ -28,6 +25,7 @@ import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import type { Reloadable } from './reloadable.js';
+import { startReplicaAck } from './replica-ack-part.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export function resolverFor(config: Config): DnsResolver {
@@ -68,7 +66,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     maxBytes: config.refusedMaxBytes,
   });
   const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
-  const replicas = config.redisReplicasAck > 0 ? await startReplicaAck(ctx, log) : undefined;
+  const replicas = await startReplicaAck(ctx, log, 'smtp.replica_ack_redis_error');
   const acceptDeps = {
     store,
     queue,
@@ -121,16 +119,6 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       replicas?.connection.disconnect();
     },
   };
-}
-
-/** The listener's replica acknowledgement, on a connection of its own (WAIT blocks the connection it runs on). */
-async function startReplicaAck(ctx: PartContext, log: Logger): Promise<{ ack: ReplicaAck; connection: Redis }> {
-  const { config } = ctx;
-  // A WAIT lasts up to ENQUEUE_TIMEOUT_MS: the command's own bound is a little longer.
-  const connection = openRedis(ctx.redisTopology, { kind: 'producer', commandTimeoutMs: config.enqueueTimeoutMs + 1000 });
-  logConnectionErrors(connection, log, 'smtp.replica_ack_redis_error');
-  await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
-  return { ack: replicaAck(connection, intakeKeys(config.redisPrefix).replicaTick, config.redisReplicasAck, ctx.clock), connection };
 }
 
 /**

@@ -24,6 +24,7 @@ import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { startPeriodic } from './periodic.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
+import { startReplicaAck } from './replica-ack-part.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
@@ -34,6 +35,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const connection = openRedis(ctx.redisTopology, { kind: 'worker' });
   logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
+  const replicas = await startReplicaAck(ctx, logger, 'worker.replica_ack_redis_error');
   let worker: Worker<IntakeJobData, JobResult> | undefined;
   const apiCircuit = createApiCircuit({
     policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },
@@ -76,6 +78,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     store,
     directory,
     lettersFor: (sender) => letterApiFor(client.as(sender)),
+    replicas: replicas === undefined ? undefined : { ack: replicas.ack, waitMs: config.enqueueTimeoutMs },
     clock: ctx.clock,
     logger,
     observer: ctx.observer,
@@ -116,6 +119,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         observer: ctx.observer,
         notices: notices.notices,
         ageMs: config.worker.sweepAgeMs,
+        attempts: config.worker.attempts,
       }),
     config.worker.sweepIntervalMs,
     (err) => logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
@@ -154,6 +158,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       await pdfChecker?.close();
       await within(queue.close(), stepBound(connection, CLOSE_STEP_BOUND_MS));
       connection.disconnect();
+      replicas?.connection.disconnect();
     },
   };
 }

@@ -1,13 +1,14 @@
 // What an error thrown while the intake was worked on comes to (docs/design.md §3). The order
 // matters: a shutdown explains any error first; then the kinds the worker expects to meet
-// (a PDF re-check later, another owner, a Sender API answer); anything else is Redis trouble or
-// a defect, retried like any transient failure until the last attempt fails the intake.
+// (a PDF re-check later, another owner, Redis away or its replicas behind, a Sender API answer);
+// anything else is a defect, retried like any transient failure until the last attempt fails the intake.
 import { OwnershipLost, ruleSentence, WORKER_FAILURES } from '../errors.js';
 import { PdfRecheckLater } from '../pdf/checker-pool.js';
 import { SenderApiError } from '../sender-api/index.js';
 import { describeFailure } from './failure.js';
 import type { Outcome } from './outcome.js';
 import { failed, ownershipLost, rejected } from './record-end.js';
+import { redisOutcome } from './redis-outcome.js';
 import { errorText, type Run } from './run.js';
 
 /** Records what the error ends (a failed or rejected intake) and returns the run's Outcome; throws only when that recording throws. */
@@ -22,9 +23,11 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     return { kind: 'pdf-recheck-later', retryInMs: err.retryInMs, reason: err.message };
   }
   if (err instanceof OwnershipLost) return ownershipLost(run, err.message);
+  const redis = redisOutcome(err, log);
+  if (redis !== undefined) return redis;
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (!(err instanceof SenderApiError)) {
-    // Redis trouble or a defect: retried like any transient failure, and always shown with its stack.
+    // A defect (or a Redis error of no known kind): retried like any transient failure, and always shown with its stack.
     log.error({ err, event: 'intake.worker_error' }, 'unexpected error while processing the intake');
     if (lastAttempt) return failed(run, { code: 'WorkerError', message: `${WORKER_FAILURES.WorkerError} Last: ${errorText(err)}` });
     return { kind: 'retry', error: err };

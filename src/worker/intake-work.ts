@@ -8,6 +8,7 @@ import type { Outcome } from './outcome.js';
 import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
 import { failed, rejected, storageLater, submitted } from './record-end.js';
+import { replicatedCheckpoint } from './redis-outcome.js';
 import { errorText, type Run } from './run.js';
 import { submitExactlyOnce } from './submit-letter.js';
 
@@ -51,7 +52,7 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
   const fresh = new FreshOwnership(); // a checkpoint write just before an API call is its ownership check
   const letter = await submitExactlyOnce(
     ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
-    ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh),
+    ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh, replicatedCheckpoint(deps.replicas, deps.clock)),
     { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );

@@ -31,6 +31,10 @@ export type Outcome =
   | { readonly kind: 'storage-later'; readonly retryInMs: number; readonly reason: string }
   /** A PDF waits for the checker pool's re-check alone: the job comes back later, no attempt spent. */
   | { readonly kind: 'pdf-recheck-later'; readonly retryInMs: number; readonly reason: string }
+  /** Redis is away or changing primaries (redis-errors.ts): the job comes back soon, no attempt spent. */
+  | { readonly kind: 'redis-unavailable'; readonly retryInMs: number; readonly reason: string }
+  /** A checkpoint is not on REDIS_REPLICAS_ACK replicas yet: the API call after it waits, the job comes back soon, no attempt spent. */
+  | { readonly kind: 'replicas-behind'; readonly retryInMs: number; readonly reason: string }
   /** Shutdown aborted the work: the job goes back to the queue now, no attempt spent. */
   | { readonly kind: 'shutting-down'; readonly reason: string }
   /** The Sender API answered 429: the whole queue waits, no attempt spent. */

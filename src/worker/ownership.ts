@@ -6,7 +6,9 @@
 // A check and the call after it are not atomic; the write-once letter id closes that gap: only
 // the letter id the record names is ever submitted, and submitting it twice makes one letter.
 // A checkpoint write that just succeeded is such a check (it compared the owner in Redis a moment
-// ago): the API call right after it does not ask Redis again (FreshOwnership).
+// ago): the API call right after it does not ask Redis again (FreshOwnership). With
+// REDIS_REPLICAS_ACK, a checkpoint counts once the replicas wanted hold it: a failover after the
+// API call must not lose the draft marker or the letter id, or the re-run would make a second letter.
 import { OwnershipLost } from '../errors.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -53,11 +55,14 @@ export function ownedCheckpoint(
   clock: () => number,
   log: Logger,
   fresh: FreshOwnership = new FreshOwnership(),
+  replicated: () => Promise<void> = () => Promise.resolve(),
 ): Checkpoint {
   const write = async (update: { draftRequestedAt: number }): Promise<void> => {
     fresh.take(); // an earlier proof does not outlive this write
     const result = await owner.store.checkpoint(owner.intakeId, owner.token, update);
     if (result !== 'ok') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
+    // On the replicas wanted before the API call it guards (redis-outcome.ts), or that call is not made.
+    await replicated();
     fresh.proven();
   };
   return {
@@ -70,6 +75,7 @@ export function ownedCheckpoint(
       const result = await owner.store.checkpointLetter(owner.intakeId, owner.token, letterId, draftStatus);
       if (result === 'conflict') throw new OwnershipLost(`intake ${owner.intakeId} names another letter already`);
       if (result === 'notowner') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
+      if (result === 'ok') await replicated(); // the letter id on the replicas before the submit
       fresh.proven(); // 'taken' too: the script compared the owner before it looked at the letter
       return result;
     },

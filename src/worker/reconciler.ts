@@ -4,7 +4,8 @@
 // sweeps, at start and then periodically (runtime/worker-part.ts): every intake `queued` or
 // `processing` for longer than a bound is checked against its job; one whose job will never end
 // it (failed set, finished without recording, gone) is failed, replayable, and raises the
-// operator alert.
+// operator alert. A `queued` intake whose job is gone before any attempt touched it (a failover
+// kept the record but not the job) is queued again instead (job-fate.ts).
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
 // The same sweep finds `failed` intakes of the last day whose notice entry is missing (queueing
 // it failed when the intake was failed, here or in the processor) and queues it: the state
@@ -13,6 +14,7 @@ import type { Queue } from 'bullmq';
 import { WORKER_FAILURES } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeJobData } from '../intake/queue.js';
+import { requeueJob } from '../intake/requeue.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
@@ -35,6 +37,8 @@ export interface ReconcilerDeps {
   readonly notices: NoticeOutcomes;
   /** Only intakes that entered their state at least this long ago are checked. */
   readonly ageMs: number;
+  /** Attempts of a job queued again (WORKER_ATTEMPTS). */
+  readonly attempts: number;
 }
 
 /** One sweep; resolves with the ids it failed. */
@@ -74,8 +78,17 @@ async function queueOwedNotices(deps: ReconcilerDeps): Promise<void> {
 
 async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[number], intakeId: string): Promise<boolean> {
   const jobState = await deps.queue.getJobState(intakeId);
-  const fate = jobFate(jobState);
+  const record = jobState === 'unknown' ? await deps.store.get(intakeId) : undefined;
+  const fate = jobFate(
+    jobState,
+    record === undefined ? undefined : { state, draftRequestedAt: record.draftRequestedAt, letterId: record.letterId },
+  );
   if (fate.kind === 'live') return false;
+  if (fate.kind === 'requeue') {
+    if (record !== undefined) await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);
+    deps.logger.warn({ event: 'intake.requeued', intakeId, jobState }, 'a queued intake had lost its job before any attempt: queued again');
+    return false;
+  }
   const failedReason = jobState === 'failed' ? (await deps.queue.getJob(intakeId))?.failedReason : undefined;
   const reason = `${WORKER_FAILURES[fate.errorCode]} The job is ${jobState}${failedReason === undefined ? '' : `: ${failedReason}`}.`;
   const result = await deps.store.transition(intakeId, [state], 'failed', deps.clock(), { errorCode: fate.errorCode, reason });

@@ -12,6 +12,7 @@ import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { ApiLimits } from '../policy/message-rules.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { Owner } from './ownership.js';
+import type { CheckpointReplicas } from './redis-outcome.js';
 import type { LetterApi } from './submit-letter.js';
 
 export interface ProcessorDeps {
@@ -32,6 +33,8 @@ export interface ProcessorDeps {
   readonly rateLimit: (ms: number) => Promise<void>;
   /** While the Sender API circuit is open (api-circuit.ts): how long a job that met the outage holds the queue. */
   readonly apiOutagePauseMs?: () => number | undefined;
+  /** With REDIS_REPLICAS_ACK: the replicas that must hold each checkpoint before the API call after it. */
+  readonly replicas?: CheckpointReplicas | undefined;
 }
 
 /** One job run: who it is, what it knows so far. */

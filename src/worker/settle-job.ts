@@ -33,6 +33,8 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
     case 'notice-not-queued':
     case 'storage-later':
     case 'pdf-recheck-later':
+    case 'redis-unavailable':
+    case 'replicas-behind':
       await job.delayUntil(job.now() + outcome.retryInMs);
       throw new DelayedError(outcome.reason);
     case 'shutting-down':

@@ -114,6 +114,7 @@ describe('a worker starting after BullMQ gave up on a job', () => {
 
 describe('one sweep', () => {
   const logger = createLogger({ level: 'silent' });
+  const SWEEP = { logger, observer: silentObserver, ageMs: 10_000, attempts: 3 };
   /** The notices each failed intake asked for: (intake id, outcome). */
   const noticesAsked: (readonly [string, string])[] = [];
   const notices = {
@@ -128,14 +129,15 @@ describe('one sweep', () => {
     await intakeIn(env, 'inunfinished000000000000010', 'queued', now - 60_000); // job waiting: live
     await intakeIn(env, 'inunfinished000000000000011', 'processing', now - 500, false); // no job, but too young
     await intakeIn(env, 'inunfinished000000000000012', 'rejected', now - 60_000, false); // ended
-    await intakeIn(env, 'inunfinished000000000000013', 'queued', now - 60_000, false); // old, no job: lost
-    const failed = await reconcileOnce({ ...env, clock: () => now, logger, observer: silentObserver, notices, ageMs: 10_000 });
+    await intakeIn(env, 'inunfinished000000000000013', 'processing', now - 60_000, false); // old, no job: lost
+    const failed = await reconcileOnce({ ...env, ...SWEEP, clock: () => now, notices });
     expect(failed).toEqual(['inunfinished000000000000013']);
     expect(noticesAsked).toEqual([['inunfinished000000000000013', 'failed']]);
     const states = await Promise.all(
       ['10', '11', '12', '13'].map(async (n) => (await env.store.get(`inunfinished0000000000000${n}`))?.state),
     );
     expect(states).toEqual(['queued', 'processing', 'rejected', 'failed']);
+    expect(await env.queue.getJobState('inunfinished000000000000013')).toBe('unknown');
     await env.queue.close();
   });
 
@@ -143,9 +145,35 @@ describe('one sweep', () => {
     const env = setup();
     const now = Date.now();
     for (let i = 0; i < 250; i += 1) await intakeIn(env, `inunfinishedlive${String(i).padStart(11, '0')}`, 'queued', now - 60_000 + i);
-    await intakeIn(env, 'inunfinisheddead00000000001', 'queued', now - 30_000, false);
-    const failed = await reconcileOnce({ ...env, clock: () => now, logger, observer: silentObserver, notices, ageMs: 10_000 });
+    await intakeIn(env, 'inunfinisheddead00000000001', 'processing', now - 30_000, false);
+    const failed = await reconcileOnce({ ...env, ...SWEEP, clock: () => now, notices });
     expect(failed).toEqual(['inunfinisheddead00000000001']);
+    await env.queue.close();
+  });
+
+  it('queues again a queued intake whose job is gone before any attempt began (a failover kept the record, not the job)', async () => {
+    const env = setup();
+    const now = Date.now();
+    const untouched = 'inunfinishedrequeue00000001';
+    await intakeIn(env, untouched, 'queued', now - 60_000, false);
+    const failed = await reconcileOnce({ ...env, ...SWEEP, clock: () => now, notices });
+    expect(failed).toEqual([]);
+    expect((await env.store.get(untouched))?.state).toBe('queued');
+    expect(await env.queue.getJobState(untouched)).toBe('waiting');
+    expect((await env.queue.getJob(untouched))?.data).toEqual({ intakeId: untouched, from: 'a@b.example', sizeBytes: 1 });
+    expect(noticesAsked.filter(([id]) => id === untouched)).toEqual([]);
+    await env.queue.close();
+  });
+
+  it('fails as JobLost a queued intake whose job is gone after an attempt marked a draft (queued again, it could make a second letter unseen)', async () => {
+    const env = setup();
+    const now = Date.now();
+    const marked = 'inunfinishedmarked000000001';
+    await intakeIn(env, marked, 'queued', now - 60_000, false);
+    await redis.hset(`${env.prefix}:record:${marked}`, 'draftRequestedAt', String(now - 120_000));
+    const failed = await reconcileOnce({ ...env, ...SWEEP, clock: () => now, notices });
+    expect(failed).toEqual([marked]);
+    expect(await env.store.get(marked)).toMatchObject({ state: 'failed', errorCode: 'JobLost' });
     await env.queue.close();
   });
 });
@@ -158,7 +186,7 @@ describe('a failed intake whose notice could not be queued', () => {
     const now = Date.now();
     const lost = 'inunfinishedowed00000000001';
     const told = 'inunfinishedtold00000000002';
-    await intakeIn(env, lost, 'queued', now - 60_000, false);
+    await intakeIn(env, lost, 'processing', now - 60_000, false);
     await intakeIn(env, told, 'processing', now - 60_000, false);
     const refusing = {
       onOutcome: async () => {
@@ -166,7 +194,7 @@ describe('a failed intake whose notice could not be queued', () => {
       },
     };
     const sweep = (clock: number, notices: { onOutcome: (id: string, kind: string) => Promise<void> }) =>
-      reconcileOnce({ ...env, clock: () => clock, logger, observer: silentObserver, notices, ageMs: 10_000 });
+      reconcileOnce({ ...env, clock: () => clock, logger, observer: silentObserver, notices, ageMs: 10_000, attempts: 3 });
     await sweep(now, refusing).catch(() => undefined); // however the sweep reports the refusal
     expect((await env.store.get(lost))?.state).toBe('failed');
     expect((await env.store.get(told))?.state).toBe('failed');

@@ -17,3 +17,23 @@ describe('the fate of an unfinished intake by its job state', () => {
     expect(jobFate(state)).toEqual(fate);
   });
 });
+
+describe('a job gone', () => {
+  const record = { draftRequestedAt: undefined, letterId: undefined };
+  it.each([
+    ['queued, untouched by any attempt', { ...record, state: 'queued' }, { kind: 'requeue' }],
+    [
+      'queued, with a draft marker',
+      { ...record, state: 'queued', draftRequestedAt: 1_750_000_000_000 },
+      { kind: 'dead', errorCode: 'JobLost' },
+    ],
+    ['queued, with a letter id', { ...record, state: 'queued', letterId: 'L-1' }, { kind: 'dead', errorCode: 'JobLost' }],
+    ['processing, untouched', { ...record, state: 'processing' }, { kind: 'dead', errorCode: 'JobLost' }],
+  ] as const)('for an intake %s means %o', (_what, swept, fate) => {
+    expect(jobFate('unknown', swept)).toEqual(fate);
+  });
+
+  it('finished without recording is lost whatever the record says', () => {
+    expect(jobFate('completed', { ...record, state: 'queued' })).toEqual({ kind: 'dead', errorCode: 'JobLost' });
+  });
+});

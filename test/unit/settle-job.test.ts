@@ -72,6 +72,17 @@ const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kin
     { kind: 'pdf-recheck-later', retryInMs: 20_000, reason: 'another PDF is being checked again alone' },
     { throws: { type: DelayedError, message: 'another PDF is being checked again alone' }, delayedUntil: NOW + 20_000 },
   ],
+  'redis-unavailable': [
+    { kind: 'redis-unavailable', retryInMs: 2000, reason: "Redis failover: READONLY You can't write against a read only replica." },
+    {
+      throws: { type: DelayedError, message: "Redis failover: READONLY You can't write against a read only replica." },
+      delayedUntil: NOW + 2000,
+    },
+  ],
+  'replicas-behind': [
+    { kind: 'replicas-behind', retryInMs: 2000, reason: '0 of 1 replicas acknowledged the checkpoint within 5000 ms' },
+    { throws: { type: DelayedError, message: '0 of 1 replicas acknowledged the checkpoint within 5000 ms' }, delayedUntil: NOW + 2000 },
+  ],
   'shutting-down': [
     { kind: 'shutting-down', reason: 'intake i-1: the worker is shutting down' },
     { throws: { type: DelayedError, message: 'intake i-1: the worker is shutting down' }, delayedUntil: NOW },

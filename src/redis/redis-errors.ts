@@ -1,0 +1,29 @@
+// Which errors mean "Redis is away or changing primaries" rather than a defect: the worker puts
+// such a job back without spending an attempt (a failover costs no intake its retries). The
+// table is ioredis's and Redis's own words, the one place that reads them.
+
+export type RedisTrouble =
+  /** A replica, a loading or a leaderless server answered: a failover is under way. */
+  | 'failover'
+  /** The connection is gone or was never made. */
+  | 'connection'
+  /** Redis did not answer within the command's bound. */
+  | 'timeout';
+
+/** Redis's error prefixes that a failover (or a restart) answers with. */
+const FAILOVER_REPLIES = ['READONLY', 'LOADING', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'NOREPLICAS'] as const;
+/** Socket errors of a lost or refused connection. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+/** ioredis's messages for a command it could not send or that lost its connection. */
+const CONNECTION_MESSAGES = ['Connection is closed.', "Stream isn't writeable and enableOfflineQueue options is false"];
+
+export function redisTroubleOf(err: unknown): RedisTrouble | undefined {
+  if (!(err instanceof Error)) return undefined;
+  if (err.name === 'ReplyError' && FAILOVER_REPLIES.some((prefix) => err.message.startsWith(prefix))) return 'failover';
+  if (err.name === 'MaxRetriesPerRequestError') return 'connection';
+  const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+  if (code !== undefined && CONNECTION_CODES.has(code)) return 'connection';
+  if (CONNECTION_MESSAGES.some((m) => err.message.startsWith(m))) return 'connection';
+  if (err.message === 'Command timed out') return 'timeout';
+  return undefined;
+}

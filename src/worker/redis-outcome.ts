@@ -1,0 +1,46 @@
+// Redis away, changing primaries, or its replicas behind a checkpoint: none of it is the
+// intake's fault, so the job comes back shortly without spending an attempt (a failover takes
+// seconds: a few returns, not the intake's retries).
+import { ReplicasBehind } from '../errors.js';
+import type { Logger } from '../log.js';
+import { redisTroubleOf } from '../redis/redis-errors.js';
+import type { ReplicaAck } from '../redis/replica-ack.js';
+import type { Outcome } from './outcome.js';
+
+/** How soon a job put back for Redis's sake comes back. */
+export const REDIS_RETRY_MS = 2000;
+
+/** The Outcome for an error that is Redis's trouble, or undefined for any other error. */
+export function redisOutcome(err: unknown, log: Logger): Outcome | undefined {
+  if (err instanceof ReplicasBehind) {
+    log.warn({ event: 'intake.replicas_behind', retryInMs: REDIS_RETRY_MS }, err.message);
+    return { kind: 'replicas-behind', retryInMs: REDIS_RETRY_MS, reason: err.message };
+  }
+  const trouble = redisTroubleOf(err);
+  if (trouble === undefined) return undefined;
+  log.warn({ err, event: 'intake.redis_unavailable', trouble, retryInMs: REDIS_RETRY_MS }, 'Redis is away: the job comes back');
+  const reason = `Redis ${trouble}: ${err instanceof Error ? err.message : String(err)}`;
+  return { kind: 'redis-unavailable', retryInMs: REDIS_RETRY_MS, reason };
+}
+
+/** The worker's replica acknowledgement: the replicas wanted and how long a checkpoint waits for them. */
+export interface CheckpointReplicas {
+  readonly ack: ReplicaAck;
+  readonly waitMs: number;
+}
+
+/**
+ * Resolves once the checkpoint just written is on the replicas wanted; throws ReplicasBehind
+ * when fewer acknowledge it within `waitMs`. Without replicas wanted it resolves at once.
+ */
+export function replicatedCheckpoint(replicas: CheckpointReplicas | undefined, clock: () => number): () => Promise<void> {
+  if (replicas === undefined) return () => Promise.resolve();
+  return async () => {
+    const verdict = await replicas.ack.acknowledge(clock() + replicas.waitMs);
+    if (verdict.kind === 'short') {
+      throw new ReplicasBehind(
+        `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the checkpoint within ${replicas.waitMs} ms`,
+      );
+    }
+  };
+}
