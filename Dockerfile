@@ -36,7 +36,7 @@ EXPOSE 2525 8080
 # Liveness only (the process answers); /readyz is for load balancers and orchestrators.
 # slim images have no curl: node's fetch does the probe.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || '8080') + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_HTTP_PORT || '8080') + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # letter-intake start | smtp | worker | ops | sandbox-api | send FILE | status ID | replay ID
 ENTRYPOINT ["node", "dist/cli.js"]
 CMD ["start"]

@@ -73,7 +73,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       // Every bench client connects from 127.0.0.1: lift the per-IP cap above the 32 sessions.
       SMTP_MAX_CLIENTS_PER_IP: '200',
       SMTP_CLOSE_TIMEOUT_MS: '2000',
-      HTTP_HOST: '127.0.0.1',
+      OPS_HTTP_HOST: '127.0.0.1',
       SANDBOX_HOST: '127.0.0.1',
       SANDBOX_PORT: String(sandboxPort),
       SENDER_API_URL: `http://127.0.0.1:${sandboxPort}`,
@@ -83,14 +83,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ...options.extraEnv,
     };
     const nodeArgs = options.nodeArgsFor ?? (() => []);
-    const sandbox = await startRole('sandbox', 'sandbox-api', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('sandbox'));
+    const sandbox = await startRole(
+      'sandbox',
+      'sandbox-api',
+      { ...env, OPS_HTTP_PORT: String(await freePort()) },
+      logDir,
+      nodeArgs('sandbox'),
+    );
     started.push(sandbox);
     sampler.track('sandbox', sandbox.pid);
     const startListener = async (): Promise<Running> => {
       const running = await startRole(
         'listener',
         'smtp',
-        { ...env, SMTP_PORT: String(smtpPort), HTTP_PORT: String(await freePort()) },
+        { ...env, SMTP_PORT: String(smtpPort), OPS_HTTP_PORT: String(await freePort()) },
         logDir,
         nodeArgs('listener'),
       );
@@ -131,7 +137,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const more = await Promise.all(
           Array.from({ length: count - workers.length }, async (_, i) => {
             const name = `worker-${workers.length + i + 1}`;
-            return startRole(name, 'worker', { ...env, HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
+            return startRole(name, 'worker', { ...env, OPS_HTTP_PORT: String(await freePort()) }, logDir, nodeArgs('worker'));
           }),
         );
         for (const w of more) {

@@ -70,7 +70,7 @@ export async function startRole(
   const logFile = join(logDir, `${name}.log`);
   const child = spawnLogged(process.execPath, [...nodeArgs, CLI, role], logFile, { ...baseEnv(), ...env });
   // /readyz answers as soon as the role's ops part is up, which is before the SMTP listener binds.
-  const opsReady = (): Promise<boolean> => isHttpOk(`http://127.0.0.1:${env.HTTP_PORT ?? ''}/readyz`);
+  const opsReady = (): Promise<boolean> => isHttpOk(`http://127.0.0.1:${env.OPS_HTTP_PORT ?? ''}/readyz`);
   const ready =
     role === 'sandbox-api'
       ? () => canConnect(Number(env.SANDBOX_PORT))

@@ -49,7 +49,7 @@ const sandbox = await startRole(
     SENDERS_FILE: sendersFile,
     SANDBOX_HOST: '127.0.0.1',
     SANDBOX_PORT: String(sandboxPort),
-    HTTP_PORT: String(await freePort()),
+    OPS_HTTP_PORT: String(await freePort()),
     LOG_LEVEL: 'warn',
   },
   mkdtempSync(join(tmpdir(), 'worker-cpu-')),

@@ -22,8 +22,8 @@ const USAGE = `usage: letter-intake <command> [options]
   replay-failed         re-queue every failed intake that matches
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
-                        sender directory); exit 1 when any check fails. Without REDIS_URL
-                        it checks the running \`npm start\`, as status does
+                        sender directory); exit 1 when any check fails. With no Redis
+                        configured (REDIS_URL, REDIS_SENTINELS) it checks the running \`npm start\`
 
 Configuration comes from environment variables; see docs/configuration.md.`;
 

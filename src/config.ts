@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { renamedVariablesIn } from './config-renames.js';
 import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 import { parseHostPorts, type RedisTls, type RedisTopology, SENTINEL_DEFAULT_PORT, TOPOLOGY_VARIABLES } from './redis/topology.js';
@@ -113,7 +114,7 @@ const schema = z.object({
   /** Base address of the Sender API; unset → `start` serves the sandbox in-process. */
   SENDER_API_URL: z.url({ protocol: /^https?$/, message: 'must be an https:// (or loopback http://) URL' }).optional(),
   /** Time-out for one Sender API request. */
-  API_TIMEOUT_MS: int(100, 30_000),
+  SENDER_API_TIMEOUT_MS: int(100, 30_000),
   /** The Sender API circuit: calls in the last minute before most of them failing opens it, and how often it then probes the API. */
   API_CIRCUIT_MIN_CALLS: int(1, 5),
   API_CIRCUIT_PROBE_INTERVAL_MS: int(50, 5000),
@@ -160,16 +161,16 @@ const schema = z.object({
   WORKER_SWEEP_AGE_MS: wholeNumber(100).optional(),
   /** What each record of messages refused in the session (rules; authentication) may cost in Redis, its per-network counts included; past it the oldest go. */
   REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
-  /** Days an ended intake's record is kept: at least RETENTION_DAYS, and at least a day (its notice must find it). */
+  /** Days an ended intake's record is kept: at least RAW_RETENTION_DAYS, and at least a day (its notice must find it). */
   RECORD_RETENTION_DAYS: days(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
-  HTTP_HOST: z.string().default('0.0.0.0'),
-  HTTP_PORT: port(8080),
+  OPS_HTTP_HOST: z.string().default('0.0.0.0'),
+  OPS_HTTP_PORT: port(8080),
   /**
    * Proxies in front of ops HTTP whose X-Forwarded-For is believed (comma-separated addresses or
    * CIDR ranges): failed admin logins are then limited per client address, else per user name.
    */
-  HTTP_TRUSTED_PROXIES: z
+  OPS_HTTP_TRUSTED_PROXIES: z
     .string()
     .default('')
     .transform((v) =>
@@ -185,7 +186,7 @@ const schema = z.object({
   TLS_KEY_FILE: optionalText,
   TLS_CERT_FILE: optionalText,
   /** Days raw mail is kept after its intake ended (at most RECORD_RETENTION_DAYS). */
-  RETENTION_DAYS: days(7),
+  RAW_RETENTION_DAYS: days(7),
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_PORT: port(8090),
@@ -260,7 +261,7 @@ export interface Config {
   readonly inboundAddresses: readonly string[];
   readonly sendersFile: string | undefined;
   readonly senderApiUrl: string | undefined;
-  readonly apiTimeoutMs: number;
+  readonly senderApiTimeoutMs: number;
   readonly apiCircuit: { readonly minCalls: number; readonly probeIntervalMs: number };
   /** The real API's own limits, when known (API_TITLE_MAX_CHARS, API_MAX_PARTS); undefined: none. */
   readonly apiLimits: { readonly titleMaxChars: number | undefined; readonly maxParts: number | undefined };
@@ -285,14 +286,14 @@ export interface Config {
     readonly sweepIntervalMs: number;
     readonly sweepAgeMs: number;
   };
-  readonly http: {
+  readonly opsHttp: {
     readonly host: string;
     readonly port: number;
     readonly trustedProxies: readonly string[];
     readonly dashboardUser: string;
     readonly dashboardPassword: string | undefined;
   };
-  readonly retentionMs: number;
+  readonly rawRetentionMs: number;
   readonly recordRetentionMs: number;
   readonly refusedMaxBytes: number;
   readonly sandbox: { readonly host: string; readonly port: number; readonly contractMode: ContractMode };
@@ -326,6 +327,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export function loadConfig(env: Env): Config {
   // An empty variable means "unset", as in most shells' `VAR= cmd`.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const renamed = renamedVariablesIn(present);
+  if (renamed.length > 0) throw new ConfigError(`invalid configuration:\n${renamed.map((line) => `  ${line}`).join('\n')}`);
   const result = schema.safeParse(present);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -364,7 +367,7 @@ export function loadConfig(env: Env): Config {
     inboundAddresses: e.INBOUND_ADDRESSES,
     sendersFile: e.SENDERS_FILE,
     senderApiUrl: e.SENDER_API_URL,
-    apiTimeoutMs: e.API_TIMEOUT_MS,
+    senderApiTimeoutMs: e.SENDER_API_TIMEOUT_MS,
     apiCircuit: { minCalls: e.API_CIRCUIT_MIN_CALLS, probeIntervalMs: e.API_CIRCUIT_PROBE_INTERVAL_MS },
     apiLimits: { titleMaxChars: e.API_TITLE_MAX_CHARS, maxParts: e.API_MAX_PARTS },
     dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
@@ -383,14 +386,14 @@ export function loadConfig(env: Env): Config {
       sweepIntervalMs: e.WORKER_SWEEP_INTERVAL_MS,
       sweepAgeMs: e.WORKER_SWEEP_AGE_MS ?? 3 * e.WORKER_LOCK_MS,
     },
-    http: {
-      host: e.HTTP_HOST,
-      port: e.HTTP_PORT,
-      trustedProxies: e.HTTP_TRUSTED_PROXIES,
+    opsHttp: {
+      host: e.OPS_HTTP_HOST,
+      port: e.OPS_HTTP_PORT,
+      trustedProxies: e.OPS_HTTP_TRUSTED_PROXIES,
       dashboardUser: e.DASHBOARD_USER,
       dashboardPassword: e.DASHBOARD_PASSWORD,
     },
-    retentionMs: e.RETENTION_DAYS * DAY_MS,
+    rawRetentionMs: e.RAW_RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     refusedMaxBytes: e.REFUSED_MAX_BYTES,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, contractMode: e.SANDBOX_CONTRACT_MODE },
@@ -489,8 +492,8 @@ function retentionProblemOf(e: Parsed): string | undefined {
     const days = Math.ceil((minimumMs / DAY_MS) * 100) / 100;
     return `RECORD_RETENTION_DAYS: must be at least ${days} so that a record outlives its notice (NOTICE_ATTEMPTS, NOTICE_TIMEOUT_MS and the abandoned-notice sweep's hour)`;
   }
-  if (e.RETENTION_DAYS > e.RECORD_RETENTION_DAYS) {
-    return `RETENTION_DAYS: must not be longer than RECORD_RETENTION_DAYS (${e.RECORD_RETENTION_DAYS}): raw mail without its record is deleted as an orphan`;
+  if (e.RAW_RETENTION_DAYS > e.RECORD_RETENTION_DAYS) {
+    return `RAW_RETENTION_DAYS: must not be longer than RECORD_RETENTION_DAYS (${e.RECORD_RETENTION_DAYS}): raw mail without its record is deleted as an orphan`;
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
-// The error catalog: one class per failure kind, each with a stable code and the SMTP reply it
-// becomes (4xx: the sender's MTA tries again later; 5xx: it will not).
-// Callers branch on `code`, never on message text.
+// The catalog of stable codes: the listener's refusals (one IntakeError class, its `code` naming
+// the row and the SMTP reply it becomes: 4xx, the sender's MTA tries again later; 5xx, it will
+// not), the message's rules and rejection reasons, and the codes of failed intakes, abandoned
+// notices and operator alerts. Callers branch on `code`, never on message text.
 
 export interface SmtpReply {
   /** RFC 5321 basic reply code. */

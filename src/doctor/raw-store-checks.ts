@@ -1,4 +1,4 @@
-// The raw store: where accepted messages are kept until RETENTION_DAYS after their intake ended
+// The raw store: where accepted messages are kept until RAW_RETENTION_DAYS after their intake ended
 // (RAW_STORE_URL: a directory or an S3 bucket; intakes from before it kept theirs in Redis).
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -58,6 +58,6 @@ export async function checkRawStore(probe: RawStoreProbe, retentionDays: number)
     same
       ? ok(AREA, 'writable and readable', probe.location)
       : fail(AREA, 'writable and readable', `${probe.location}: what was written did not read back`),
-    ok(AREA, 'retention', `raw mail is deleted ${retentionDays} days after its intake ended (RETENTION_DAYS)`),
+    ok(AREA, 'retention', `raw mail is deleted ${retentionDays} days after its intake ended (RAW_RETENTION_DAYS)`),
   ];
 }

@@ -9,7 +9,7 @@ import { selectorsIn } from './dns-checks.js';
 const RECENT_PER_STATE = 200;
 
 export async function recentDkimSelectors(redis: Redis, config: Config): Promise<Map<string, Set<string>>> {
-  const store = new IntakeStore(redis, config.redisPrefix, { rawMs: config.retentionMs, recordMs: config.recordRetentionMs });
+  const store = new IntakeStore(redis, config.redisPrefix, { rawMs: config.rawRetentionMs, recordMs: config.recordRetentionMs });
   const records = (
     await Promise.all((['submitted', 'rejected', 'failed', 'queued'] as const).map((s) => store.list(s, RECENT_PER_STATE)))
   ).flat();

@@ -60,9 +60,9 @@ export function judgeRedisHeadroom(facts: RedisFacts): CheckResult {
     return fail(
       AREA,
       'memory headroom',
-      `${detail}: new mail will be refused (451) when it is full; raise maxmemory or shorten RETENTION_DAYS`,
+      `${detail}: new mail will be refused (451) when it is full; raise maxmemory or shorten RAW_RETENTION_DAYS`,
     );
-  if (free < HEADROOM_WARN) return warn(AREA, 'memory headroom', `${detail}: raise maxmemory or shorten RETENTION_DAYS`);
+  if (free < HEADROOM_WARN) return warn(AREA, 'memory headroom', `${detail}: raise maxmemory or shorten RAW_RETENTION_DAYS`);
   return ok(AREA, 'memory headroom', detail);
 }
 

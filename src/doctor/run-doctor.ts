@@ -44,7 +44,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     if (redis !== undefined && config.redisTopology !== undefined) {
       const where = describeTopology(config.redisTopology);
       results.push(
-        ...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.retentionMs / 86_400_000)),
+        ...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.rawRetentionMs / 86_400_000)),
       );
     }
     const { raw, directory } = readDirectory(config.sendersFile, deps.env, results);
@@ -133,7 +133,7 @@ async function checkApi(deps: DoctorDeps, directory: SenderDirectory | undefined
   const client = createSenderApiClient({
     baseUrl: url,
     clock: deps.clock,
-    timeoutMs: Math.min(deps.config.apiTimeoutMs, CONNECT_TIMEOUT_MS),
+    timeoutMs: Math.min(deps.config.senderApiTimeoutMs, CONNECT_TIMEOUT_MS),
     logger: deps.logger,
   });
   const logins = await Promise.all(

@@ -5,11 +5,10 @@
 // in the body's arrays and plain objects is left out of JSON.stringify (a marker string stands
 // in for it) and its base64 goes where the marker was: base64 needs no JSON escaping, so
 // JSON.stringify need not scan it. Neither the whole text nor a document's whole base64 is ever
-// one string: for a 10 MB PDF each was a fresh 13.7 MB string per call (~5 ms to encode, ~12 ms
-// to join), and those large objects drove the worker's old-generation collections. The pieces
-// are at most 64 Ki characters each, short-lived young-generation strings that http-fetch.ts
-// writes to the socket as they come (an earlier Buffer of the whole body made V8 run about
-// twice as many full collections per letter, measured with --trace-gc).
+// one string, nor the whole body one Buffer: for a 10 MB PDF either would be a fresh 13.7 MB
+// object per call, and such large objects drive the worker's old-generation collections. The
+// pieces are at most 64 Ki characters each, short-lived young-generation strings that
+// http-fetch.ts writes to the socket as they come (docs/performance.md).
 // The text is ASCII only (non-ASCII characters as \uXXXX escapes, which JSON allows), so that
 // its bytes are its characters, one each: its length is its Content-Length, known before any
 // base64 is made, and the socket takes it as latin1 without UTF-8 encoding.

@@ -17,7 +17,7 @@ const PREFIX = 'letter_intake_';
 const END_TO_END_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 /** One stage: milliseconds for store and auth, up to minutes for queue_wait under backlog. */
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-/** One Sender API request, bounded by API_TIMEOUT_MS (30 s by default). */
+/** One Sender API request, bounded by SENDER_API_TIMEOUT_MS (30 s by default). */
 const API_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The API error codes that fail an intake until an operator acts (docs/design.md §3); exported at 0. */

@@ -41,7 +41,7 @@ export interface OpsServerDeps {
   readonly replayFailed?: (filter: ReplayFilter) => Promise<BulkReplayResult>;
   /** The admin login; no password → no admin routes at all. */
   readonly dashboard: { readonly user: string; readonly password: string | undefined };
-  /** Proxies whose X-Forwarded-For names the client (HTTP_TRUSTED_PROXIES); none: the socket's address. */
+  /** Proxies whose X-Forwarded-For names the client (OPS_HTTP_TRUSTED_PROXIES); none: the socket's address. */
   readonly trustedProxies?: readonly string[];
   /** How a throttled login waits (login-throttle.ts); a timer when absent. */
   readonly loginDelay?: (ms: number) => Promise<void>;

@@ -50,8 +50,8 @@ export async function startOpsPart(
   let started = false;
   const replayDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts };
   const server = await startOpsServer({
-    host: config.http.host,
-    port: config.http.port,
+    host: config.opsHttp.host,
+    port: config.opsHttp.port,
     logger: log,
     registry: metrics.registry,
     redis,
@@ -64,8 +64,8 @@ export async function startOpsPart(
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),
-    dashboard: { user: config.http.dashboardUser, password: options.admin ? config.http.dashboardPassword : undefined },
-    trustedProxies: config.http.trustedProxies,
+    dashboard: { user: config.opsHttp.dashboardUser, password: options.admin ? config.opsHttp.dashboardPassword : undefined },
+    trustedProxies: config.opsHttp.trustedProxies,
     started: () => started,
     ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
   });

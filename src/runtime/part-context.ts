@@ -33,7 +33,7 @@ export function storeFor(
     redis,
     ctx.config.redisPrefix,
     {
-      rawMs: ctx.config.retentionMs,
+      rawMs: ctx.config.rawRetentionMs,
       recordMs: ctx.config.recordRetentionMs,
     },
     ctx.rawStore,

@@ -1,5 +1,5 @@
 // `letter-intake smtp | worker | ops`: one role per process, for scaling out. Each serves its
-// own /healthz, /readyz and /metrics on HTTP_PORT; `ops` adds the dashboard and intake pages.
+// own /healthz, /readyz and /metrics on OPS_HTTP_PORT; `ops` adds the dashboard and intake pages.
 import type { Config } from '../config.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
@@ -42,8 +42,8 @@ async function runRole(
   // The listener writes messages and the worker reads them: both need the store, checked at start.
   const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
   const ops = await listeningAs(
-    'HTTP_PORT',
-    ctx.config.http,
+    'OPS_HTTP_PORT',
+    ctx.config.opsHttp,
     startOpsPart(ctx, redisTopology, { admin: role === 'ops', rawStore, loaded: () => reloads.loaded() }),
   );
   const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisTopology, rawStore, reloads });

@@ -28,7 +28,7 @@ const orDefault = (value: string | undefined, fallback: string): string => (valu
 /**
  * The demo: the Acme sender and the static DNS zone that publishes its SPF and DKIM keys. Its
  * admin password is the well-known "demo", so the ops HTTP server (admin pages) and the sandbox
- * listen on loopback only, unless HTTP_HOST / SANDBOX_HOST say otherwise.
+ * listen on loopback only, unless OPS_HTTP_HOST / SANDBOX_HOST say otherwise.
  */
 export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
   const senders = (env.SENDERS_FILE ?? '') !== '';
@@ -49,7 +49,7 @@ export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
       INBOUND_ADDRESSES: DEMO_PROCESSING_ADDRESS,
       DNS_ZONE_FILE: env.DNS_ZONE_FILE ?? `${FIXTURES}zone.json`,
       DASHBOARD_PASSWORD: env.DASHBOARD_PASSWORD ?? 'demo',
-      HTTP_HOST: orDefault(env.HTTP_HOST, LOOPBACK),
+      OPS_HTTP_HOST: orDefault(env.OPS_HTTP_HOST, LOOPBACK),
       SANDBOX_HOST: orDefault(env.SANDBOX_HOST, LOOPBACK),
     },
   };
@@ -94,8 +94,8 @@ export async function startCommand(): Promise<'running'> {
     const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) };
     started.add(closeStore);
     const ops = await listeningAs(
-      'HTTP_PORT',
-      config.http,
+      'OPS_HTTP_PORT',
+      config.opsHttp,
       startOpsPart(ctx, redisTopology, { admin: true, rawStore, loaded: () => reloads.loaded() }),
     );
     started.add(ops);

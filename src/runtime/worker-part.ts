@@ -40,7 +40,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const apiCircuit = createApiCircuit({
     policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },
     probeIntervalMs: config.apiCircuit.probeIntervalMs,
-    probe: senderApiProbe(senderApiUrl, Math.min(config.apiTimeoutMs, config.apiCircuit.probeIntervalMs)),
+    probe: senderApiProbe(senderApiUrl, Math.min(config.senderApiTimeoutMs, config.apiCircuit.probeIntervalMs)),
     pause: async (ms) => worker?.rateLimit(ms),
     clock: ctx.clock,
     logger,
@@ -49,7 +49,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const client = createSenderApiClient({
     baseUrl: senderApiUrl,
     clock: ctx.clock,
-    timeoutMs: config.apiTimeoutMs,
+    timeoutMs: config.senderApiTimeoutMs,
     logger,
     onCall: (e) => {
       ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000);
@@ -69,7 +69,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const pdfChecker = config.pdfChecks.mode === 'strict' ? createPdfChecker(config.pdfChecks) : undefined;
   // Threads load pdf.js and pdf-lib once (~0.5 s of CPU each). The worker takes jobs only once
   // they are up: its first letters do not wait for them, other workers take the queue meanwhile,
-  // and the start-up's CPU is not spent while letters are (it was 2 of the bench's 2-worker drain).
+  // and the start-up's CPU is not spent while letters are (docs/performance.md).
   // A thread that fails to start is started again, and reported, when a PDF needs it.
   await pdfChecker
     ?.warm()

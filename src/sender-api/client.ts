@@ -14,7 +14,7 @@ export interface SenderApiClientDeps {
   readonly fetch?: typeof fetch;
   /** Milliseconds since the epoch; session expiry is judged on it. */
   readonly clock: () => number;
-  /** Bound on each HTTP request (API_TIMEOUT_MS). */
+  /** Bound on each HTTP request (SENDER_API_TIMEOUT_MS). */
   readonly timeoutMs: number;
   readonly logger: Logger;
   /** Refresh this long before `validUntilUtc` (default 60 s). */

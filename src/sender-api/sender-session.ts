@@ -231,7 +231,7 @@ export class SenderSession {
       // A 401 to the refresh: the session is gone; a new login, not a second refresh.
       if (isUnauthorized(err)) return this.#login();
       // The refresh failed but the session has not ended yet: keep using it until it does.
-      if (err instanceof SenderApiError && this.deps.clock() < current.validUntilMs) return current;
+      if (err instanceof SenderApiError && this.deps.clock() < current.endsAtMs) return current;
       throw err;
     }
   }
@@ -241,7 +241,7 @@ function toSession(answer: { sessionId: string; validUntilUtc?: string | undefin
   return {
     sessionId: answer.sessionId,
     validUntilUtc: answer.validUntilUtc,
-    validUntilMs: sessionEndMs(answer.validUntilUtc, requestedAtMs),
+    endsAtMs: sessionEndMs(answer.validUntilUtc, requestedAtMs),
   };
 }
 

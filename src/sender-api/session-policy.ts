@@ -9,12 +9,12 @@ export const DEFAULT_REFRESH_MARGIN_MS = 60_000;
 export const ASSUMED_SESSION_MS = 30 * 60_000;
 
 /**
- * No session or an expired one → log in; inside the safety margin before `validUntil` → refresh
+ * No session or an ended one → log in; inside the safety margin before its end (`endsAtMs`) → refresh
  * (the old session is still good for the refresh call itself); otherwise use it.
  */
-export function sessionAction(session: { readonly validUntilMs: number } | undefined, nowMs: number, marginMs: number): SessionAction {
-  if (session === undefined || nowMs >= session.validUntilMs) return 'login';
-  if (nowMs >= session.validUntilMs - marginMs) return 'refresh';
+export function sessionAction(session: { readonly endsAtMs: number } | undefined, nowMs: number, marginMs: number): SessionAction {
+  if (session === undefined || nowMs >= session.endsAtMs) return 'login';
+  if (nowMs >= session.endsAtMs - marginMs) return 'refresh';
   return 'use';
 }
 

@@ -36,7 +36,7 @@ export interface ApiSession {
   /** The API's expiry as it wrote it, when it wrote one. */
   readonly validUntilUtc: string | undefined;
   /** When the client stops using it: the earlier of the API's expiry and our own 30 minutes. */
-  readonly validUntilMs: number;
+  readonly endsAtMs: number;
 }
 
 /**

@@ -63,7 +63,7 @@ describe.skipIf(!engine.ok)('the container image and compose stack', () => {
       DOCKER_BUILDKIT: '0',
       COMPOSE_DOCKER_CLI_BUILD: '0',
       SMTP_PUBLISH_PORT: String(ports.smtp),
-      HTTP_PUBLISH_PORT: String(ports.http),
+      OPS_HTTP_PUBLISH_PORT: String(ports.http),
       SANDBOX_PUBLISH_PORT: String(ports.sandbox),
       PROMETHEUS_PUBLISH_PORT: String(ports.prometheus),
       PROMETHEUS_IMAGE: prometheusImage,

@@ -11,7 +11,7 @@ let env: Record<string, string>;
 let listener: RoleProcess;
 
 beforeAll(async () => {
-  env = testEnv(prefix, { SMTP_PORT: String(await freePort()), HTTP_PORT: '0' });
+  env = testEnv(prefix, { SMTP_PORT: String(await freePort()), OPS_HTTP_PORT: '0' });
   listener = await startRole('smtp', env);
 });
 afterAll(async () => {

@@ -169,7 +169,7 @@ describe('letter-intake doctor on broken deployments', () => {
       const run = await runCommand(['doctor'], { ...healthy, REDIS_URL: volatile.url });
       expect(run.text).toContain('  ✗ appendonly: no: accepted mail lives in memory only');
       expect(run.code).toBe(1);
-      const role = await startRole('smtp', { ...healthy, REDIS_URL: volatile.url, HTTP_PORT: '0' });
+      const role = await startRole('smtp', { ...healthy, REDIS_URL: volatile.url, OPS_HTTP_PORT: '0' });
       try {
         const warning = await role.waitForLog((l) => l.event === 'redis.durability');
         expect(warning).toMatchObject({ level: 40, check: 'appendonly', status: 'fail' });

@@ -39,7 +39,7 @@ beforeAll(async () => {
   env = testEnv(prefix, {
     SMTP_PORT: String(smtpPort),
     SENDER_API_URL: sandbox.url,
-    HTTP_PORT: '0',
+    OPS_HTTP_PORT: '0',
     NOTICE_SMTP_URL: relay.url,
     WORKER_LOCK_MS: '2000',
   });

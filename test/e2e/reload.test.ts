@@ -81,7 +81,7 @@ describe('reloading without a restart', () => {
       'start',
       testEnv(prefix, {
         DATA_DIR: dir,
-        HTTP_PORT: '0',
+        OPS_HTTP_PORT: '0',
         SANDBOX_PORT: '0',
         SENDERS_FILE: sendersFile,
         TLS_KEY_FILE: keyFile,

@@ -33,7 +33,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ directory, clock: Date.now, logger: createLogger({ level: 'silent' }), host: '127.0.0.1', port: 0 });
   env = testEnv(prefix, {
     SENDER_API_URL: sandbox.url,
-    HTTP_PORT: '0',
+    OPS_HTTP_PORT: '0',
     SMTP_CLOSE_TIMEOUT_MS: '5000',
     WORKER_CLOSE_TIMEOUT_MS: '1000',
     WORKER_LOCK_MS: '2000',

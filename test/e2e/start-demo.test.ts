@@ -1,5 +1,5 @@
 // `letter-intake start` on demo defaults, as a real process: the admin pages (password "demo")
-// and the sandbox API listen on loopback only; an operator's explicit HTTP_HOST still counts.
+// and the sandbox API listen on loopback only; an operator's explicit OPS_HTTP_HOST still counts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ async function startDemo(extra: Record<string, string> = {}): Promise<RoleProces
     DATA_DIR: dataDir,
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '0',
-    HTTP_PORT: '0',
+    OPS_HTTP_PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'info',
     ...extra,
@@ -79,8 +79,8 @@ describe('letter-intake start on demo defaults', () => {
     }
   });
 
-  it.skipIf(ownAddress === undefined)('listens on every interface when HTTP_HOST says so', async () => {
-    const proc = await startDemo({ HTTP_HOST: '0.0.0.0' });
+  it.skipIf(ownAddress === undefined)('listens on every interface when OPS_HTTP_HOST says so', async () => {
+    const proc = await startDemo({ OPS_HTTP_HOST: '0.0.0.0' });
     const ready = await proc.waitForLog((l) => l.event === 'start.ready');
     const ops = new URL(String(ready.ops));
 

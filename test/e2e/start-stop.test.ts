@@ -36,7 +36,7 @@ function startEnv(dataDir: string, extra: Record<string, string> = {}): Record<s
     DATA_DIR: dataDir,
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '0',
-    HTTP_PORT: '0',
+    OPS_HTTP_PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'info',
     ...extra,

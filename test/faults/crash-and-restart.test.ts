@@ -123,7 +123,7 @@ async function gateway(): Promise<Gateway> {
     REDIS_URL: redis.url,
     SMTP_PORT: String(port),
     SENDER_API_URL: api.url,
-    HTTP_PORT: '0',
+    OPS_HTTP_PORT: '0',
     SMTP_MAX_CLIENTS_PER_IP: '100',
     WORKER_LOCK_MS: '2000',
     WORKER_BACKOFF_BASE_MS: '100',

@@ -49,7 +49,7 @@ beforeAll(async () => {
   const prefix = randomPrefix();
   env = testEnv(prefix, {
     SMTP_PORT: String(smtpPort),
-    HTTP_PORT: '0',
+    OPS_HTTP_PORT: '0',
     WORKER_LOCK_MS: '2000',
     WORKER_BACKOFF_BASE_MS: '100',
     WORKER_BACKOFF_CAP_MS: '1000',

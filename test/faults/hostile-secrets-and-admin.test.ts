@@ -68,9 +68,9 @@ beforeAll(async () => {
   // Behind a trusted proxy (this test) each route's wrong logins come from an address of their
   // own: the login limit (10 failures per address) is its own test, admin-login-limits.test.ts.
   const env = testEnv(gateway.prefix, {
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: '0',
-    HTTP_TRUSTED_PROXIES: '127.0.0.1',
+    OPS_HTTP_HOST: '127.0.0.1',
+    OPS_HTTP_PORT: '0',
+    OPS_HTTP_TRUSTED_PROXIES: '127.0.0.1',
     DASHBOARD_USER,
     DASHBOARD_PASSWORD,
     LOG_LEVEL: 'debug',

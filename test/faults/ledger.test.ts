@@ -111,7 +111,7 @@ describe('the ledger after a load run with faults at random moments', () => {
       REDIS_URL: redis.url,
       SMTP_PORT: String(port),
       SENDER_API_URL: sandbox.url,
-      HTTP_PORT: '0',
+      OPS_HTTP_PORT: '0',
       SMTP_MAX_CLIENTS_PER_IP: '100',
       WORKER_LOCK_MS: '2000',
       WORKER_BACKOFF_BASE_MS: '100',

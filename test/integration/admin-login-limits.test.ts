@@ -55,7 +55,7 @@ const attempt = (server: OpsServer, password: string, forwardedFor?: string, use
     headers: { authorization: basic(user, password), ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) },
   });
 
-describe('failed admin logins behind a trusted proxy (HTTP_TRUSTED_PROXIES)', () => {
+describe('failed admin logins behind a trusted proxy (OPS_HTTP_TRUSTED_PROXIES)', () => {
   it('refuses a client address with 429 after 10 failures, and no other address', async () => {
     const server = await start({ trustedProxies: ['127.0.0.1'] });
     const statuses: number[] = [];

@@ -23,8 +23,8 @@ async function startRoleWithStore(clock: () => number) {
   const config = loadConfig({
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: randomPrefix(),
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: '0',
+    OPS_HTTP_HOST: '127.0.0.1',
+    OPS_HTTP_PORT: '0',
     RAW_STORE_URL: pathToFileURL(dir).href,
     LOG_LEVEL: 'silent',
   });

@@ -24,8 +24,8 @@ beforeAll(async () => {
   const config = loadConfig({
     REDIS_URL: redis.url,
     REDIS_PREFIX: gateway.prefix,
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: '0',
+    OPS_HTTP_HOST: '127.0.0.1',
+    OPS_HTTP_PORT: '0',
     DASHBOARD_PASSWORD: PASSWORD,
   });
   const destination = new Writable({

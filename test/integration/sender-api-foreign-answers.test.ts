@@ -33,14 +33,14 @@ describe('the client reads every session answer the contract allows', () => {
   it('reads a validUntilUtc written without a zone and with seven fraction digits as UTC', async () => {
     const running = await start('foreign'); // its first login answers 2026-11-25T13:42:56.1234567
     const session = await clientOf(running).login();
-    expect(session.validUntilMs).toBe(clock.now() + FOREIGN_SESSION_TTL_MS);
+    expect(session.endsAtMs).toBe(clock.now() + FOREIGN_SESSION_TTL_MS);
   });
 
   it('honours a +04:00 offset', async () => {
     const running = await start('foreign');
     await login(running.url, ACME); // the client's login is the second: +04:00
     const session = await clientOf(running).login();
-    expect(session.validUntilMs).toBe(clock.now() + FOREIGN_SESSION_TTL_MS);
+    expect(session.endsAtMs).toBe(clock.now() + FOREIGN_SESSION_TTL_MS);
   });
 });
 
@@ -104,7 +104,7 @@ describe('the client and answers the contract leaves open', () => {
       return jsonAnswer({ sessionId: field(await a.json(), 'sessionId') });
     });
     const session = await clientWith(running, fetchOf).login();
-    expect(session.validUntilMs).toBe(clock.now() + 30 * 60_000);
+    expect(session.endsAtMs).toBe(clock.now() + 30 * 60_000);
   });
 
   it('logs in again when a refresh answers isValid: false', async () => {

@@ -125,6 +125,6 @@ describe('Sender API client sessions', () => {
     await acme.login();
     sandbox.clock.advance(10 * MINUTE);
     const session = await acme.refresh();
-    expect(session.validUntilMs).toBe(sandbox.clock.now() + 30 * MINUTE);
+    expect(session.endsAtMs).toBe(sandbox.clock.now() + 30 * MINUTE);
   });
 });

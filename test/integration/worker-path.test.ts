@@ -77,12 +77,12 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
   });
 
   describe('retention', () => {
-    it('keeps the raw message of an ended intake for RETENTION_DAYS and its record longer, then deletes them', async () => {
+    it('keeps the raw message of an ended intake for RAW_RETENTION_DAYS and its record longer, then deletes them', async () => {
       const intakeId = await deliver('pdf-with-inline-logo.eml', 'bounce@acme.example');
       const record = await gateway.settled(intakeId);
       const deleteAt = Number(await gateway.redis.zscore(gateway.store.blobKeys.due, record.rawKey ?? 'no raw key'));
       const recordTtl = await gateway.redis.pttl(gateway.store.keys.record(intakeId));
-      expect(deleteAt - (record.timeline.submitted ?? 0)).toBe(gateway.config.retentionMs);
+      expect(deleteAt - (record.timeline.submitted ?? 0)).toBe(gateway.config.rawRetentionMs);
       expect(await gateway.store.raw(intakeId)).toBeDefined(); // until then
       expect(recordTtl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
     });

@@ -6,7 +6,7 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.maxMessageBytes).toBe(15 * 1024 * 1024);
     expect(config.maxPdfBytes).toBe(10 * 1024 * 1024);
-    expect(config.retentionMs).toBe(7 * 24 * 3600 * 1000);
+    expect(config.rawRetentionMs).toBe(7 * 24 * 3600 * 1000);
     expect(config.smtp.port).toBe(2525);
     expect(config.smtp.tls).toBeUndefined();
     expect(Object.isFrozen(config.smtp)).toBe(true);
@@ -49,7 +49,7 @@ describe('configuration', () => {
 
   it.each([
     ['SMTP_PORT', '99999'],
-    ['HTTP_PORT', '65536'],
+    ['OPS_HTTP_PORT', '65536'],
     ['SANDBOX_PORT', '-1'],
   ])('refuses %s=%s as a port, naming the variable and the range', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`${variable}: .*(1 to 65535|at least 0)`));
@@ -62,7 +62,7 @@ describe('configuration', () => {
   it.each([
     ['SMTP_PORT', 'twenty-five', 'expected a whole number'],
     ['WORKER_SWEEP_AGE_MS', 'soon', 'expected a whole number'],
-    ['RETENTION_DAYS', 'a week', 'expected a number of days'],
+    ['RAW_RETENTION_DAYS', 'a week', 'expected a number of days'],
   ])('says what %s expects instead of "received NaN" for %j', (variable, value, expected) => {
     let message = '';
     try {
@@ -110,25 +110,51 @@ describe('configuration', () => {
     expect(loadConfig({ API_TITLE_MAX_CHARS: '120', API_MAX_PARTS: '5' }).apiLimits).toEqual({ titleMaxChars: 120, maxParts: 5 });
   });
 
+  describe('a variable under its old name', () => {
+    it.each([
+      ['RETENTION_DAYS', '14', 'RAW_RETENTION_DAYS'],
+      ['API_TIMEOUT_MS', '5000', 'SENDER_API_TIMEOUT_MS'],
+      ['HTTP_HOST', '127.0.0.1', 'OPS_HTTP_HOST'],
+      ['HTTP_PORT', '9090', 'OPS_HTTP_PORT'],
+      ['HTTP_TRUSTED_PROXIES', '10.0.0.1', 'OPS_HTTP_TRUSTED_PROXIES'],
+    ])('%s is refused at start, naming its new name', (old, value, now) => {
+      expect(() => loadConfig({ [old]: value })).toThrow(
+        new ConfigError(`invalid configuration:\n  ${old}: renamed ${now}; set ${now} instead`),
+      );
+    });
+
+    it('is refused even beside its new name, every old one listed', () => {
+      expect(() => loadConfig({ OPS_HTTP_PORT: '9090', HTTP_PORT: '9090', RETENTION_DAYS: '3' })).toThrow(
+        /RETENTION_DAYS: renamed RAW_RETENTION_DAYS; set RAW_RETENTION_DAYS instead\n {2}HTTP_PORT: renamed OPS_HTTP_PORT/,
+      );
+    });
+
+    it('is no setting when empty, as any empty variable', () => {
+      expect(loadConfig({ HTTP_PORT: '', OPS_HTTP_PORT: '9090' }).opsHttp.port).toBe(9090);
+    });
+  });
+
   describe('retention that must outlive a notice', () => {
     it('refuses a record retention too short for the notice its intake earns, naming the variable', () => {
       for (const days of ['0', '0.01']) {
-        expect(() => loadConfig({ RECORD_RETENTION_DAYS: days, RETENTION_DAYS: '0' })).toThrow(ConfigError);
-        expect(() => loadConfig({ RECORD_RETENTION_DAYS: days, RETENTION_DAYS: '0' })).toThrow(/RECORD_RETENTION_DAYS.*notice/);
+        expect(() => loadConfig({ RECORD_RETENTION_DAYS: days, RAW_RETENTION_DAYS: '0' })).toThrow(ConfigError);
+        expect(() => loadConfig({ RECORD_RETENTION_DAYS: days, RAW_RETENTION_DAYS: '0' })).toThrow(/RECORD_RETENTION_DAYS.*notice/);
       }
     });
 
     it('counts the notice attempts: many slow attempts need a longer record retention', () => {
       // 30 attempts doubling from 1 s wait 2^29 s (over 17 years) before the last one.
       expect(() => loadConfig({ NOTICE_ATTEMPTS: '30', RECORD_RETENTION_DAYS: '90' })).toThrow(/RECORD_RETENTION_DAYS/);
-      expect(loadConfig({ NOTICE_ATTEMPTS: '8', RECORD_RETENTION_DAYS: '1', RETENTION_DAYS: '1' }).recordRetentionMs).toBe(
+      expect(loadConfig({ NOTICE_ATTEMPTS: '8', RECORD_RETENTION_DAYS: '1', RAW_RETENTION_DAYS: '1' }).recordRetentionMs).toBe(
         24 * 3600 * 1000,
       );
     });
 
     it('refuses raw mail kept longer than its record (the orphan sweep would delete it anyway)', () => {
-      expect(() => loadConfig({ RETENTION_DAYS: '30', RECORD_RETENTION_DAYS: '14' })).toThrow(/RETENTION_DAYS.*RECORD_RETENTION_DAYS/);
-      expect(loadConfig({ RETENTION_DAYS: '14', RECORD_RETENTION_DAYS: '14' }).retentionMs).toBe(14 * 24 * 3600 * 1000);
+      expect(() => loadConfig({ RAW_RETENTION_DAYS: '30', RECORD_RETENTION_DAYS: '14' })).toThrow(
+        /RAW_RETENTION_DAYS.*RECORD_RETENTION_DAYS/,
+      );
+      expect(loadConfig({ RAW_RETENTION_DAYS: '14', RECORD_RETENTION_DAYS: '14' }).rawRetentionMs).toBe(14 * 24 * 3600 * 1000);
     });
   });
 

@@ -19,7 +19,7 @@ const CLI_COMMANDS = new Set([...read('src/cli.ts').matchAll(/^ {2}'?([a-z][a-z-
 /** Variables compose itself reads (host ports, a replacement image), never passed to the program. */
 const COMPOSE_ONLY_VARIABLES = new Set([
   'SMTP_PUBLISH_PORT',
-  'HTTP_PUBLISH_PORT',
+  'OPS_HTTP_PUBLISH_PORT',
   'SANDBOX_PUBLISH_PORT',
   'PROMETHEUS_PUBLISH_PORT',
   'GRAFANA_PUBLISH_PORT',
@@ -125,13 +125,13 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of services) expect(s.healthcheck?.test.length, name).toBeGreaterThan(0);
   });
 
-  it('starts the gateway only once Redis is healthy, and publishes SMTP on SMTP_PUBLISH_PORT (25) and HTTP on HTTP_PUBLISH_PORT (8080)', () => {
+  it('starts the gateway only once Redis is healthy, and publishes SMTP on SMTP_PUBLISH_PORT (25) and HTTP on OPS_HTTP_PUBLISH_PORT (8080)', () => {
     const gateway = compose.services.gateway;
     expect(gateway?.depends_on?.redis?.condition).toBe('service_healthy');
     const ports = gateway?.ports ?? [];
     expect(ports.map(withDefaults)).toEqual(expect.arrayContaining(['25:2525', '8080:8080']));
     expect(ports.find((p) => p.endsWith(':2525'))).toMatch(/^\$\{SMTP_PUBLISH_PORT:-25\}:2525$/);
-    expect(ports.find((p) => p.endsWith(':8080'))).toMatch(/^\$\{HTTP_PUBLISH_PORT:-8080\}:8080$/);
+    expect(ports.find((p) => p.endsWith(':8080'))).toMatch(/^\$\{OPS_HTTP_PUBLISH_PORT:-8080\}:8080$/);
   });
 
   it('runs only real letter-intake commands in the gateway image', () => {

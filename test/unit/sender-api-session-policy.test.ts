@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionAction } from '../../src/sender-api/session-policy.js';
 
 describe('sessionAction', () => {
-  const session = { validUntilMs: 1_000_000 };
+  const session = { endsAtMs: 1_000_000 };
   const margin = 60_000;
 
   it.each([

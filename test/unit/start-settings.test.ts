@@ -48,15 +48,17 @@ describe('a listener that cannot bind', () => {
       second.listen(port, '127.0.0.1', done);
     });
 
-    const outcome = await listeningAs('HTTP_PORT', { host: '127.0.0.1', port }, binding).catch((err: unknown) => err);
+    const outcome = await listeningAs('OPS_HTTP_PORT', { host: '127.0.0.1', port }, binding).catch((err: unknown) => err);
     holder.close();
 
     expect(outcome).toBeInstanceOf(StartupError);
-    expect(String(outcome)).toContain(`HTTP_PORT: cannot listen on 127.0.0.1:${port} (EADDRINUSE: the port is in use by another process)`);
+    expect(String(outcome)).toContain(
+      `OPS_HTTP_PORT: cannot listen on 127.0.0.1:${port} (EADDRINUSE: the port is in use by another process)`,
+    );
   });
 
   it('passes any other failure through unchanged', async () => {
     const other = new Error('something else');
-    await expect(listeningAs('HTTP_PORT', { host: '127.0.0.1', port: 1 }, Promise.reject(other))).rejects.toBe(other);
+    await expect(listeningAs('OPS_HTTP_PORT', { host: '127.0.0.1', port: 1 }, Promise.reject(other))).rejects.toBe(other);
   });
 });
