@@ -21,6 +21,8 @@ const USAGE = `usage: letter-intake <command> [options]
   replay ID             re-queue a failed intake
   replay-failed         re-queue every failed intake that matches
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
+  recover               after Redis lost intake records: bring back from the raw store every
+                        intake answered 250 (idempotent; safe while listeners and workers run)
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
                         sender directory); exit 1 when any check fails. With no Redis
                         configured (REDIS_URL, REDIS_SENTINELS) it checks the running \`npm start\`
@@ -39,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./runtime/intake-commands.js')).statusCommand,
   replay: async () => (await import('./runtime/intake-commands.js')).replayCommand,
   'replay-failed': async () => (await import('./runtime/replay-failed-command.js')).replayFailedCommand,
+  recover: async () => (await import('./runtime/recover-command.js')).recoverCommand,
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
 };
 

@@ -1,8 +1,10 @@
 // Durable acceptance: raw message committed to the raw store, record stored and job queued (both acknowledged by Redis, and
-// by REDIS_REPLICAS_ACK replicas) before the caller may answer 250. Idempotent: the same message again finds the first intake.
+// by REDIS_REPLICAS_ACK replicas), then the raw store's `accepted/` marker written, before the caller may answer 250.
+// Idempotent: the same message again finds the first intake.
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
 import type { ReplicaAck } from '../redis/replica-ack.js';
+import { acceptedMarker, type IntakeMarkers } from './markers.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
@@ -19,6 +21,8 @@ export interface AcceptDeps {
   readonly timeoutMs: number;
   /** The replicas that must hold the record and job before 250 (absent: the primary's word is enough). */
   readonly replicas?: ReplicaAck | undefined;
+  /** The raw store's markers: `accepted/` is the record of last resort that a 250 may have been sent. */
+  readonly markers?: IntakeMarkers | undefined;
 }
 
 /** What the listener hands over: the authentication header fields and the body. */
@@ -52,9 +56,12 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
   });
   const deadline = deps.clock() + deps.timeoutMs;
   try {
-    const stored = storeAndQueue(deps, intake, message, () => answered).then((accepted) => {
+    const stored = storeAndQueue(deps, intake, message, () => answered).then(async (accepted) => {
       replicating = true;
-      return heldByReplicas(deps, accepted, deadline);
+      await heldByReplicas(deps, accepted, deadline);
+      replicating = false;
+      await markAccepted(deps, intake, message.headers, accepted);
+      return { intakeId: accepted.intakeId, duplicate: accepted.duplicate };
     });
     return await Promise.race([stored, timeout]);
   } catch (err) {
@@ -65,9 +72,17 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
   }
 }
 
-async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage, answered451: () => boolean): Promise<Accepted> {
+/** What the store-and-queue step did: the blob this call stored, and whether the record now points at it. */
+interface Stored extends Accepted {
+  readonly blobKey: string;
+  readonly pointsAtBlob: boolean;
+}
+
+async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage, answered451: () => boolean): Promise<Stored> {
   const { intakeId } = intake;
-  const created = await deps.store.create(intake, { headers: message.headers, body: await message.body() }, deps.clock());
+  const body = await message.body();
+  const { blobKey } = body;
+  const created = await deps.store.create(intake, { headers: message.headers, body }, deps.clock());
   // A record Redis wrote after the client was told 451 goes no further: the message stays as a
   // stop between the record and the job leaves it (received, or failed and replayable), and the
   // MTA's retry, the same intake, queues it.
@@ -76,10 +91,10 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
     // The intake had failed: queued anew as a replay does it, the record first. A stop before
     // leaves it failed and replayable; a replay that finds it moved on means another took it.
     await replayIntake(deps, intakeId);
-    return { intakeId, duplicate: true };
+    return { intakeId, duplicate: true, blobKey, pointsAtBlob: true };
   }
   // A record past `received` means the job was queued before: answer with the first id.
-  if (!created.created && created.state !== 'received') return { intakeId, duplicate: true };
+  if (!created.created && created.state !== 'received') return { intakeId, duplicate: true, blobKey, pointsAtBlob: false };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
   if (created.created) {
     await deps.queue.add('intake', job, intakeJobOptions(intakeId, deps.attempts));
@@ -88,7 +103,19 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
     await requeueJob(deps.queue, job, deps.attempts);
   }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
-  return { intakeId, duplicate: !created.created };
+  return { intakeId, duplicate: !created.created, blobKey, pointsAtBlob: created.created };
+}
+
+/**
+ * The last write before 250: `accepted/` names the blob the record points at. A re-delivery of an
+ * intake whose record points at an earlier copy keeps the marker it finds (the first acceptance
+ * wrote it) and writes one only when there is none (the first stopped before its marker).
+ */
+async function markAccepted(deps: AcceptDeps, intake: NewIntake, headers: string, stored: Stored): Promise<void> {
+  if (deps.markers === undefined) return;
+  const marker = acceptedMarker(intake, stored.blobKey, headers, deps.clock());
+  if (stored.pointsAtBlob) await deps.markers.putAccepted(marker);
+  else await deps.markers.putAcceptedIfAbsent(marker);
 }
 
 /**
@@ -96,10 +123,10 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
  * before 250; fewer in time is a 451, and the MTA's retry finds the intake or, after a failover
  * that lost it, stores it anew.
  */
-async function heldByReplicas(deps: AcceptDeps, accepted: Accepted, deadline: number): Promise<Accepted> {
-  if (deps.replicas === undefined) return accepted;
+async function heldByReplicas(deps: AcceptDeps, accepted: Accepted, deadline: number): Promise<void> {
+  if (deps.replicas === undefined) return;
   const verdict = await deps.replicas.acknowledge(deadline);
-  if (verdict.kind === 'acknowledged') return accepted;
+  if (verdict.kind === 'acknowledged') return;
   throw new IntakeError('ReplicasBehind', `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the intake in time`, {
     intakeId: accepted.intakeId,
   });

@@ -1,6 +1,7 @@
 // Replay: a `failed` intake goes back to the queue; its record keeps the exactly-once checkpoint
 // (the letter id, the draft marker), so a replay can never create a second letter.
 import type { Queue } from 'bullmq';
+import type { IntakeMarkers } from './markers.js';
 import type { IntakeJobData } from './queue.js';
 import { requeueJob } from './requeue.js';
 import type { IntakeStore } from './store.js';
@@ -12,6 +13,8 @@ export interface ReplayDeps {
   readonly queue: Queue<IntakeJobData>;
   readonly clock: () => number;
   readonly attempts: number;
+  /** The raw store's markers: a replay clears the intake's `failed` end there (docs/design.md §17). */
+  readonly markers?: IntakeMarkers | undefined;
 }
 
 export async function replayIntake(deps: ReplayDeps, intakeId: string): Promise<ReplayResult> {
@@ -24,6 +27,8 @@ export async function replayIntake(deps: ReplayDeps, intakeId: string): Promise<
   const moved = await deps.store.transition(intakeId, ['failed'], 'queued', deps.clock());
   if (!moved.ok) return { ok: false, reason: `intake ${intakeId} is ${moved.state ?? 'gone'}; only failed intakes can be replayed` };
   try {
+    // Before the job: a run that ends again writes its own end, and recover must not find this one.
+    await deps.markers?.clearEnded(intakeId);
     await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);
   } catch (err) {
     await deps.store.transition(intakeId, ['queued'], 'failed', deps.clock());

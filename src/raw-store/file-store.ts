@@ -3,13 +3,21 @@
 // fsyncs the file, renames it to `<key>` and fsyncs the directory, so a committed blob
 // survives a power cut and a crash leaves at most an incomplete file the sweep removes.
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchBuffers } from './batch-buffers.js';
 import { INCOMPLETE_PREFIX, isBlobKey, newBlobKey } from './blob-key.js';
 import { bounded } from './bounded.js';
-import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
+import {
+  isMarkerId,
+  MARKER_KINDS,
+  type MarkerKind,
+  type RawStore,
+  type RawWrite,
+  type StoredBlob,
+  type StoredMarker,
+} from './raw-store.js';
 
 export interface FileStoreOptions {
   readonly dir: string;
@@ -31,7 +39,8 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   let ready: Promise<unknown> | undefined;
   const ensureDirs = (): Promise<unknown> => {
     // Created once; a failure is retried by the next caller.
-    ready ??= mkdir(incomingDir, { recursive: true }).catch((err: unknown) => {
+    const dirs = [incomingDir, ...MARKER_KINDS.map((kind) => join(dir, kind))];
+    ready ??= Promise.all(dirs.map((path) => mkdir(path, { recursive: true }))).catch((err: unknown) => {
       ready = undefined;
       throw err;
     });
@@ -40,6 +49,10 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   const pathOf = (key: string): string => {
     if (!isBlobKey(key)) throw new Error(`not a raw store key: ${JSON.stringify(key)}`);
     return join(dir, key);
+  };
+  const markerPath = (kind: MarkerKind, id: string): string => {
+    if (!isMarkerId(id)) throw new Error(`not a marker id: ${JSON.stringify(id)}`);
+    return join(dir, kind, id);
   };
 
   return {
@@ -67,6 +80,30 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
     async *listOlderThan(before) {
       yield* listDir(dir, '', before, timeoutMs);
       yield* listDir(incomingDir, INCOMPLETE_PREFIX, before, timeoutMs);
+    },
+    async putMarker(kind, id, body, mode) {
+      const path = markerPath(kind, id);
+      const put = async (): Promise<'written' | 'exists'> => {
+        await ensureDirs();
+        return writeMarker(incomingDir, path, body, mode);
+      };
+      return bounded(put(), timeoutMs, `put ${kind}/${id}`);
+    },
+    async getMarker(kind, id) {
+      const path = markerPath(kind, id);
+      return bounded(readFile(path, 'utf8').catch(absentAsUndefined), timeoutMs, `get ${kind}/${id}`);
+    },
+    async deleteMarker(kind, id) {
+      await bounded(unlink(markerPath(kind, id)).catch(absentAsUndefined), timeoutMs, `delete ${kind}/${id}`);
+    },
+    async *listMarkers(kind) {
+      const path = join(dir, kind);
+      const entries = await bounded(readdir(path, { withFileTypes: true }).catch(absentAsUndefined), timeoutMs, `list ${kind}`);
+      for (const entry of entries ?? []) {
+        if (!entry.isFile() || !isMarkerId(entry.name)) continue;
+        const info = await bounded(stat(join(path, entry.name)).catch(absentAsUndefined), timeoutMs, `stat ${kind}/${entry.name}`);
+        if (info !== undefined) yield { id: entry.name, modifiedAt: info.mtimeMs } satisfies StoredMarker;
+      }
     },
     async check() {
       await bounded(probe(incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
@@ -171,6 +208,42 @@ async function probe(incomingDir: string, ensureDirs: () => Promise<unknown>): P
   const back = await readFile(path, 'utf8');
   await unlink(path);
   if (back !== content) throw new Error('read back different bytes than written');
+}
+
+/**
+ * A marker whole or not at all: written and fsynced beside the blobs' incomplete writes, then
+ * renamed over (replace) or hard-linked to (once: the link fails when the name exists, so two
+ * writers never both create it) its name, and the directory synced.
+ */
+async function writeMarker(incomingDir: string, path: string, body: string, mode: 'replace' | 'once'): Promise<'written' | 'exists'> {
+  const temp = join(incomingDir, `.marker-${randomUUID()}`);
+  const fh = await open(temp, 'wx');
+  try {
+    await fh.write(body);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    if (mode === 'replace') {
+      await rename(temp, path);
+    } else {
+      const linked = await link(temp, path).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof Error && 'code' in err && err.code === 'EEXIST') return false;
+          throw err;
+        },
+      );
+      await unlink(temp);
+      if (!linked) return 'exists';
+    }
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+  await syncDir(join(path, '..'));
+  return 'written';
 }
 
 async function syncDir(path: string): Promise<void> {

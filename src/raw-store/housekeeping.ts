@@ -5,7 +5,7 @@
 import type { Logger } from '../log.js';
 import type { BlobIndex } from './blob-index.js';
 import type { RawStore } from './raw-store.js';
-import { deleteExpiredBlobs, type OrphanSweepDeps, sweepOrphans } from './sweep.js';
+import { deleteExpiredBlobs, deleteExpiredMarkers, type MarkerRetentionDeps, type OrphanSweepDeps, sweepOrphans } from './sweep.js';
 
 export interface HousekeepingDeps {
   readonly store: RawStore;
@@ -14,6 +14,10 @@ export interface HousekeepingDeps {
   readonly logger: Logger;
   readonly orphanAfterMs: OrphanSweepDeps['orphanAfterMs'];
   readonly intervalMs: number;
+  /** See OrphanSweepDeps.accepted: the intake side's check of `accepted/` for an unreferenced blob. */
+  readonly accepted?: OrphanSweepDeps['accepted'];
+  /** Marker retention (RECORD_RETENTION_DAYS) and which ends let markers go; absent: markers are kept. */
+  readonly markers?: Pick<MarkerRetentionDeps, 'retentionMs' | 'mayExpire'> | undefined;
 }
 
 export interface Housekeeping {
@@ -35,9 +39,14 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
       forget: index.forget,
       clock,
       orphanAfterMs: deps.orphanAfterMs,
+      accepted: deps.accepted,
     });
-    if (expired > 0 || swept.deleted > 0) {
-      logger.info({ event: 'raw_store.housekeeping', expired, orphans: swept.deleted, store: store.location }, 'raw store housekeeping');
+    const markers = deps.markers === undefined ? 0 : await deleteExpiredMarkers({ store, clock, ...deps.markers });
+    if (expired > 0 || swept.deleted > 0 || markers > 0) {
+      logger.info(
+        { event: 'raw_store.housekeeping', expired, orphans: swept.deleted, markers, store: store.location },
+        'raw store housekeeping',
+      );
     }
     return { orphans: swept.deleted, expired };
   };

@@ -7,7 +7,19 @@
 // by the store at `begin` (the intake id is only known at the end of DATA); the intake record
 // points at the key. Every operation is bounded: a dead or slow store fails with
 // IntakeError('StorageUnavailable') within the store's time-out, never hangs.
+//
+// Beside the blobs, small markers keyed by intake id (`accepted/<id>`, `letter/<id>`,
+// `ended/<id>`) make the store the record of last resort when Redis is lost (docs/design.md §17).
+// The store keeps their bytes; what they say is the intake side's (intake/markers.ts).
 import type { Readable } from 'node:stream';
+
+export const MARKER_KINDS = ['accepted', 'letter', 'ended'] as const;
+export type MarkerKind = (typeof MARKER_KINDS)[number];
+
+/** An intake id as a marker's name: safe as a file name and an S3 key. */
+export function isMarkerId(id: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(id);
+}
 
 export interface RawStore {
   /** Where the blobs live, without credentials (logs, readiness). */
@@ -26,6 +38,19 @@ export interface RawStore {
   delete(key: string): Promise<void>;
   /** Blobs and abandoned incomplete writes last modified before `before` (ms since the epoch). */
   listOlderThan(before: number): AsyncIterable<StoredBlob>;
+  /**
+   * Writes a marker durably before it resolves. 'replace' overwrites; 'once' creates it only if
+   * there is none ('exists' then, and nothing is written): exclusive create on a directory, a
+   * conditional put (If-None-Match: *) on S3 where the server honours it, else a read before and
+   * after the put.
+   */
+  putMarker(kind: MarkerKind, id: string, body: string, mode: 'replace' | 'once'): Promise<'written' | 'exists'>;
+  /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
+  getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
+  /** Deletes a marker; deleting what is not there is fine. */
+  deleteMarker(kind: MarkerKind, id: string): Promise<void>;
+  /** Ids with a marker of this kind: for discovery only (a listing is never trusted for an absence). */
+  listMarkers(kind: MarkerKind): AsyncIterable<StoredMarker>;
   /** Writes, reads back and deletes a probe: the store is reachable and writable. */
   check(): Promise<void>;
   /** Releases connections (S3 client sockets). */
@@ -50,4 +75,9 @@ export interface StoredBlob {
   readonly modifiedAt: number;
   /** An incomplete write nobody finished (a listener died mid-DATA). */
   readonly incomplete: boolean;
+}
+
+export interface StoredMarker {
+  readonly id: string;
+  readonly modifiedAt: number;
 }

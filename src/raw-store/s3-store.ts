@@ -18,7 +18,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { isBlobKey, newBlobKey } from './blob-key.js';
 import { bounded, storeError } from './bounded.js';
-import type { RawStore, RawWrite, StoredBlob } from './raw-store.js';
+import { isMarkerId, type MarkerKind, type RawStore, type RawWrite, type StoredBlob, type StoredMarker } from './raw-store.js';
 
 export interface S3StoreOptions {
   readonly bucket: string;
@@ -46,11 +46,39 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     if (!isBlobKey(key)) throw new Error(`not a raw store key: ${JSON.stringify(key)}`);
     return prefix + key;
   };
+  const markerKey = (kind: MarkerKind, id: string): string => {
+    if (!isMarkerId(id)) throw new Error(`not a marker id: ${JSON.stringify(id)}`);
+    return `${prefix}${kind}/${id}`;
+  };
   const signal = (): AbortSignal => AbortSignal.timeout(timeoutMs);
 
-  const getObject = async (key: string) => {
+  const getObject = async (key: string) => getFullKey(objectKey(key));
+  /** With `ifAbsent`, false when the server refused the put because the key exists (412). */
+  const putObject = async (fullKey: string, body: string, ifAbsent = false): Promise<boolean> => {
+    const command = new PutObjectCommand({ Bucket: bucket, Key: fullKey, Body: body, ...(ifAbsent ? { IfNoneMatch: '*' } : {}) });
     try {
-      return await client.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey(key) }), { abortSignal: signal() });
+      await client.send(command, { abortSignal: signal() });
+      return true;
+    } catch (err) {
+      if (ifAbsent && err instanceof Error && (err.name === 'PreconditionFailed' || statusOf(err) === 412)) return false;
+      throw err;
+    }
+  };
+  /** Whether the server refuses a second If-None-Match: * put of one key (some S3-compatible stores ignore the header). */
+  let conditional: Promise<boolean> | undefined;
+  const honoursIfNoneMatch = async (): Promise<boolean> => {
+    const key = `${prefix}.probe-${randomUUID()}`;
+    try {
+      await putObject(key, 'probe\n');
+      return !(await putObject(key, 'probe again\n', true).catch(() => true));
+    } finally {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+    }
+  };
+
+  const getFullKey = async (fullKey: string) => {
+    try {
+      return await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() });
     } catch (err) {
       if (err instanceof Error && err.name === 'NoSuchKey') return undefined;
       throw err;
@@ -95,6 +123,48 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
     },
+    async putMarker(kind, id, body, mode) {
+      const key = markerKey(kind, id);
+      const put = async (): Promise<'written' | 'exists'> => {
+        if (mode === 'replace') {
+          await putObject(key, body);
+          return 'written';
+        }
+        conditional ??= honoursIfNoneMatch();
+        if (await conditional) return (await putObject(key, body, true)) ? 'written' : 'exists';
+        // No conditional put: a read before and after. Two writers racing can both see their own
+        // bytes; the intake side makes the owner of an intake the only writer of its letter marker.
+        if ((await getFullKey(key)) !== undefined) return 'exists';
+        await putObject(key, body);
+        const back = await (await getFullKey(key))?.Body?.transformToString();
+        return back === body ? 'written' : 'exists';
+      };
+      return bounded(put(), timeoutMs, `put ${kind}/${id}`);
+    },
+    async getMarker(kind, id) {
+      const key = markerKey(kind, id);
+      const get = async (): Promise<string | undefined> => (await getFullKey(key))?.Body?.transformToString();
+      return bounded(get(), timeoutMs, `get ${kind}/${id}`);
+    },
+    async deleteMarker(kind, id) {
+      const command = new DeleteObjectCommand({ Bucket: bucket, Key: markerKey(kind, id) });
+      await bounded(client.send(command, { abortSignal: signal() }), timeoutMs, `delete ${kind}/${id}`);
+    },
+    async *listMarkers(kind) {
+      const markerPrefix = `${prefix}${kind}/`;
+      let token: string | undefined;
+      do {
+        const command = new ListObjectsV2Command({ Bucket: bucket, Prefix: markerPrefix, Delimiter: '/', ContinuationToken: token });
+        const page = await bounded(client.send(command, { abortSignal: signal() }), timeoutMs, `list ${kind}`);
+        for (const object of page.Contents ?? []) {
+          const id = object.Key?.slice(markerPrefix.length);
+          const modifiedAt = object.LastModified?.getTime();
+          if (id === undefined || modifiedAt === undefined || !isMarkerId(id)) continue;
+          yield { id, modifiedAt } satisfies StoredMarker;
+        }
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
+    },
     async check() {
       // A probe object written, read back and deleted: the bucket exists and this identity may
       // write, read and delete in it (what the listener, the worker and retention do).
@@ -113,6 +183,12 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
       client.destroy();
     },
   };
+}
+
+function statusOf(err: Error): number | undefined {
+  const meta: unknown = '$metadata' in err ? err.$metadata : undefined;
+  if (typeof meta !== 'object' || meta === null || !('httpStatusCode' in meta)) return undefined;
+  return typeof meta.httpStatusCode === 'number' ? meta.httpStatusCode : undefined;
 }
 
 function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: number): RawWrite {

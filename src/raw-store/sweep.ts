@@ -1,8 +1,10 @@
 // Housekeeping for the raw store, run periodically by the worker role:
 // - orphans: blobs no intake record points at (a listener died between the store's commit and
 //   Redis, a re-delivery's second copy, a probe left by a crash) and incomplete writes, once
-//   they are older than a bound that no acceptance in progress can reach;
-// - retention: blobs of ended intakes whose retention is over (Redis says which are due).
+//   they are older than a bound that no acceptance in progress can reach; a blob an `accepted/`
+//   marker names is never an orphan (Redis lost its record: it is recovered instead);
+// - retention: blobs of ended intakes whose retention is over (Redis says which are due), and
+//   the markers of intakes that ended with a letter or a rejection, `ended/` last.
 // Both only delete, and deleting twice is harmless, so several workers may sweep at once.
 import type { RawStore } from './raw-store.js';
 
@@ -15,6 +17,8 @@ export interface OrphanSweepDeps {
   readonly clock: () => number;
   /** Blobs younger than this are never orphans (an acceptance may still be writing its record). */
   readonly orphanAfterMs: number;
+  /** Asked for each unreferenced blob before it is deleted: true keeps it (it may have been answered 250). */
+  readonly accepted?: ((key: string) => Promise<boolean>) | undefined;
 }
 
 export interface SweepResult {
@@ -30,7 +34,11 @@ export async function sweepOrphans(deps: OrphanSweepDeps): Promise<SweepResult> 
   let batch: string[] = [];
   const settle = async (): Promise<void> => {
     const live = await deps.referenced(batch);
-    const orphans = batch.filter((key) => !live.has(key));
+    const orphans: string[] = [];
+    for (const key of batch) {
+      if (live.has(key) || (await deps.accepted?.(key)) === true) continue;
+      orphans.push(key);
+    }
     for (const key of orphans) await deps.store.delete(key);
     if (orphans.length > 0) await deps.forget(orphans);
     deleted += orphans.length;
@@ -48,6 +56,29 @@ export async function sweepOrphans(deps: OrphanSweepDeps): Promise<SweepResult> 
   }
   if (batch.length > 0) await settle();
   return { deleted, kept };
+}
+
+export interface MarkerRetentionDeps {
+  readonly store: RawStore;
+  readonly clock: () => number;
+  /** Markers whose `ended/` is older than this go (RECORD_RETENTION_DAYS). */
+  readonly retentionMs: number;
+  /** Whether the intake's end lets its markers go (a failed intake's stay: it waits for a replay). */
+  readonly mayExpire: (intakeId: string) => Promise<boolean>;
+}
+
+/** Deletes the markers of intakes that ended before the retention period; returns how many intakes. */
+export async function deleteExpiredMarkers(deps: MarkerRetentionDeps): Promise<number> {
+  const before = deps.clock() - deps.retentionMs;
+  let deleted = 0;
+  for await (const marker of deps.store.listMarkers('ended')) {
+    if (marker.modifiedAt >= before || !(await deps.mayExpire(marker.id))) continue;
+    await deps.store.deleteMarker('accepted', marker.id);
+    await deps.store.deleteMarker('letter', marker.id);
+    await deps.store.deleteMarker('ended', marker.id); // last: while it is there, recover restores the intake ended
+    deleted += 1;
+  }
+  return deleted;
 }
 
 export interface RetentionDeps {

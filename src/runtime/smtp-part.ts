@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
 import { authRefusals } from '../intake/auth-refusals.js';
+import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
@@ -74,6 +75,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     attempts: config.worker.attempts,
     timeoutMs: config.enqueueTimeoutMs,
     replicas: replicas?.ack,
+    markers: new IntakeMarkers(ctx.rawStore),
   };
   const listener = await startListener(
     {

@@ -3,7 +3,9 @@
 // housekeeping (orphans, retention), over the role's own connections.
 import { Worker } from 'bullmq';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
+import { acceptedBlobCheck } from '../intake/blob-claims.js';
 import { redisBlobIndex } from '../intake/blob-index.js';
+import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { startNoticePart } from '../notices/notice-part.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
@@ -57,6 +59,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     },
   });
   const store = storeFor(ctx, connection);
+  const markers = new IntakeMarkers(ctx.rawStore);
   const notices = startNoticePart({
     config,
     connection,
@@ -88,6 +91,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     apiOutagePauseMs: () => apiCircuit.pauseMsIfOpen(),
     rateLimit: async (ms: number) => worker?.rateLimit(ms),
+    markers,
   });
   worker = new Worker<IntakeJobData, JobResult>(INTAKE_QUEUE, processor, {
     connection,
@@ -136,6 +140,24 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     logger: logger.child({ part: 'raw-store' }),
     orphanAfterMs: config.rawStore.orphanAfterMs,
     intervalMs: config.rawStore.sweepIntervalMs,
+    // An unreferenced blob that `accepted/` names is recovered, never deleted.
+    accepted: acceptedBlobCheck({
+      store,
+      queue,
+      rawStore: ctx.rawStore,
+      markers,
+      clock: ctx.clock,
+      attempts: config.worker.attempts,
+      logger: logger.child({ part: 'recover' }),
+      notices: notices.notices,
+    }),
+    markers: {
+      retentionMs: config.recordRetentionMs,
+      mayExpire: async (intakeId) => {
+        const outcome = (await markers.ended(intakeId))?.outcome;
+        return outcome === 'submitted' || outcome === 'rejected';
+      },
+    },
   });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {

@@ -4,6 +4,7 @@
 import { ruleSentence, WORKER_FAILURES } from '../errors.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
+import { markedCheckpoint } from './letter-marker.js';
 import type { Outcome } from './outcome.js';
 import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
@@ -50,9 +51,11 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
   const apiStarted = performance.now();
   const fresh = new FreshOwnership(); // a checkpoint write just before an API call is its ownership check
+  const owned = ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh, replicatedCheckpoint(deps.replicas, deps.clock));
+  const checkpoint = deps.markers === undefined ? owned : await markedCheckpoint(owned, deps.markers, record.intakeId, deps.clock);
   const letter = await submitExactlyOnce(
     ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
-    ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh, replicatedCheckpoint(deps.replicas, deps.clock)),
+    checkpoint,
     { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );

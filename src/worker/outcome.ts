@@ -29,6 +29,8 @@ export type Outcome =
    * reported "not created" for a storage error.
    */
   | { readonly kind: 'storage-later'; readonly retryInMs: number; readonly reason: string }
+  /** The outcome is recorded but the raw store's `ended/` marker is not written: the job comes back later, no attempt spent. */
+  | { readonly kind: 'end-not-marked'; readonly retryInMs: number; readonly reason: string }
   /** A PDF waits for the checker pool's re-check alone: the job comes back later, no attempt spent. */
   | { readonly kind: 'pdf-recheck-later'; readonly retryInMs: number; readonly reason: string }
   /** Redis is away or changing primaries (redis-errors.ts): the job comes back soon, no attempt spent. */

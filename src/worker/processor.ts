@@ -6,6 +6,7 @@ import type { Job } from 'bullmq';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeState } from '../intake/record.js';
 import type { Logger } from '../log.js';
+import { markEnded } from './ended-marker.js';
 import { outcomeOfError } from './error-outcome.js';
 import { workOnIntake } from './intake-work.js';
 import type { JobResult, Outcome } from './outcome.js';
@@ -70,6 +71,8 @@ async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Log
     } catch (err) {
       return noticeNotQueued(job, log, ended.state, err);
     }
+    const unmarked = await markEnded(deps, intakeId, log);
+    if (unmarked !== undefined) return unmarked;
     return ended.state === 'submitted'
       ? { kind: 'submitted', letterId: ended.letterId ?? '' }
       : { kind: 'rejected', reasonCode: ended.reasonCode ?? '' };

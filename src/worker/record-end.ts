@@ -6,6 +6,7 @@ import type { RejectionReason, WorkerFailure } from '../errors.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeUpdate } from '../intake/record.js';
 import type { Logger } from '../log.js';
+import { markEnded } from './ended-marker.js';
 import type { Outcome } from './outcome.js';
 import { errorText, type Run } from './run.js';
 import { noteStatusName } from './status-names.js';
@@ -93,11 +94,12 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed', update: In
   deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
   try {
     await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
-    return undefined;
   } catch (err) {
     if (to !== 'failed') return noticeNotQueued(run.job, run.log, to, err);
     // A failed intake is the operator's to look at, notice or not; a retry would claim it and run it again.
     run.log.error({ err, event: 'intake.notice_not_queued', outcome: to }, 'the intake is failed, but its notice could not be queued');
+    await markEnded(deps, record.intakeId, run.log);
     return { kind: 'failed', reason: `intake ${record.intakeId} is failed; its notice could not be queued: ${errorText(err)}` };
   }
+  return markEnded(deps, record.intakeId, run.log);
 }

@@ -1,6 +1,7 @@
 // What the processor's steps share: the dependencies built at the composition root, and one job
 // run (who it is, what it knows so far).
 import type { Job } from 'bullmq';
+import type { IntakeMarkers } from '../intake/markers.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeRecord, IntakeUpdate } from '../intake/record.js';
@@ -35,6 +36,8 @@ export interface ProcessorDeps {
   readonly apiOutagePauseMs?: () => number | undefined;
   /** With REDIS_REPLICAS_ACK: the replicas that must hold each checkpoint before the API call after it. */
   readonly replicas?: CheckpointReplicas | undefined;
+  /** The raw store's markers (`letter/`, `ended/`): the record of last resort if Redis is lost. */
+  readonly markers?: IntakeMarkers | undefined;
 }
 
 /** One job run: who it is, what it knows so far. */

@@ -32,6 +32,7 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
       throw new OwnershipLost(outcome.reason);
     case 'notice-not-queued':
     case 'storage-later':
+    case 'end-not-marked':
     case 'pdf-recheck-later':
     case 'redis-unavailable':
     case 'replicas-behind':

@@ -68,6 +68,13 @@ const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kin
       delayedUntil: NOW + 1000,
     },
   ],
+  'end-not-marked': [
+    { kind: 'end-not-marked', retryInMs: 5000, reason: 'the intake is submitted, but its ended marker could not be written: timeout' },
+    {
+      throws: { type: DelayedError, message: 'the intake is submitted, but its ended marker could not be written: timeout' },
+      delayedUntil: NOW + 5000,
+    },
+  ],
   'pdf-recheck-later': [
     { kind: 'pdf-recheck-later', retryInMs: 20_000, reason: 'another PDF is being checked again alone' },
     { throws: { type: DelayedError, message: 'another PDF is being checked again alone' }, delayedUntil: NOW + 20_000 },

@@ -1,0 +1,54 @@
+// Whether a blob no record points at was answered 250 (docs/design.md §17): the housekeeping
+// sweep asks before it deletes an orphan. The blob's intake id is its content digest's prefix,
+// computed again from its bytes, and `accepted/<id>` is read by that key (never a listing): a
+// marker naming this blob means Redis lost the intake, which is alerted on and recovered, never
+// deleted. A blob whose id cannot be computed again as the listener did is kept.
+import { headerBlockOf } from '../smtp/header-fields.js';
+import { withContentDigest } from './content-digest.js';
+import { intakeIdFor } from './intake-id.js';
+import type { RawSpool } from './raw-spool.js';
+import { type RecoverDeps, recoverIntake } from './recover.js';
+
+/** The listener digests a header block of at most this many bytes (smtp/message-collector.ts). */
+const LISTENER_HEAD_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+
+/** The intake id the listener gave these bytes, or undefined when the blob cannot tell. */
+export function intakeIdOfBlob(bytes: Buffer): string | undefined {
+  const headerBlock = headerBlockOf(bytes);
+  if (headerBlock.length >= LISTENER_HEAD_BYTES) return undefined;
+  const { spool, digest } = withContentDigest(DISCARD);
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) void spool.write(bytes.subarray(at, at + CHUNK_BYTES));
+  return intakeIdFor(digest(headerBlock));
+}
+
+/** True when the blob must be kept: it may have been answered 250 (and it is recovered now). */
+export function acceptedBlobCheck(deps: RecoverDeps): (blobKey: string) => Promise<boolean> {
+  return async (blobKey) => {
+    const bytes = await deps.rawStore.readBuffer(blobKey);
+    if (bytes === undefined) return false; // gone already
+    const intakeId = intakeIdOfBlob(bytes);
+    if (intakeId === undefined) {
+      deps.logger.warn(
+        { event: 'raw_store.orphan_unidentified', blobKey },
+        'an unreferenced blob whose intake id cannot be computed is kept',
+      );
+      return true;
+    }
+    const marker = await deps.markers.accepted(intakeId);
+    if (marker === undefined || marker.blobKey !== blobKey) return false;
+    deps.logger.error(
+      { event: 'raw_store.accepted_without_record', intakeId, blobKey, alert: true },
+      'a message answered 250 has no intake record: Redis lost it; recovering it from the raw store',
+    );
+    await recoverIntake(deps, intakeId);
+    return true;
+  };
+}
+
+const DISCARD: RawSpool = {
+  write: () => undefined,
+  finish: () => Promise.reject(new Error('a digest-only spool stores nothing')),
+  discard: () => Promise.resolve(),
+  buffered: 0,
+};

@@ -1,0 +1,35 @@
+// What `recover` does with one intake whose `accepted/` marker it found (docs/design.md §17): a
+// pure decision from what Redis and the raw store say, each read by its key.
+import type { EndedMarker, LetterMarker } from './markers.js';
+
+export interface RecoverFacts {
+  /** Redis holds a record for the intake: it is live, and recover leaves it alone. */
+  readonly recordPresent: boolean;
+  readonly ended: EndedMarker | undefined;
+  readonly letter: LetterMarker | undefined;
+  /** The blob `accepted/` names is in the store. */
+  readonly blobPresent: boolean;
+}
+
+export type RecoverAction =
+  /** Redis has the intake: nothing to do. */
+  | { readonly kind: 'keep' }
+  /** It ended with a letter or a rejection: rebuild the ended record so a re-delivery is recognized. */
+  | { readonly kind: 'restore-ended'; readonly ended: EndedMarker & { readonly outcome: 'submitted' | 'rejected' } }
+  /** It ended failed: re-create it failed, with no job (an operator's replay reopens it). */
+  | { readonly kind: 'restore-failed'; readonly ended: EndedMarker & { readonly outcome: 'failed' } }
+  /** It never ended and its message is here: queue it, carrying the letter it may have. */
+  | { readonly kind: 'queue'; readonly letter: LetterMarker | undefined }
+  /** It never ended and its message is gone: failed RawMessageMissing, and an operator is alerted. */
+  | { readonly kind: 'fail-missing'; readonly letter: LetterMarker | undefined };
+
+export function decideRecovery(facts: RecoverFacts): RecoverAction {
+  if (facts.recordPresent) return { kind: 'keep' };
+  const { ended, letter } = facts;
+  if (ended !== undefined) {
+    const outcome = ended.outcome;
+    if (outcome === 'failed') return { kind: 'restore-failed', ended: { ...ended, outcome } };
+    return { kind: 'restore-ended', ended: { ...ended, outcome } };
+  }
+  return facts.blobPresent ? { kind: 'queue', letter } : { kind: 'fail-missing', letter };
+}

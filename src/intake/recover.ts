@@ -1,0 +1,132 @@
+// `recover`: after Redis lost intake records, the raw store's markers bring back every intake
+// that may have been answered 250 (docs/design.md §17). Discovery lists `accepted/`; everything
+// else is read by its key. Each intake goes through the listener's own create script, so a
+// listener's re-delivery or a second `recover` running at the same time finds the record and
+// leaves it be: idempotent, and safe while listeners and workers run.
+import type { Queue } from 'bullmq';
+import type { Logger } from '../log.js';
+import type { NoticeOutcomes } from '../notices/queue.js';
+import type { RawStore } from '../raw-store/raw-store.js';
+import { type AcceptedMarker, type IntakeMarkers, intakeOfMarker } from './markers.js';
+import { type IntakeJobData, intakeJobOptions } from './queue.js';
+import { decideRecovery, type RecoverAction } from './recover-decision.js';
+import type { IntakeStore } from './store.js';
+
+export interface RecoverDeps {
+  readonly store: IntakeStore;
+  readonly queue: Queue<IntakeJobData>;
+  readonly rawStore: RawStore;
+  readonly markers: IntakeMarkers;
+  readonly clock: () => number;
+  readonly attempts: number;
+  readonly logger: Logger;
+  /** Where a restored ended intake's notice is queued again; absent: not queued (the command says so). */
+  readonly notices?: NoticeOutcomes | undefined;
+}
+
+export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'unreadable', number>;
+
+export interface RecoverReport {
+  readonly counts: RecoverCounts;
+  /** Intakes whose message is gone: failed RawMessageMissing, an operator must look. */
+  readonly missing: readonly string[];
+}
+
+/** Notice states after which a restored intake's notice is not queued again. */
+const NOTICE_DONE = new Set(['sent', 'suppressed', 'unsent', 'unconfirmed']);
+
+export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> {
+  const counts: RecoverCounts = { keep: 0, 'restore-ended': 0, 'restore-failed': 0, queue: 0, 'fail-missing': 0, raced: 0, unreadable: 0 };
+  const missing: string[] = [];
+  for await (const { id } of deps.rawStore.listMarkers('accepted')) {
+    const done = await recoverIntake(deps, id);
+    counts[done] += 1;
+    if (done === 'fail-missing') missing.push(id);
+  }
+  return { counts, missing };
+}
+
+/** Brings back one intake if Redis lost it; says what it did. */
+export async function recoverIntake(deps: RecoverDeps, intakeId: string): Promise<keyof RecoverCounts> {
+  if ((await deps.store.get(intakeId)) !== undefined) return 'keep';
+  const accepted = await deps.markers.accepted(intakeId);
+  const intake = accepted === undefined ? undefined : intakeOfMarker(accepted);
+  if (accepted === undefined || intake === undefined) {
+    deps.logger.error({ event: 'recover.unreadable_marker', intakeId }, 'the accepted marker is gone or cannot be read');
+    return 'unreadable';
+  }
+  const [ended, letter] = await Promise.all([deps.markers.ended(intakeId), deps.markers.letter(intakeId)]);
+  const blobPresent = ended === undefined ? await hasBlob(deps.rawStore, accepted.blobKey) : true;
+  const action = decideRecovery({ recordPresent: false, ended, letter, blobPresent });
+  if (action.kind === 'keep') return 'keep';
+
+  const letterFields =
+    action.kind === 'queue' || action.kind === 'fail-missing'
+      ? action.letter === undefined
+        ? {}
+        : { letterId: action.letter.letterId, draftStatus: action.letter.draftStatus }
+      : {};
+  const created = await deps.store.create(
+    { ...intake, ...letterFields },
+    { headers: accepted.rawHeaders, body: { blobKey: accepted.blobKey } },
+    deps.clock(),
+  );
+  // Someone was first (a listener's re-delivery, a worker's recovery sweep): theirs stands.
+  if (!created.created) return 'raced';
+  const moved = await act(deps, accepted, action);
+  if (!moved) return 'raced';
+  deps.logger.info({ event: 'recover.recovered', intakeId, action: action.kind }, 'intake recovered from the raw store');
+  return action.kind;
+}
+
+async function act(deps: RecoverDeps, accepted: AcceptedMarker, action: Exclude<RecoverAction, { kind: 'keep' }>): Promise<boolean> {
+  const { intakeId } = accepted;
+  const now = deps.clock();
+  switch (action.kind) {
+    case 'queue': {
+      // As the listener queues a new intake: the job, then the record marked queued.
+      const from = typeof accepted.record.from === 'string' ? accepted.record.from : '';
+      const sizeBytes = Number(accepted.record.sizeBytes ?? 0);
+      await deps.queue.add('intake', { intakeId, from, sizeBytes }, intakeJobOptions(intakeId, deps.attempts));
+      await deps.store.transition(intakeId, ['received'], 'queued', now);
+      return true;
+    }
+    case 'restore-ended': {
+      const { ended } = action;
+      const update = {
+        ...(ended.senderId === undefined ? {} : { senderId: ended.senderId }),
+        ...(ended.letterId === undefined ? {} : { letterId: ended.letterId }),
+        ...(ended.letterStatus === undefined ? {} : { letterStatus: ended.letterStatus }),
+        ...(ended.reasonCode === undefined ? {} : { reasonCode: ended.reasonCode }),
+        ...(ended.reason === undefined ? {} : { reason: ended.reason }),
+      };
+      const result = await deps.store.transition(intakeId, ['received'], ended.outcome, now, update);
+      if (!result.ok) return false;
+      if (deps.notices !== undefined && !NOTICE_DONE.has(ended.notice ?? '')) {
+        await deps.notices.onOutcome(intakeId, ended.outcome, ended.senderId);
+      }
+      return true;
+    }
+    case 'restore-failed': {
+      const { ended } = action;
+      const update = {
+        errorCode: ended.errorCode ?? 'Recovered',
+        reason: ended.reason ?? 'failed before Redis lost the record',
+        ...(ended.letterId === undefined ? {} : { letterId: ended.letterId }),
+        ...(ended.senderId === undefined ? {} : { senderId: ended.senderId }),
+      };
+      return (await deps.store.transition(intakeId, ['received'], 'failed', now, update)).ok;
+    }
+    case 'fail-missing': {
+      const reason = `the raw message ${accepted.blobKey} is missing from the raw store; the intake was answered 250 and never ended`;
+      deps.logger.error({ event: 'recover.raw_message_missing', intakeId, blobKey: accepted.blobKey, alert: true }, reason);
+      return (await deps.store.transition(intakeId, ['received'], 'failed', now, { errorCode: 'RawMessageMissing', reason })).ok;
+    }
+  }
+}
+
+async function hasBlob(store: RawStore, blobKey: string): Promise<boolean> {
+  const stream = await store.read(blobKey);
+  stream?.destroy();
+  return stream !== undefined;
+}

@@ -1,0 +1,50 @@
+// The raw store's `ended/<id>` marker, written after the outcome is in Redis and before the job
+// completes: after a Redis loss, recover brings the intake back ended instead of running it again
+// (docs/design.md §17). Written from the record as Redis holds it, notice state included.
+import type { EndedMarker } from '../intake/markers.js';
+import type { IntakeRecord } from '../intake/record.js';
+import type { Logger } from '../log.js';
+import type { Outcome } from './outcome.js';
+import type { ProcessorDeps } from './run.js';
+import { errorText } from './run.js';
+
+const RETRY_MS = 5000;
+
+export function endedMarkerOf(record: IntakeRecord & { readonly state: EndedMarker['outcome'] }, at: number): EndedMarker {
+  const notice = record.notices?.[record.state]?.state;
+  const optional = {
+    letterId: record.letterId,
+    letterStatus: record.letterStatus,
+    senderId: record.senderId,
+    reasonCode: record.reasonCode,
+    reason: record.reason,
+    errorCode: record.errorCode,
+    notice,
+  };
+  const present = Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined));
+  return { v: 1, intakeId: record.intakeId, outcome: record.state, at, ...present };
+}
+
+/**
+ * Writes `ended/` for an intake Redis holds ended; undefined when written (or no store markers),
+ * else the outcome that stands instead: a job that comes back without spending an attempt.
+ * A failed intake's marker that cannot be written is an operator's alert, not a retry (a retry
+ * would claim the failed intake and run it again).
+ */
+export async function markEnded(deps: ProcessorDeps, intakeId: string, log: Logger): Promise<Outcome | undefined> {
+  if (deps.markers === undefined) return undefined;
+  let outcome: EndedMarker['outcome'] | undefined;
+  try {
+    const record = await deps.store.get(intakeId);
+    const state = record?.state;
+    if (record === undefined || (state !== 'submitted' && state !== 'rejected' && state !== 'failed')) return undefined;
+    outcome = state;
+    await deps.markers.putEnded(endedMarkerOf({ ...record, state }, deps.clock()));
+    return undefined;
+  } catch (err) {
+    const reason = `the intake is ${outcome ?? 'ended'}, but its ended marker could not be written: ${errorText(err)}`;
+    log.error({ err, event: 'intake.end_not_marked', outcome, alert: outcome === 'failed' }, reason);
+    if (outcome === 'failed') return undefined;
+    return { kind: 'end-not-marked', retryInMs: RETRY_MS, reason };
+  }
+}

@@ -1,0 +1,64 @@
+// The markers beside the blobs, on every kind of raw store: durable, write-once when asked, read
+// by key, listed for discovery, and never mistaken for blobs by the orphan sweep's listing.
+import { describe, expect, it } from 'vitest';
+import type { MarkerKind, RawStore } from '../../src/raw-store/raw-store.js';
+import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+
+async function idsIn(store: RawStore, kind: MarkerKind): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const marker of store.listMarkers(kind)) ids.push(marker.id);
+  return ids.sort();
+}
+
+describe.each(RAW_STORE_KINDS)('markers in the $name raw store', (kind) => {
+  const open = freshRawStores(kind);
+
+  it('gives back a marker by its key, and nothing for one never written', async () => {
+    const { store } = open();
+    expect(await store.putMarker('accepted', 'in0123abcd', '{"a":1}', 'replace')).toBe('written');
+    expect(await store.getMarker('accepted', 'in0123abcd')).toBe('{"a":1}');
+    expect(await store.getMarker('ended', 'in0123abcd')).toBeUndefined();
+    expect(await store.getMarker('accepted', 'in9999')).toBeUndefined();
+  });
+
+  it('creates a write-once marker once: a second writer finds the first one', async () => {
+    const { store } = open();
+    expect(await store.putMarker('letter', 'in42', 'first', 'once')).toBe('written');
+    expect(await store.putMarker('letter', 'in42', 'second', 'once')).toBe('exists');
+    expect(await store.getMarker('letter', 'in42')).toBe('first');
+  });
+
+  it('lets one of two writers racing for a write-once marker win, and keeps its bytes', async () => {
+    const { store } = open();
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((body) => store.putMarker('letter', 'in7', body, 'once')));
+    const winners = answers.flatMap((answer, i) => (answer === 'written' ? [['a', 'b', 'c', 'd'][i]] : []));
+    expect(winners).toHaveLength(1);
+    expect(await store.getMarker('letter', 'in7')).toBe(winners[0]);
+  });
+
+  it('replaces a marker written with replace', async () => {
+    const { store } = open();
+    await store.putMarker('ended', 'in5', 'failed', 'replace');
+    await store.putMarker('ended', 'in5', 'submitted', 'replace');
+    expect(await store.getMarker('ended', 'in5')).toBe('submitted');
+  });
+
+  it('lists markers of one kind, deletes them, and keeps them out of the blob listing', async () => {
+    const { store } = open();
+    const blob = await putBlob(store, Buffer.from('Subject: x\r\n\r\nbody\r\n'));
+    await store.putMarker('accepted', 'in1', 'x', 'replace');
+    await store.putMarker('accepted', 'in2', 'x', 'replace');
+    await store.putMarker('ended', 'in1', 'x', 'replace');
+    expect(await idsIn(store, 'accepted')).toEqual(['in1', 'in2']);
+    expect(await idsIn(store, 'ended')).toEqual(['in1']);
+    expect((await blobsIn(store)).committed).toEqual([blob.blobKey]);
+    await store.deleteMarker('accepted', 'in1');
+    await store.deleteMarker('accepted', 'in-never');
+    expect(await idsIn(store, 'accepted')).toEqual(['in2']);
+  });
+
+  it('refuses an id that is not a marker name', async () => {
+    const { store } = open();
+    await expect(store.putMarker('accepted', '../escape', 'x', 'replace')).rejects.toThrow();
+  });
+});

@@ -1,0 +1,154 @@
+// Redis loses the intake records; the raw store's markers bring back every intake answered 250,
+// on every kind of store: queued again, ended as it ended, failed as it failed, never twice.
+import { afterAll, describe, expect, it } from 'vitest';
+import { acceptIntake } from '../../src/intake/accept.js';
+import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/intake/blob-claims.js';
+import { IntakeMarkers } from '../../src/intake/markers.js';
+import { createIntakeQueue } from '../../src/intake/queue.js';
+import type { NewIntake } from '../../src/intake/record.js';
+import { type RecoverDeps, recoverIntakes } from '../../src/intake/recover.js';
+import { IntakeStore } from '../../src/intake/store.js';
+import { createLogger } from '../../src/log.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
+import { sweepOrphans } from '../../src/raw-store/sweep.js';
+import { freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+
+const redis = connectTestRedis();
+const prefixes: string[] = [];
+const logger = createLogger({ level: 'silent' });
+
+afterAll(async () => {
+  for (const prefix of prefixes) await dropPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+const intake = (intakeId: string): NewIntake => ({
+  intakeId,
+  receivedAt: 1_700_000_000_000,
+  envelopeFrom: 'b@acme.example',
+  envelopeTo: ['letters@intake.example'],
+  clientIp: '192.0.2.7',
+  helo: 'mta.acme.example',
+  from: 'letters@acme.example',
+  subject: 'Invoice 7',
+  messageId: `<${intakeId}@acme.example>`,
+  sizeBytes: 17,
+  contentDigest: 'ab'.repeat(32),
+  contentDigestScheme: 2,
+  auth: { spf: 'pass', dkim: 'pass' },
+});
+
+function setup(rawStore: RawStore) {
+  const prefix = randomPrefix();
+  prefixes.push(prefix);
+  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+  const queue = createIntakeQueue(redis, prefix);
+  const markers = new IntakeMarkers(rawStore);
+  const deps: RecoverDeps = { store, queue, rawStore, markers, clock: Date.now, attempts: 3, logger };
+  const accept = async (id: string, bytes = 'Subject: x\r\n\r\nletter\r\n') =>
+    acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 5000, markers }, intake(id), {
+      headers: 'Received-SPF: pass\r\n',
+      body: () => putBlob(rawStore, Buffer.from(bytes)),
+    });
+  const loseRedis = () => dropPrefix(redis, prefix);
+  return { prefix, store, queue, markers, deps, accept, loseRedis };
+}
+
+describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
+  const open = freshRawStores(kind);
+
+  it('queues again an intake answered 250 whose record Redis lost, once however often it runs', async () => {
+    const { store, queue, deps, accept, loseRedis } = setup(open().store);
+    await accept('inrecoverqueued000000001');
+    await loseRedis();
+    expect(await store.get('inrecoverqueued000000001')).toBeUndefined();
+
+    const first = await recoverIntakes(deps);
+    const record = await store.get('inrecoverqueued000000001');
+    expect(record?.state).toBe('queued');
+    expect(record?.clientIp).toBe('192.0.2.7');
+    expect(record?.contentDigestScheme).toBe(2);
+    expect(record?.rawHeaders).toBe('Received-SPF: pass\r\n');
+    expect(await queue.getJob('inrecoverqueued000000001')).toBeDefined();
+    expect(first.counts.queue).toBe(1);
+
+    const again = await recoverIntakes(deps);
+    expect(again.counts).toMatchObject({ keep: 1, queue: 0 });
+    await queue.close();
+  });
+
+  it('carries the letter from letter/ into the queued record', async () => {
+    const { store, queue, markers, deps, accept, loseRedis } = setup(open().store);
+    await accept('inrecoverletter000000001');
+    await markers.putLetter({ v: 1, intakeId: 'inrecoverletter000000001', letterId: 'L-77', draftStatus: 'Draft', at: 5 });
+    await loseRedis();
+    await recoverIntakes(deps);
+    const record = await store.get('inrecoverletter000000001');
+    expect(record).toMatchObject({ state: 'queued', letterId: 'L-77', draftStatus: 'Draft' });
+    await queue.close();
+  });
+
+  it('restores an intake that ended with a letter as submitted, with no job', async () => {
+    const { store, queue, markers, deps, accept, loseRedis } = setup(open().store);
+    await accept('inrecoverended0000000001');
+    await markers.putEnded({ v: 1, intakeId: 'inrecoverended0000000001', outcome: 'submitted', letterId: 'L-9', senderId: 's1', at: 5 });
+    await loseRedis();
+    const report = await recoverIntakes(deps);
+    expect(report.counts['restore-ended']).toBe(1);
+    expect(await store.get('inrecoverended0000000001')).toMatchObject({ state: 'submitted', letterId: 'L-9' });
+    expect(await queue.getJob('inrecoverended0000000001')).toBeUndefined();
+    await queue.close();
+  });
+
+  it('never reopens a failed intake: it comes back failed, with no job', async () => {
+    const { store, queue, markers, deps, accept, loseRedis } = setup(open().store);
+    await accept('inrecoverfailed000000001');
+    await markers.putEnded({ v: 1, intakeId: 'inrecoverfailed000000001', outcome: 'failed', errorCode: 'InvalidData', at: 5 });
+    await loseRedis();
+    await recoverIntakes(deps);
+    expect(await store.get('inrecoverfailed000000001')).toMatchObject({ state: 'failed', errorCode: 'InvalidData' });
+    expect(await queue.getJob('inrecoverfailed000000001')).toBeUndefined();
+    await queue.close();
+  });
+
+  it('records failed RawMessageMissing for an accepted intake whose blob is gone, and says which', async () => {
+    const rawStore = open().store;
+    const { store, queue, deps, accept, loseRedis } = setup(rawStore);
+    await accept('inrecovermissing00000001');
+    const blobKey = (await store.get('inrecovermissing00000001'))?.rawKey ?? '';
+    await rawStore.delete(blobKey);
+    await loseRedis();
+    const report = await recoverIntakes(deps);
+    expect(report.missing).toEqual(['inrecovermissing00000001']);
+    expect(await store.get('inrecovermissing00000001')).toMatchObject({ state: 'failed', errorCode: 'RawMessageMissing' });
+    await queue.close();
+  });
+
+  it('has the sweep keep and recover a blob accepted/ names, and delete one answered only 451', async () => {
+    const rawStore = open().store;
+    const { store, queue, markers, deps, loseRedis } = setup(rawStore);
+    const answered250 = Buffer.from('From: a@acme.example\r\nSubject: kept\r\n\r\nletter one\r\n');
+    const answered451 = Buffer.from('From: a@acme.example\r\nSubject: gone\r\n\r\nletter two\r\n');
+    const kept = await putBlob(rawStore, answered250);
+    const orphan = await putBlob(rawStore, answered451);
+    const id = intakeIdOfBlob(answered250) ?? 'unidentified';
+    const { acceptedMarker } = await import('../../src/intake/markers.js');
+    await markers.putAccepted(acceptedMarker(intake(id), kept.blobKey, '', Date.now()));
+    await loseRedis();
+
+    const result = await sweepOrphans({
+      store: rawStore,
+      referenced: () => Promise.resolve(new Set()),
+      forget: () => Promise.resolve(),
+      clock: () => Date.now() + 7_200_000,
+      orphanAfterMs: 3_600_000,
+      accepted: acceptedBlobCheck(deps),
+    });
+    expect(result).toEqual({ deleted: 1, kept: 1 });
+    expect(await rawStore.readBuffer(orphan.blobKey)).toBeUndefined();
+    expect(await rawStore.readBuffer(kept.blobKey)).toEqual(answered250);
+    expect((await store.get(id))?.state).toBe('queued');
+    await queue.close();
+  });
+});
