@@ -92,7 +92,7 @@ async function runFailover(replicasAck: number): Promise<Ledger> {
       ENQUEUE_TIMEOUT_MS: '800',
       SMTP_PORT: String(port),
       SENDER_API_URL: sandbox.url,
-      HTTP_PORT: '0',
+      OPS_HTTP_PORT: '0',
       SMTP_MAX_CLIENTS_PER_IP: '100',
       WORKER_LOCK_MS: '5000',
       WORKER_SWEEP_AGE_MS: '3000',
