@@ -112,7 +112,8 @@ async function runFailover(replicasAck: number): Promise<Ledger> {
   let n = 0;
   const lane = async (laneNo: number): Promise<void> => {
     while (sending) {
-      const title = `Failover ${replicasAck} ${(n += 1)}`;
+      n += 1;
+      const title = `Failover ${replicasAck} ${n}`;
       const raw = await signedLetter({ title });
       const delivery: Delivery = { title, attempts: [] };
       deliveries.push(delivery);
