@@ -1,11 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 // The default suite. The fault suite (vitest.faults.config.ts) runs with `npm run test:faults`,
-// the container suite (vitest.container.config.ts) with `npm run test:container`.
+// the container suite (vitest.container.config.ts) with `npm run test:container`, the Redis
+// Cluster suite (vitest.cluster.config.ts) with `npm run test:cluster`.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/faults/**', 'test/container/**'],
+    exclude: ['test/faults/**', 'test/container/**', 'test/cluster/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -7,7 +7,15 @@ import { z } from 'zod';
 import { renamedVariablesIn } from './config-renames.js';
 import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
-import { parseHostPorts, type RedisTls, type RedisTopology, SENTINEL_DEFAULT_PORT, TOPOLOGY_VARIABLES } from './redis/topology.js';
+import {
+  CLUSTER_DEFAULT_PORT,
+  hashTagOf,
+  parseHostPorts,
+  type RedisTls,
+  type RedisTopology,
+  SENTINEL_DEFAULT_PORT,
+  TOPOLOGY_VARIABLES,
+} from './redis/topology.js';
 import { CONTRACT_MODES, type ContractMode } from './sandbox/contract-mode.js';
 import { WALK_SETTLE_MS } from './smtp/session-rules.js';
 
@@ -46,31 +54,43 @@ const addressList = z
   )
   .pipe(z.array(z.email({ message: 'each entry must be an e-mail address' })));
 
-const schema = z.object({
-  /**
-   * Where Redis is (src/redis/topology.ts), one of: REDIS_URL, one server; REDIS_SENTINELS, the
-   * primary the Sentinels name. None of them → `start` runs a private redis-server.
-   */
-  REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional(),
-  /** Sentinels as host:port, comma-separated (port 26379 when left out), and the master group name they monitor. */
-  REDIS_SENTINELS: z
+/** Comma-separated host:port entries, checked here and parsed again by redisTopologyOf. */
+function hostPorts(defaultPort: number) {
+  return z
     .string()
     .optional()
     .superRefine((value, ctx) => {
       if (value === undefined) return;
       try {
-        parseHostPorts(value, SENTINEL_DEFAULT_PORT);
+        parseHostPorts(value, defaultPort);
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
       }
-    }),
+    });
+}
+
+const schema = z.object({
+  /**
+   * Where Redis is (src/redis/topology.ts), one of: REDIS_URL, one server; REDIS_SENTINELS, the
+   * primary the Sentinels name; REDIS_CLUSTER_NODES, a Redis Cluster. None of them → `start`
+   * runs a private redis-server.
+   */
+  REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Sentinels as host:port, comma-separated (port 26379 when left out), and the master group name they monitor. */
+  REDIS_SENTINELS: hostPorts(SENTINEL_DEFAULT_PORT),
   REDIS_SENTINEL_MASTER: optionalText,
-  /** With REDIS_SENTINELS: the primary's and replicas' credentials (a REDIS_URL carries its own), and the Sentinels'. */
+  /**
+   * Redis Cluster nodes as host:port, comma-separated (port 6379 when left out): a managed
+   * cluster's endpoint or some of its nodes; the client learns the rest. REDIS_PREFIX must then
+   * carry a hash tag (the gateway lives in the tag's one slot).
+   */
+  REDIS_CLUSTER_NODES: hostPorts(CLUSTER_DEFAULT_PORT),
+  /** With REDIS_SENTINELS or REDIS_CLUSTER_NODES: the data nodes' credentials (a REDIS_URL carries its own), and the Sentinels'. */
   REDIS_USERNAME: optionalText,
   REDIS_PASSWORD: optionalText,
   REDIS_SENTINEL_USERNAME: optionalText,
   REDIS_SENTINEL_PASSWORD: optionalText,
-  /** With REDIS_SENTINELS: TLS to the primary (REDIS_TLS) and to the Sentinels (REDIS_SENTINEL_TLS); a REDIS_URL says rediss://. */
+  /** TLS to the data nodes (REDIS_TLS, with REDIS_SENTINELS or REDIS_CLUSTER_NODES) and to the Sentinels (REDIS_SENTINEL_TLS); a REDIS_URL says rediss://. */
   REDIS_TLS: flag,
   REDIS_SENTINEL_TLS: flag,
   /** The CA that signs Redis's (and the Sentinels') certificates; unset: the system's CAs. */
@@ -83,7 +103,7 @@ const schema = z.object({
   REDIS_REPLICAS_ACK: int(0, 0),
   /** How long a role waits for Redis at start before it gives up with a message. */
   REDIS_START_TIMEOUT_MS: int(100, 15_000),
-  /** Key prefix for every key the gateway writes (BullMQ prefix too). Hash-tagged for Redis Cluster. */
+  /** Key prefix for every key the gateway writes (BullMQ prefix too). Its hash tag puts every key in one Redis Cluster slot. */
   REDIS_PREFIX: z
     .string()
     .regex(/^[^\s:]+$/, 'no spaces or colons')
@@ -411,15 +431,14 @@ export function loadConfig(env: Env): Config {
 }
 
 /** The variables that only a Sentinel topology reads. */
-const SENTINEL_ONLY = [
-  'REDIS_SENTINEL_MASTER',
-  'REDIS_USERNAME',
-  'REDIS_PASSWORD',
-  'REDIS_SENTINEL_USERNAME',
-  'REDIS_SENTINEL_PASSWORD',
-  'REDIS_TLS',
-  'REDIS_SENTINEL_TLS',
-] as const;
+const SENTINEL_ONLY = ['REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD', 'REDIS_SENTINEL_TLS'] as const;
+
+/** The data nodes' credentials and TLS, read by a Sentinel or a cluster topology (a REDIS_URL carries its own). */
+const NODE_OPTIONS = ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS'] as const;
+
+function strayOf(e: Parsed, names: readonly (keyof Parsed)[]): (keyof Parsed)[] {
+  return names.filter((name) => e[name] !== undefined && e[name] !== false);
+}
 
 /**
  * The one Redis topology the variables describe (undefined: none, `start` embeds Redis), or the
@@ -430,9 +449,11 @@ function redisTopologyOf(e: Parsed): RedisTopology | undefined | string {
   if (chosen.length > 1) return `${chosen.join(', ')}: set one of them, not ${chosen.length} (each names where Redis is)`;
   const caFile = e.REDIS_TLS_CA_FILE;
   if (e.REDIS_SENTINELS === undefined) {
-    const stray = SENTINEL_ONLY.filter((name) => e[name] !== undefined && e[name] !== false);
-    if (stray.length > 0) {
-      return `${stray.join(', ')}: only read with REDIS_SENTINELS (a REDIS_URL carries its own credentials, and rediss:// means TLS)`;
+    const stray = strayOf(e, SENTINEL_ONLY);
+    if (stray.length > 0) return `${stray.join(', ')}: only read with REDIS_SENTINELS`;
+    const strayNode = e.REDIS_CLUSTER_NODES === undefined ? strayOf(e, NODE_OPTIONS) : [];
+    if (strayNode.length > 0) {
+      return `${strayNode.join(', ')}: only read with REDIS_SENTINELS or REDIS_CLUSTER_NODES (a REDIS_URL carries its own credentials, and rediss:// means TLS)`;
     }
   }
   if (e.REDIS_URL !== undefined) {
@@ -459,7 +480,22 @@ function redisTopologyOf(e: Parsed): RedisTopology | undefined | string {
       sentinelTls: e.REDIS_SENTINEL_TLS ? tls : undefined,
     };
   }
-  if (caFile !== undefined) return 'REDIS_TLS_CA_FILE: only read with a rediss:// REDIS_URL or with REDIS_SENTINELS';
+  if (e.REDIS_CLUSTER_NODES !== undefined) {
+    // Without a hash tag the gateway's keys would spread over the slots, and neither BullMQ's
+    // scripts nor the project's own can touch keys in two slots at once.
+    if (hashTagOf(e.REDIS_PREFIX) === undefined) {
+      return `REDIS_PREFIX: "${e.REDIS_PREFIX}" has no hash tag; with REDIS_CLUSTER_NODES it must have one, e.g. "{${e.REDIS_PREFIX.replace(/[{}]/g, '')}}", so every key lands in one slot`;
+    }
+    if (caFile !== undefined && !e.REDIS_TLS) return 'REDIS_TLS_CA_FILE: only read with REDIS_TLS';
+    return {
+      kind: 'cluster',
+      nodes: parseHostPorts(e.REDIS_CLUSTER_NODES, CLUSTER_DEFAULT_PORT),
+      username: e.REDIS_USERNAME,
+      password: e.REDIS_PASSWORD,
+      tls: e.REDIS_TLS ? { caFile } : undefined,
+    };
+  }
+  if (caFile !== undefined) return 'REDIS_TLS_CA_FILE: only read with a rediss:// REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES';
   if (e.REDIS_REPLICAS_ACK > 0) {
     return `REDIS_REPLICAS_ACK: the embedded redis-server has no replicas; set ${TOPOLOGY_VARIABLES.join(' or ')} to a Redis that has`;
   }

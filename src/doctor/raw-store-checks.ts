@@ -1,8 +1,8 @@
 // The raw store: where accepted messages are kept until RAW_RETENTION_DAYS after their intake ended
 // (RAW_STORE_URL: a directory or an S3 bucket; intakes from before it kept theirs in Redis).
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { RedisClient } from '../redis/connections.js';
 import { type CheckResult, fail, ok } from './result.js';
 
 const AREA = 'Raw store';
@@ -32,7 +32,7 @@ export function rawStoreProbe(store: RawStore): RawStoreProbe {
 }
 
 /** Raw messages in Redis under the gateway's prefix; the probe key expires on its own. */
-export function redisRawStoreProbe(redis: Redis, prefix: string, where: string): RawStoreProbe {
+export function redisRawStoreProbe(redis: RedisClient, prefix: string, where: string): RawStoreProbe {
   return {
     location: `Redis at ${where} (beside the intake records)`,
     async roundTrip(probe) {

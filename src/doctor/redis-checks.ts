@@ -1,6 +1,8 @@
 // Redis as durable acceptance needs it (docs/deploying.md, "Redis durability"): the 250 promises the
 // message is stored, so writes must reach the disk before Redis answers and never be evicted.
 
+import type { SlotShard } from '../redis/prefix-shard.js';
+import { hostPortText } from '../redis/topology.js';
 import type { RedisFacts } from './redis-facts.js';
 import { type CheckResult, fail, ok, warn } from './result.js';
 
@@ -68,6 +70,20 @@ export function judgeRedisHeadroom(facts: RedisFacts): CheckResult {
 
 export function judgeRedis(facts: RedisFacts, where: string): CheckResult[] {
   return [ok(AREA, 'reachable', `Redis ${facts.version} at ${where}`), ...judgeRedisDurability(facts), judgeRedisHeadroom(facts)];
+}
+
+/** On a cluster: which master carries the prefix's slot, and whether it has the replicas REDIS_REPLICAS_ACK waits for. */
+export function judgeShard(shard: SlotShard, prefix: string, replicasAck: number): CheckResult {
+  const replicas = shard.replicas.length === 0 ? 'no replicas' : `replicas ${shard.replicas.map(hostPortText).join(', ')}`;
+  const detail = `slot ${shard.slot} of "${prefix}" on master ${hostPortText(shard.master)}, ${replicas}`;
+  if (shard.replicas.length < replicasAck) {
+    return fail(
+      AREA,
+      'cluster slot',
+      `${detail}: REDIS_REPLICAS_ACK=${replicasAck} waits for more replicas than this shard has, so every message gets 451; add replicas to this shard or lower REDIS_REPLICAS_ACK`,
+    );
+  }
+  return ok(AREA, 'cluster slot', detail);
 }
 
 function mib(bytes: number): string {

@@ -25,6 +25,7 @@ export function parseInfo(text: string): Map<string, string> {
   return fields;
 }
 
+/** `redis`: one server's connection (on a cluster, the prefix's master: prefix-shard.ts), since INFO describes one server. */
 export async function readRedisFacts(redis: Redis): Promise<RedisFacts> {
   const info = parseInfo(await redis.info('everything'));
   let appendfsync: string | undefined;

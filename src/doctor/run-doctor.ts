@@ -2,13 +2,14 @@
 // raw store, the sender directory, the Sender API, DNS, TLS) and judges each with the pure
 // checks beside this file. Every wait is bounded; nothing is written but a probe that expires.
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { DnsResolver } from '../auth/resolver.js';
 import { withTimeout } from '../bounded.js';
 import type { Config, Env } from '../config.js';
 import type { Logger } from '../log.js';
-import { openRedis } from '../redis/connections.js';
-import { describeTopology, type RedisTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
+import { openRedis, type RedisClient } from '../redis/connections.js';
+import { prefixServer, prefixShard } from '../redis/prefix-shard.js';
+import { describeTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { createSenderApiClient } from '../sender-api/client.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
@@ -17,7 +18,7 @@ import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks
 import { lookup } from './dns-lookup.js';
 import { checkRawStore, type RawStoreProbe, redisRawStoreProbe } from './raw-store-checks.js';
 import { recentDkimSelectors } from './recent-selectors.js';
-import { judgeRedis } from './redis-checks.js';
+import { judgeRedis, judgeShard } from './redis-checks.js';
 import { readRedisFacts } from './redis-facts.js';
 import { type CheckResult, fail, warn } from './result.js';
 import { judgeTls, type TlsMaterial } from './tls-checks.js';
@@ -39,7 +40,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
   const { config } = deps;
   const results: CheckResult[] = [];
-  const redis = await connectRedis(config.redisTopology, results);
+  const redis = await connectRedis(config, results);
   try {
     if (redis !== undefined && config.redisTopology !== undefined) {
       const where = describeTopology(config.redisTopology);
@@ -61,7 +62,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
   return results;
 }
 
-async function connectRedis(topology: RedisTopology | undefined, results: CheckResult[]): Promise<Redis | undefined> {
+async function connectRedis(config: Config, results: CheckResult[]): Promise<RedisClient | undefined> {
+  const topology = config.redisTopology;
   const variables = TOPOLOGY_VARIABLES.join(' or ');
   if (topology === undefined) {
     results.push(
@@ -78,7 +80,13 @@ async function connectRedis(topology: RedisTopology | undefined, results: CheckR
   const where = describeTopology(topology);
   try {
     await withTimeout(redis.connect(), CONNECT_TIMEOUT_MS, 'connecting to Redis');
-    results.push(...judgeRedis(await withTimeout(readRedisFacts(redis), CONNECT_TIMEOUT_MS, 'Redis INFO'), where));
+    if (redis instanceof Cluster) {
+      const shard = await withTimeout(prefixShard(redis, config.redisPrefix), CONNECT_TIMEOUT_MS, 'CLUSTER SLOTS');
+      results.push(judgeShard(shard, config.redisPrefix, config.redisReplicasAck));
+    }
+    // INFO and CONFIG of the server that holds the gateway's keys (on a cluster, the slot's master).
+    const server = await withTimeout(prefixServer(redis, config.redisPrefix), CONNECT_TIMEOUT_MS, "finding the prefix's server");
+    results.push(...judgeRedis(await withTimeout(readRedisFacts(server), CONNECT_TIMEOUT_MS, 'Redis INFO'), where));
     return redis;
   } catch (err) {
     redis.disconnect();
@@ -157,7 +165,7 @@ async function checkApi(deps: DoctorDeps, directory: SenderDirectory | undefined
 async function checkDns(
   deps: DoctorDeps,
   domains: ReadonlyMap<string, readonly string[]>,
-  redis: Redis | undefined,
+  redis: RedisClient | undefined,
 ): Promise<{ results: CheckResult[]; domainsWithoutSpf: Set<string> }> {
   const { config, resolver } = deps;
   const results: CheckResult[] = [];

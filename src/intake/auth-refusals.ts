@@ -4,7 +4,7 @@
 // with its own budget: anyone can send mail that fails SPF in anyone's name, so the From shown is
 // only what the message claims, one client network adds at most a few records a minute, and the
 // record is kept a week.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connections.js';
 import { type RefusalBudget, SessionRefusals } from './session-refusals.js';
 
 /** A week: long enough for a sender's "my letter bounced last Tuesday". */
@@ -18,7 +18,7 @@ export const AUTH_REFUSAL_BUDGET: RefusalBudget = {
   windowMs: 60_000,
 };
 
-export function authRefusals(redis: Redis, prefix: string, maxBytes = AUTH_REFUSAL_BUDGET.maxBytes): SessionRefusals {
+export function authRefusals(redis: RedisClient, prefix: string, maxBytes = AUTH_REFUSAL_BUDGET.maxBytes): SessionRefusals {
   return new SessionRefusals(redis, prefix, AUTH_REFUSAL_RETENTION_MS, { ...AUTH_REFUSAL_BUDGET, maxBytes });
 }
 

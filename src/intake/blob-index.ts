@@ -5,8 +5,9 @@
 //                             (written when the intake ends submitted or rejected, TRANSITION)
 // A blob is live while the record its entry names exists and still points at it; a failed
 // intake's blob is never due (it waits for replay).
-import type { Redis } from 'ioredis';
+
 import type { BlobIndex } from '../raw-store/blob-index.js';
+import type { RedisClient } from '../redis/connections.js';
 import { intakeKeys } from './keys.js';
 
 export interface BlobIndexKeys {
@@ -21,7 +22,7 @@ export function blobIndexKeys(prefix: string): BlobIndexKeys {
 /** The record field holding the blob key. */
 export const RAW_KEY_FIELD = 'rawKey';
 
-export function redisBlobIndex(redis: Redis, prefix: string): BlobIndex {
+export function redisBlobIndex(redis: RedisClient, prefix: string): BlobIndex {
   const keys = blobIndexKeys(prefix);
   const records = intakeKeys(prefix);
   return {

@@ -8,7 +8,6 @@ export interface IntakeKeys {
   spool(id: string): string;
   /** Sorted set of intake ids in a state, scored by the time they entered it. */
   stateIndex(state: IntakeState): string;
-  readonly stateIndexPrefix: string;
   /** The counter a replica acknowledgement writes before its WAIT (src/redis/replica-ack.ts). */
   readonly replicaTick: string;
 }
@@ -18,7 +17,6 @@ export function intakeKeys(prefix: string): IntakeKeys {
     record: (id) => `${prefix}:record:${id}`,
     spool: (id) => `${prefix}:spool:${id}`,
     stateIndex: (state) => `${prefix}:state:${state}`,
-    stateIndexPrefix: `${prefix}:state:`,
     replicaTick: `${prefix}:replica-tick`,
   };
 }

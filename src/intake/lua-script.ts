@@ -6,13 +6,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connections.js';
 
 export type LuaArg = string | Buffer | number;
 
-export type LuaScript = (redis: Redis, ...args: LuaArg[]) => Promise<unknown>;
+export type LuaScript = (redis: RedisClient, ...args: LuaArg[]) => Promise<unknown>;
 
-/** The number of keys a script file takes, from its name (`transition-3.lua`: 3). */
+/** The number of keys a script file takes, from its name (`transition-8.lua`: 8). */
 export function keyCountOf(fileName: string): number {
   const match = /-(\d+)\.lua$/.exec(fileName);
   if (match?.[1] === undefined) throw new Error(`a Lua script's file name ends in -<number of keys>.lua: ${fileName}`);

@@ -61,7 +61,7 @@ export type StrayDraft = z.infer<typeof strayDraftSchema>;
 /**
  * A run of the intake that ended `failed` before a replay (or a re-delivery) queued it again: its
  * timeline after `received`, its error and its attempts. The record keeps the newest 20
- * (scripts/transition-3.lua), oldest first.
+ * (scripts/transition-8.lua), oldest first.
  */
 const earlierRunSchema = z.object({
   timeline: z.object({

@@ -9,7 +9,7 @@
 //   <prefix>:find:letter:<letter id> the intake id
 //   <prefix>:ended:<state>:<reason>  sorted set of intake ids by time ended (last two days)
 //   <prefix>:ended                   set of "<state>:<reason>" pairs seen
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connections.js';
 import { type IntakeState, type IntakeUpdate, isIntakeState, type NewIntake } from './record.js';
 
 const HOUR_MS = 3600_000;
@@ -33,7 +33,7 @@ export function normalizeMessageId(value: string): string {
 
 export class IntakeSearch {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     /** How long index entries live: as long as the longest-kept record. */
     private readonly keepMs: number,

@@ -8,10 +8,10 @@
 // bounds how many networks one window counts. The script writing it (scripts/record-refusal-4.lua) keeps
 // all of it in one step.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { networkOf } from '../net/client-network.js';
 import { cutUtf8 } from '../net/cut-text.js';
+import type { RedisClient } from '../redis/connections.js';
 import { luaScript } from './lua-script.js';
 
 /** Writes one record within every bound, in one step (scripts/record-refusal-4.lua). */
@@ -67,7 +67,7 @@ export class SessionRefusals {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly retentionMs: number,
     private readonly budget: RefusalBudget = SESSION_REFUSAL_BUDGET,

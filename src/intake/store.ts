@@ -1,8 +1,9 @@
 // Intake records in Redis; the messages themselves are in the raw store, and a record points at
 // its blob. Every state change is one Lua script, so a record's state, its timeline, the state
 // indexes and the blob index never disagree.
-import type { Redis } from 'ioredis';
+
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { RedisClient } from '../redis/connections.js';
 import { type BlobIndexKeys, blobIndexKeys } from './blob-index.js';
 import { type IntakeKeys, intakeKeys } from './keys.js';
 import { luaScript } from './lua-script.js';
@@ -25,7 +26,7 @@ import { IntakeSearch } from './search-index.js';
 // Each state change or guarded write is one script, so a record's state, its owner, its timeline
 // and the state indexes never disagree. What each takes and answers is in its file's header.
 const CREATE = luaScript(new URL('./scripts/create-5.lua', import.meta.url));
-const TRANSITION = luaScript(new URL('./scripts/transition-3.lua', import.meta.url));
+const TRANSITION = luaScript(new URL('./scripts/transition-8.lua', import.meta.url));
 const CHECKPOINT = luaScript(new URL('./scripts/checkpoint-1.lua', import.meta.url));
 const CHECKPOINT_LETTER = luaScript(new URL('./scripts/checkpoint-letter-2.lua', import.meta.url));
 const APPEND_STRAY_DRAFT = luaScript(new URL('./scripts/append-stray-draft-1.lua', import.meta.url));
@@ -67,7 +68,7 @@ export class IntakeStore {
   readonly search: IntakeSearch;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly retention: RetentionPolicy,
     /** Where the messages are; a process that reads none (the ops role) has none. */
@@ -159,8 +160,8 @@ export class IntakeStore {
     const result = await TRANSITION(
       this.redis,
       this.keys.record(intakeId),
-      this.keys.stateIndexPrefix,
       this.blobKeys.due,
+      ...INTAKE_STATES.map((state) => this.keys.stateIndex(state)),
       to,
       String(now),
       String(ttlRecordMs),

@@ -1,10 +1,11 @@
 // The notices' exactly-once checkpoints, kept in the intake record itself. Every move is one Lua
 // script that compares the kind's current state with the states it may come from, so two
 // workers holding the same notice job (a lapsed lock) cannot both pass a checkpoint.
-import type { Redis } from 'ioredis';
+
 import { type IntakeKeys, intakeKeys } from '../intake/keys.js';
 import { luaScript } from '../intake/lua-script.js';
 import { isNoticeState, type NoticeEntry, type NoticeState, noticeEntryField, noticeStateField } from '../intake/notice-fields.js';
+import type { RedisClient } from '../redis/connections.js';
 import type { NoticeKind } from './notice-kind.js';
 
 /** Stands for "no entry yet" among the states a move may come from. */
@@ -20,7 +21,7 @@ export class NoticeLedger {
   private readonly keys: IntakeKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.keys = intakeKeys(prefix);

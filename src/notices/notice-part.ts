@@ -2,11 +2,11 @@
 // the BullMQ worker on "notices" that sends them through the relay (NOTICE_SMTP_URL), and the
 // sweep for notices their failed job left unfinished.
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { RedisClient } from '../redis/connections.js';
 import { logErrorsSparingly } from '../runtime/sparing-error-log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { createNoticeProcessor } from './deliver.js';
@@ -17,7 +17,7 @@ import { createRelay } from './relay.js';
 
 export interface NoticePartDeps {
   readonly config: Config;
-  readonly connection: Redis;
+  readonly connection: RedisClient;
   readonly store: IntakeStore;
   readonly directory: SenderDirectory;
   readonly clock: () => number;

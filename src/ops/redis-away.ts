@@ -3,7 +3,7 @@
 // for the whole outage. A connection that is lost answers at once, one still being made after
 // half a second at most: 503, saying why, with a Retry-After; /readyz and the logs say more.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connections.js';
 import { escapeHtml, page } from './html.js';
 
 const RETRY_AFTER_SECONDS = 5;
@@ -13,7 +13,7 @@ const POLL_MS = 25;
 const LOST = new Set(['reconnecting', 'close', 'end']);
 
 /** Ready now, or within the grace unless the connection is lost; never waits longer. */
-async function readySoon(redis: Pick<Redis, 'status'>): Promise<boolean> {
+async function readySoon(redis: Pick<RedisClient, 'status'>): Promise<boolean> {
   for (let waited = 0; ; waited += POLL_MS) {
     if (redis.status === 'ready') return true;
     if (LOST.has(redis.status) || waited >= CONNECTING_GRACE_MS) return false;
@@ -22,7 +22,7 @@ async function readySoon(redis: Pick<Redis, 'status'>): Promise<boolean> {
 }
 
 /** An onRequest hook for the admin routes: replies 503 when `redis` is not ready, else does nothing. */
-export function answerWhileRedisAway(redis: Pick<Redis, 'status'>) {
+export function answerWhileRedisAway(redis: Pick<RedisClient, 'status'>) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (await readySoon(redis)) return;
     const message = `Redis is not reachable (connection ${redis.status}): intakes and the queue cannot be read. Try again in a moment; /readyz names what is wrong.`;

@@ -5,12 +5,12 @@
 import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { networkOf } from '../net/client-network.js';
+import type { RedisClient } from '../redis/connections.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
@@ -40,7 +40,7 @@ export interface AdminDeps {
   readonly authRefusals?: SessionRefusals | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
-  readonly redis?: Pick<Redis, 'status'> | undefined;
+  readonly redis?: Pick<RedisClient, 'status'> | undefined;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {

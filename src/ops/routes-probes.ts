@@ -3,9 +3,9 @@
 // store's probe writes a file (or an object): its answer is reused for a few seconds.
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { cachedCheck } from './cached-check.js';
 import { CHECK_TIMEOUT_MS, checkQueue, checkRedis } from './dependency-checks.js';
@@ -14,7 +14,7 @@ import { judgeReadiness } from './readiness.js';
 
 export interface ProbeDeps {
   readonly registry: Registry;
-  readonly redis?: Redis | undefined;
+  readonly redis?: RedisClient | undefined;
   readonly queue?: Queue | undefined;
   readonly rawStore?: RawStore | undefined;
   readonly apiHealth?: ApiHealth | undefined;

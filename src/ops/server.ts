@@ -3,7 +3,6 @@
 // debug level: probes and scrapes arrive every few seconds.
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeJobData } from '../intake/queue.js';
@@ -12,6 +11,7 @@ import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { LoginThrottle } from './login-throttle.js';
 import { probeRoutes } from './routes-probes.js';
@@ -22,7 +22,7 @@ export interface OpsServerDeps {
   readonly logger: Logger;
   readonly registry: Registry;
   /** Checked by /readyz with a bounded PING; not checked when absent. */
-  readonly redis?: Redis;
+  readonly redis?: RedisClient;
   /** Checked by /readyz and shown on the dashboard. */
   readonly queue?: Queue<IntakeJobData>;
   /** Backs the intake pages; without it they are not served. */

@@ -6,10 +6,14 @@
 // Failovers are followed without a restart: a Sentinel topology asks the Sentinels for the
 // primary on every reconnect (and drops its connection when they announce a new one), and any
 // connection that hears READONLY (it reached a demoted primary) reconnects and sends the command
-// again, which the replica refused, so it never ran.
+// again, which the replica refused, so it never ran. A cluster topology gets ioredis's Cluster
+// client, which follows MOVED and ASK (a slot moved, or moving, to another master) by itself.
 import { readFileSync } from 'node:fs';
-import { Redis, type RedisOptions } from 'ioredis';
-import { type RedisTls, type RedisTopology, unknownTopology } from './topology.js';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { type ClusterTopology, hostPortText, type RedisTls, type RedisTopology, unknownTopology } from './topology.js';
+
+/** A connection as every part of the gateway holds it: one server's, or a cluster's. */
+export type RedisClient = Redis | Cluster;
 
 export type ConnectionPurpose =
   /** Answers a client now or never: no offline queue, one try, every command bounded (the listener, commands). */
@@ -21,20 +25,60 @@ export type ConnectionPurpose =
 
 const CONNECT_TIMEOUT_MS = 5000;
 
+/** Where the cluster's nodes are, for logs: never a password. */
+export function clusterNodesText(topology: ClusterTopology): string {
+  return topology.nodes.map(hostPortText).join(',');
+}
+
 /** ioredis's options without `replyMapping`, which its constructor types more narrowly (RESP3 replies as ioredis maps them by default). */
 export type ConnectionOptions = Omit<RedisOptions, 'replyMapping'>;
 
 /** Opens a connection of `purpose` to `topology`. */
-export function openRedis(topology: RedisTopology, purpose: ConnectionPurpose): Redis {
-  const options = connectionOptions(topology, purpose);
+export function openRedis(topology: RedisTopology, purpose: ConnectionPurpose): RedisClient {
   switch (topology.kind) {
     case 'standalone':
-      return new Redis(topology.url, options);
+      return new Redis(topology.url, connectionOptions(topology, purpose));
     case 'sentinel':
-      return new Redis(options);
+      return new Redis(connectionOptions(topology, purpose));
+    case 'cluster':
+      return new Cluster(
+        topology.nodes.map(({ host, port }) => ({ host, port })),
+        clusterOptions(topology, purpose),
+      );
     default:
       return unknownTopology(topology);
   }
+}
+
+/** ioredis's Cluster options, the nodes' options always given and without `replyMapping` (as ConnectionOptions). */
+export type ClusterConnectionOptions = Omit<ClusterOptions, 'redisOptions'> & {
+  readonly redisOptions: Omit<NonNullable<ClusterOptions['redisOptions']>, 'replyMapping'>;
+};
+
+/**
+ * The Cluster client's options for `purpose`: the purpose's per-node options (time-outs, retries
+ * per command) go to every node's connection; the cluster itself reconnects as the purpose says.
+ */
+export function clusterOptions(topology: ClusterTopology, purpose: ConnectionPurpose): ClusterConnectionOptions {
+  const { enableOfflineQueue, retryStrategy: purposeRetry, lazyConnect, ...perNode } = purposeOptions(purpose);
+  return {
+    redisOptions: {
+      ...perNode,
+      ...(topology.username === undefined ? {} : { username: topology.username }),
+      ...(topology.password === undefined ? {} : { password: topology.password }),
+      ...(topology.tls === undefined ? {} : { tls: tlsOptions(topology.tls) }),
+      reconnectOnError,
+    },
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(lazyConnect === undefined ? {} : { lazyConnect }),
+    clusterRetryStrategy: purposeRetry ?? retryStrategy,
+    // Behind TLS the nodes' certificates name hosts, not addresses: connect by the names given
+    // (ioredis's advice for managed clusters) instead of resolving them once at start.
+    ...(topology.tls === undefined ? {} : { dnsLookup: (address, callback) => callback(null, address) }),
+    // A slot being moved answers TRYAGAIN to multi-key commands for a moment: wait, then resend.
+    retryDelayOnTryAgain: 100,
+    retryDelayOnClusterDown: 200,
+  };
 }
 
 /** The ioredis options for `purpose` on `topology` (the URL, if any, is passed beside them). Pure but for reading CA files. */
@@ -80,6 +124,8 @@ function topologyOptions(topology: RedisTopology, purpose: ConnectionPurpose): C
         // All Sentinels unreachable: a probe says so; the others keep asking, like retryStrategy.
         sentinelRetryStrategy: purpose.kind === 'probe' ? () => null : retryStrategy,
       };
+    case 'cluster':
+      throw new Error('a cluster topology has no single-connection options (clusterOptions)');
     default:
       return unknownTopology(topology);
   }

@@ -10,7 +10,7 @@
 // round is in flight waits for the round after it, since its writes may follow that round's tick.
 // A caller that wrote nothing (a re-delivery answered from the record it read) is covered too:
 // what it read was on the primary before the tick.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 
 export type AckVerdict =
   | { readonly kind: 'acknowledged'; readonly replicas: number }
@@ -47,7 +47,7 @@ interface Round {
  * The group commit over `redis`, a connection used for nothing else: each round INCRs `tickKey`
  * and WAITs for `wanted` replicas until the latest deadline of the callers in it.
  */
-export function replicaAck(redis: Redis, tickKey: string, wanted: number, clock: () => number): ReplicaAck {
+export function replicaAck(redis: RedisClient, tickKey: string, wanted: number, clock: () => number): ReplicaAck {
   let next: Round | undefined;
   let running = false;
 

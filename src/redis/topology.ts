@@ -1,13 +1,10 @@
 // Which Redis deployment the gateway talks to, as config.ts reads it from the environment: one
-// server by URL, or a primary found through Sentinels. Every connection of every role is opened
-// from this (connections.ts); `npm start` embeds its own redis-server when none is configured.
-//
-// A further topology (Redis Cluster, REDIS_CLUSTER_NODES) is one more member of the union, one
-// more name in TOPOLOGY_VARIABLES, one more case in config.ts's redisTopologyOf and in
-// connections.ts's openRedis; `describeTopology` and the exhaustive switches name what is missing.
+// server by URL, a primary found through Sentinels, or a Redis Cluster. Every connection of every
+// role is opened from this (connections.ts); `npm start` embeds its own redis-server when none is
+// configured.
 
 /** The environment variables that each choose a topology; at most one may be set. */
-export const TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS'] as const;
+export const TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
 
 export interface HostPort {
   readonly host: string;
@@ -43,10 +40,40 @@ export interface SentinelTopology {
   readonly sentinelTls: RedisTls | undefined;
 }
 
-export type RedisTopology = StandaloneTopology | SentinelTopology;
+/**
+ * A Redis Cluster (a managed cluster endpoint, or its nodes). Every key the gateway writes carries
+ * the prefix's hash tag, so the whole gateway lives in one slot: one shard carries it.
+ */
+export interface ClusterTopology {
+  readonly kind: 'cluster';
+  /** Nodes to learn the cluster's slots from; the client then talks to whichever owns a slot. */
+  readonly nodes: readonly HostPort[];
+  /** Credentials of every node (REDIS_USERNAME, REDIS_PASSWORD). */
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  /** TLS to every node (REDIS_TLS); undefined: plain TCP. */
+  readonly tls: RedisTls | undefined;
+}
+
+export type RedisTopology = StandaloneTopology | SentinelTopology | ClusterTopology;
 
 /** The Sentinel port when an entry gives none. */
 export const SENTINEL_DEFAULT_PORT = 26379;
+
+/** A cluster node's port when an entry gives none. */
+export const CLUSTER_DEFAULT_PORT = 6379;
+
+/**
+ * The hash tag of a key prefix as Redis Cluster reads it (the text between the first `{` and the
+ * next `}`, when not empty), or undefined: the prefix's keys would then spread over the slots.
+ */
+export function hashTagOf(prefix: string): string | undefined {
+  const open = prefix.indexOf('{');
+  if (open < 0) return undefined;
+  const close = prefix.indexOf('}', open + 1);
+  if (close <= open + 1) return undefined;
+  return prefix.slice(open + 1, close);
+}
 
 /**
  * "host:port,host:port" → addresses; an IPv6 address goes in brackets ("[::1]:26379"); a missing
@@ -78,6 +105,8 @@ export function describeTopology(topology: RedisTopology): string {
       return redactUrl(topology.url);
     case 'sentinel':
       return `primary "${topology.masterName}" through Sentinels ${topology.sentinels.map(hostPortText).join(',')}`;
+    case 'cluster':
+      return `Redis Cluster through ${topology.nodes.map(hostPortText).join(',')}`;
     default:
       return unknownTopology(topology);
   }

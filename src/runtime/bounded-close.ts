@@ -2,7 +2,7 @@
 // connections' end) with no bound: with Redis gone it never returns. Each step here waits at most
 // its bound, and at most UNREACHABLE_STEP_MS while the role's connection is not ready, since
 // nothing that needs Redis can finish then. A step left unfinished is ended by the process's exit.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connections.js';
 
 /** The bound on each closing step while Redis does not answer. */
 export const UNREACHABLE_STEP_MS = 1000;
@@ -25,6 +25,6 @@ export async function within(work: Promise<unknown>, ms: number): Promise<boolea
 }
 
 /** `boundMs` while Redis answers on `connection`, UNREACHABLE_STEP_MS while it does not. */
-export function stepBound(connection: Pick<Redis, 'status'>, boundMs: number): number {
+export function stepBound(connection: Pick<RedisClient, 'status'>, boundMs: number): number {
   return connection.status === 'ready' ? boundMs : Math.min(boundMs, UNREACHABLE_STEP_MS);
 }

@@ -2,9 +2,10 @@
 // REDIS_SENTINELS), or the one a running `npm start` embedded (found through DATA_DIR). Either it
 // answers at once, or the command says so in one sentence — a refused connection is not retried
 // for seconds, and ioredis's own "Unhandled error event" lines never reach the terminal.
-import type { Redis } from 'ioredis';
+
 import type { Config } from '../config.js';
 import { StartupError } from '../errors.js';
+import type { RedisClient } from '../redis/connections.js';
 import { openRedis } from '../redis/connections.js';
 import { describeTopology, type RedisTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { embeddedRedisUrl } from './embedded-redis.js';
@@ -24,7 +25,7 @@ export function commandRedisTopology(config: Pick<Config, 'redisTopology' | 'dat
 }
 
 /** A connection that is ready, or a StartupError naming the Redis and what to check. */
-export async function connectForCommand(topology: RedisTopology, commandTimeoutMs: number): Promise<Redis> {
+export async function connectForCommand(topology: RedisTopology, commandTimeoutMs: number): Promise<RedisClient> {
   const redis = openRedis(topology, { kind: 'producer', commandTimeoutMs });
   let lastError: Error | undefined;
   // Listening is what keeps ioredis from printing every failed reconnect as unhandled.

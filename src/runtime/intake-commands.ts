@@ -1,9 +1,9 @@
 // `letter-intake status ID [--json]` and `letter-intake replay ID`: an operator's view of one
 // intake (status: a summary for people, the record itself with --json).
 
-import type { Redis } from 'ioredis';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
+import type { RedisClient } from '../redis/connections.js';
 import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
 import { storeFor } from './part-context.js';
@@ -42,7 +42,10 @@ const COMMAND_TIMEOUT_MS = 10_000;
 
 async function withStore(
   args: readonly string[],
-  run: (deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: Redis }, id: string) => Promise<number>,
+  run: (
+    deps: { store: ReturnType<typeof storeFor>; ctx: ReturnType<typeof roleContext>; redis: RedisClient },
+    id: string,
+  ) => Promise<number>,
 ): Promise<number> {
   const [id] = args;
   if (id === undefined) {

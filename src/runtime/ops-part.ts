@@ -75,7 +75,7 @@ export async function startOpsPart(
     url: server.url,
     markStarted: () => {
       started = true;
-      void warnAboutRedisDurability(redis, ctx.logger);
+      void warnAboutRedisDurability(redis, config.redisPrefix, ctx.logger);
     },
     async close() {
       await server.close();

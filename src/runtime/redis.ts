@@ -3,9 +3,9 @@
 // (the embedded one is in embedded-redis.ts). Durable acceptance needs appendonly + appendfsync
 // always + noeviction.
 import { createServer } from 'node:net';
-import type { Redis } from 'ioredis';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { RedisClient } from '../redis/connections.js';
 import { describeTopology, type RedisTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 
 /** While Redis stays away, its errors are logged at most this often (ioredis retries every ≤ 2 s). */
@@ -15,7 +15,7 @@ const ERROR_LOG_INTERVAL_MS = 30_000;
  * Logs a connection's errors where an operator sees them (warn, with the error), once when an
  * outage starts and then every 30 s while it lasts, and the recovery with the count.
  */
-export function logConnectionErrors(redis: Redis, logger: Logger, event: string): void {
+export function logConnectionErrors(redis: RedisClient, logger: Logger, event: string): void {
   let failures = 0;
   let lastLoggedAt = Number.NEGATIVE_INFINITY;
   redis.on('error', (err: Error) => {
@@ -33,7 +33,7 @@ export function logConnectionErrors(redis: Redis, logger: Logger, event: string)
 }
 
 /** Waits until Redis answers PING, or fails with a clear message after `timeoutMs`. */
-export async function waitForRedis(redis: Redis, topology: RedisTopology, timeoutMs: number): Promise<void> {
+export async function waitForRedis(redis: RedisClient, topology: RedisTopology, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

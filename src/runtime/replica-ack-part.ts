@@ -1,16 +1,15 @@
 // A role's replica acknowledgement (REDIS_REPLICAS_ACK, src/redis/replica-ack.ts) on a connection
 // of its own: WAIT blocks the connection it runs on, so never the one the role's writes share.
-import type { Redis } from 'ioredis';
 import { intakeKeys } from '../intake/keys.js';
 import type { Logger } from '../log.js';
-import { openRedis } from '../redis/connections.js';
+import { openRedis, type RedisClient } from '../redis/connections.js';
 import { type ReplicaAck, replicaAck } from '../redis/replica-ack.js';
 import type { PartContext } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 
 export interface ReplicaAckPart {
   readonly ack: ReplicaAck;
-  readonly connection: Redis;
+  readonly connection: RedisClient;
 }
 
 /** Undefined when no replica is wanted (REDIS_REPLICAS_ACK=0). */

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import type { DnsResolver } from '../../src/auth/resolver.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
@@ -147,6 +147,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     parts.push({ name: 'sandbox', close: () => running.close() });
   }
   const redis = redisTopology.kind === 'standalone' ? connectTestRedis(redisTopology.url) : openRedis(redisTopology, { kind: 'worker' });
+  if (!(redis instanceof Redis)) throw new Error('the in-process gateway runs on one server or Sentinels, not a cluster');
   const store = storeFor(ctx, redis);
   const queue = new Queue<IntakeJobData>(INTAKE_QUEUE, { connection: redis, prefix });
   queue.on('error', () => {});

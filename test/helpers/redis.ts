@@ -1,7 +1,8 @@
 // Real Redis for tests: the machine's server (or TEST_REDIS_URL), a fresh random prefix per test.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { IntakeStore } from '../../src/intake/store.js';
+import type { RedisClient } from '../../src/redis/connections.js';
 import type { StandaloneTopology } from '../../src/redis/topology.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -21,14 +22,18 @@ export function connectTestRedis(url = TEST_REDIS_URL): Redis {
   return redis;
 }
 
-/** Deletes every key under a prefix (cleanup after a test). */
-export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+/** Deletes every key under a prefix (cleanup after a test); on a cluster, on every master. */
+export async function dropPrefix(redis: RedisClient, prefix: string): Promise<void> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      // One hash-tagged prefix: the keys share a slot, so one DEL through the client reaches them.
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  }
 }
 
 /** A file's fresh prefixes, each with an intake store on `redis`; `dropAll` (in afterAll) deletes their keys. */

@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withTimeout } from '../../src/bounded.js';
 import { createIntakeQueue, type IntakeJobData } from '../../src/intake/queue.js';
@@ -16,7 +15,7 @@ import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
-import { openRedis } from '../../src/redis/connections.js';
+import { openRedis, type RedisClient } from '../../src/redis/connections.js';
 import type { RedisTopology } from '../../src/redis/topology.js';
 import { freePort, waitForRedis } from '../../src/runtime/redis.js';
 import { UNREAD_BLOB } from '../helpers/raw-stores.js';
@@ -42,7 +41,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startHarness(options: { password?: string; redis?: Redis } = {}): Promise<Harness> {
+async function startHarness(options: { password?: string; redis?: RedisClient } = {}): Promise<Harness> {
   const prefix = randomPrefix();
   const redis = options.redis ?? connectTestRedis();
   const queue = createIntakeQueue(redis, prefix);

@@ -25,6 +25,7 @@ afterAll(async () => {
 
 function open(purpose: Parameters<typeof openRedis>[1]): Redis {
   const redis = openRedis(topology, purpose);
+  if (!(redis instanceof Redis)) throw new Error('a Sentinel topology opens one connection, not a cluster');
   redis.on('error', () => {}); // refused while the primary changes; the writes below tell
   opened.push(redis);
   return redis;

@@ -29,7 +29,7 @@ describe('the Lua scripts in src/', () => {
       'intake/scripts/checkpoint-letter-2.lua',
       'intake/scripts/create-5.lua',
       'intake/scripts/record-refusal-4.lua',
-      'intake/scripts/transition-3.lua',
+      'intake/scripts/transition-8.lua',
       'notices/scripts/move-notice-1.lua',
     ]);
   });
@@ -47,6 +47,11 @@ describe('the Lua scripts in src/', () => {
     if (args.restFrom === undefined) expect(indexesOf('ARGV', body).filter((i) => i > args.each.length)).toEqual([]);
     else expect(args.restFrom, 'ARGV[n..] follows the last ARGV[n]').toBe(args.each.length + 1);
     expect(header).toMatch(/^\s*Output:$/m);
+  });
+
+  it('build no key name of their own: every key a script touches is one of its KEYS (a Redis Cluster routes by them)', () => {
+    const building = scripts.filter((f) => /KEYS\[[^\]]+\]\s*\.\./.test(readFileSync(f, 'utf8')));
+    expect(building.map((f) => relative(SRC, f))).toEqual([]);
   });
 
   it('are the only Lua: no TypeScript file calls redis.call itself', () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { connectionOptions, reconnectOnError } from '../../src/redis/connections.js';
-import { describeTopology, parseHostPorts, type SentinelTopology } from '../../src/redis/topology.js';
+import { clusterOptions, connectionOptions, reconnectOnError } from '../../src/redis/connections.js';
+import { type ClusterTopology, describeTopology, hashTagOf, parseHostPorts, type SentinelTopology } from '../../src/redis/topology.js';
 
 const SENTINELS = { REDIS_SENTINELS: '10.0.0.1:26379, 10.0.0.2:26380,sentinel-c', REDIS_SENTINEL_MASTER: 'intake' };
+const CLUSTER = { REDIS_CLUSTER_NODES: 'node-a:7000,node-b' };
 
 function refusal(env: Record<string, string>): string {
   try {
@@ -95,14 +96,54 @@ describe('the Redis topology in the configuration', () => {
     [{ REDIS_SENTINEL_MASTER: 'intake' }, 'REDIS_SENTINEL_MASTER: only read with REDIS_SENTINELS'],
     [{ REDIS_TLS: 'true' }, 'REDIS_TLS: only read with REDIS_SENTINELS'],
     [{ ...SENTINELS, REDIS_TLS_CA_FILE: '/etc/ca.pem' }, 'REDIS_TLS_CA_FILE: only read with REDIS_TLS or REDIS_SENTINEL_TLS'],
-    [{ REDIS_TLS_CA_FILE: '/etc/ca.pem' }, 'REDIS_TLS_CA_FILE: only read with a rediss:// REDIS_URL or with REDIS_SENTINELS'],
+    [
+      { REDIS_TLS_CA_FILE: '/etc/ca.pem' },
+      'REDIS_TLS_CA_FILE: only read with a rediss:// REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES',
+    ],
+    [{ ...CLUSTER, REDIS_URL: 'redis://a:6379' }, 'REDIS_URL, REDIS_CLUSTER_NODES: set one of them'],
+    [{ ...CLUSTER, ...SENTINELS }, 'REDIS_SENTINELS, REDIS_CLUSTER_NODES: set one of them'],
+    [{ ...CLUSTER, REDIS_SENTINEL_PASSWORD: 'x' }, 'REDIS_SENTINEL_PASSWORD: only read with REDIS_SENTINELS'],
+    [{ ...CLUSTER, REDIS_CLUSTER_NODES: 'node-a:port' }, 'REDIS_CLUSTER_NODES: "node-a:port" is not host:port'],
+    [{ ...CLUSTER, REDIS_TLS_CA_FILE: '/etc/ca.pem' }, 'REDIS_TLS_CA_FILE: only read with REDIS_TLS'],
+    [
+      { ...CLUSTER, REDIS_PREFIX: 'letter-intake' },
+      'REDIS_PREFIX: "letter-intake" has no hash tag; with REDIS_CLUSTER_NODES it must have one, e.g. "{letter-intake}"',
+    ],
+    [{ ...CLUSTER, REDIS_PREFIX: '{}letter-intake' }, 'REDIS_PREFIX: "{}letter-intake" has no hash tag'],
+    [{ ...CLUSTER, REDIS_PREFIX: 'letter-{intake' }, 'REDIS_PREFIX: "letter-{intake" has no hash tag'],
     [{ REDIS_REPLICAS_ACK: '1' }, 'REDIS_REPLICAS_ACK: the embedded redis-server has no replicas'],
     [{ REDIS_URL: 'redis://a:6379', REDIS_REPLICAS_ACK: '-1' }, 'REDIS_REPLICAS_ACK: expected a whole number, at least 0'],
   ])('refuses %o, naming the variable', (env, message) => {
     expect(refusal(env)).toContain(message);
   });
 
+  it("is a Redis Cluster from REDIS_CLUSTER_NODES, port 6379 where an entry gives none, with the nodes' credentials and TLS", () => {
+    expect(loadConfig(CLUSTER).redisTopology).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: 'node-a', port: 7000 },
+        { host: 'node-b', port: 6379 },
+      ],
+      username: undefined,
+      password: undefined,
+      tls: undefined,
+    });
+    expect(
+      loadConfig({ ...CLUSTER, REDIS_USERNAME: 'intake', REDIS_PASSWORD: 'secret', REDIS_TLS: 'true', REDIS_TLS_CA_FILE: '/etc/ca.pem' })
+        .redisTopology,
+    ).toMatchObject({ username: 'intake', password: 'secret', tls: { caFile: '/etc/ca.pem' } });
+  });
+
+  it('takes a cluster prefix whose hash tag is anywhere in it', () => {
+    expect(loadConfig(CLUSTER).redisPrefix).toBe('{letter-intake}');
+    expect(loadConfig({ ...CLUSTER, REDIS_PREFIX: 'mail-{eu}' }).redisPrefix).toBe('mail-{eu}');
+    expect(hashTagOf('mail-{eu}-x{y}')).toBe('eu');
+    expect(hashTagOf('{}{eu}')).toBeUndefined(); // Redis hashes the whole key when the first braces are empty
+    expect(loadConfig({ REDIS_URL: 'redis://a:6379', REDIS_PREFIX: 'letter-intake' }).redisPrefix).toBe('letter-intake');
+  });
+
   it('takes REDIS_REPLICAS_ACK with a Redis that can have replicas', () => {
+    expect(loadConfig({ ...CLUSTER, REDIS_REPLICAS_ACK: '1' }).redisReplicasAck).toBe(1);
     expect(loadConfig({ ...SENTINELS, REDIS_REPLICAS_ACK: '1' }).redisReplicasAck).toBe(1);
     expect(loadConfig({ REDIS_URL: 'redis://a:6379', REDIS_REPLICAS_ACK: '2' }).redisReplicasAck).toBe(2);
   });
@@ -115,6 +156,8 @@ describe('the Redis topology in the configuration', () => {
     expect(sentinel === undefined ? '' : describeTopology(sentinel)).toBe(
       'primary "intake" through Sentinels 10.0.0.1:26379,10.0.0.2:26380,sentinel-c:26379',
     );
+    const cluster = loadConfig({ ...CLUSTER, REDIS_PASSWORD: 'secret' }).redisTopology;
+    expect(cluster === undefined ? '' : describeTopology(cluster)).toBe('Redis Cluster through node-a:7000,node-b:6379');
   });
 });
 
@@ -158,6 +201,43 @@ describe('the connection options', () => {
     expect(probe.retryStrategy?.(1)).toBeNull();
     expect(probe.sentinelRetryStrategy?.(1)).toBeNull();
     expect(probe.failoverDetector).toBe(false);
+  });
+
+  const cluster: ClusterTopology = {
+    kind: 'cluster',
+    nodes: [{ host: 'node-a', port: 7000 }],
+    username: 'intake',
+    password: 'data-secret',
+    tls: undefined,
+  };
+
+  it('give every cluster node the credentials, and a cluster worker no limit on retries per command (BullMQ requires it)', () => {
+    const options = clusterOptions(cluster, { kind: 'worker' });
+    expect(options.redisOptions).toMatchObject({
+      username: 'intake',
+      password: 'data-secret',
+      maxRetriesPerRequest: null,
+      reconnectOnError,
+    });
+    expect(options.redisOptions).not.toHaveProperty('tls');
+    expect(options).not.toHaveProperty('dnsLookup');
+    expect(options.clusterRetryStrategy?.(50)).toBe(2000);
+  });
+
+  it('give a cluster producer no offline queue and a command bound, a cluster probe no reconnection', () => {
+    const producer = clusterOptions(cluster, { kind: 'producer', commandTimeoutMs: 750 });
+    expect(producer).toMatchObject({ enableOfflineQueue: false, redisOptions: { maxRetriesPerRequest: 1, commandTimeout: 750 } });
+    const probe = clusterOptions(cluster, { kind: 'probe', connectTimeoutMs: 1000 });
+    expect(probe).toMatchObject({ lazyConnect: true, redisOptions: { connectTimeout: 1000 } });
+    expect(probe.clusterRetryStrategy?.(1)).toBeNull();
+  });
+
+  it('connect to TLS cluster nodes by the names they announce (their certificates name hosts)', () => {
+    const options = clusterOptions({ ...cluster, tls: { caFile: undefined } }, { kind: 'worker' });
+    expect(options.redisOptions.tls).toEqual({});
+    const looked: unknown[] = [];
+    options.dnsLookup?.('node-a.cache.example', (err, address) => looked.push(err, address));
+    expect(looked).toEqual([null, 'node-a.cache.example']);
   });
 
   it('reconnect and resend on READONLY (a demoted primary), not on other errors', () => {

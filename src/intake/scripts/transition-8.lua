@@ -12,8 +12,16 @@
 
   Input:
     KEYS[1] the intake record (hash)
-    KEYS[2] the prefix of the per-state indexes (the state's name completes the key)
-    KEYS[3] the raw-store deletion schedule (sorted set: blob key by time due)
+    KEYS[2] the raw-store deletion schedule (sorted set: blob key by time due)
+    KEYS[3] the index of `received` intakes (sorted set: intake id by time it entered the state)
+    KEYS[4] the index of `queued` intakes
+    KEYS[5] the index of `processing` intakes
+    KEYS[6] the index of `submitted` intakes
+    KEYS[7] the index of `rejected` intakes
+    KEYS[8] the index of `failed` intakes
+    Each index's key ends in its state's name (keys.ts). Every key the script touches is given
+    here, none is built inside it: a Redis Cluster routes a script, and holds it while its slot
+    moves, by the keys it is given.
 
     ARGV[1] the new state
     ARGV[2] now (ms since the epoch)
@@ -33,6 +41,8 @@
 ]]
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return '' end
+local stateIndex = {}
+for i = 3, #KEYS do stateIndex[string.match(KEYS[i], '[^:]+$')] = KEYS[i] end
 if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[6] then return 'notowner' end
 local allowed = false
 for from in string.gmatch(ARGV[5], '[^,]+') do if from == state then allowed = true end end
@@ -63,14 +73,14 @@ if ARGV[1] == 'submitted' then redis.call('HDEL', KEYS[1], 'errorCode', 'reason'
 if state == 'received' and ARGV[1] ~= 'queued' then redis.call('HSETNX', KEYS[1], 'at.queued', ARGV[2]) end
 if ARGV[7] == '' then redis.call('HDEL', KEYS[1], 'owner') else redis.call('HSET', KEYS[1], 'owner', ARGV[7]) end
 redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 8))
-redis.call('ZREM', KEYS[2] .. state, id)
-redis.call('ZADD', KEYS[2] .. ARGV[1], ARGV[2], id)
+redis.call('ZREM', stateIndex[state], id)
+redis.call('ZADD', stateIndex[ARGV[1]], ARGV[2], id)
 -- ended intakes' records expire: their index entries go with them
-if tonumber(ARGV[3]) >= 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2] .. ARGV[1], '-inf', ARGV[2] - ARGV[3]) end
+if tonumber(ARGV[3]) >= 0 then redis.call('ZREMRANGEBYSCORE', stateIndex[ARGV[1]], '-inf', ARGV[2] - ARGV[3]) end
 if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 -- an ended intake's blob is due for deletion when its retention is over (raw-store housekeeping)
 local rawKey = redis.call('HGET', KEYS[1], 'rawKey')
-if rawKey and tonumber(ARGV[4]) >= 0 then redis.call('ZADD', KEYS[3], string.format('%d', ARGV[2] + ARGV[4]), rawKey) end
+if rawKey and tonumber(ARGV[4]) >= 0 then redis.call('ZADD', KEYS[2], string.format('%d', ARGV[2] + ARGV[4]), rawKey) end
 -- the claiming worker reads the record as its claim left it, in the same round trip
 if ARGV[7] ~= '' then return {'ok', redis.call('HGETALL', KEYS[1])} end
 return 'ok'
