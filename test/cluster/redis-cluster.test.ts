@@ -208,6 +208,20 @@ describe('the gateway on a Redis Cluster', () => {
     }
   });
 
+  it("has doctor name the prefix slot's master and replicas, and read that master's settings", async () => {
+    const slot = await cluster.keySlot(prefix);
+    const owner = await cluster.ownerPort(slot);
+    // The other masters lose writes on a crash: doctor must judge the one that holds the gateway.
+    const others = client.nodes('master').filter((n) => n.options.port !== owner);
+    for (const node of others) await node.config('SET', 'appendfsync', 'everysec');
+    const { text } = await runCommand(['doctor'], env);
+    for (const node of others) await node.config('SET', 'appendfsync', 'always');
+    expect(text).toContain(`cluster slot: slot ${slot} of "${prefix}" on master 127.0.0.1:${owner}, no replicas`);
+    expect(text).toContain('appendfsync: always');
+    const ackWanted = await runCommand(['doctor'], { ...env, REDIS_REPLICAS_ACK: '1' });
+    expect(ackWanted.text).toContain('REDIS_REPLICAS_ACK=1 waits for more replicas than this shard has');
+  });
+
   it('moves the prefix slot to another master under load, every 250 ending as exactly one letter', async () => {
     if (workers.length === 0) await startWorker();
     const slot = await cluster.keySlot(prefix);
