@@ -20,6 +20,8 @@ import { checkRawStore, type RawStoreProbe, redisRawStoreProbe } from './raw-sto
 import { recentDkimSelectors } from './recent-selectors.js';
 import { judgeRedis, judgeShard } from './redis-checks.js';
 import { readRedisFacts } from './redis-facts.js';
+import { judgeReplication, judgeSentinels } from './replication-checks.js';
+import { askSentinels, readReplicationFacts } from './replication-facts.js';
 import { type CheckResult, fail, warn } from './result.js';
 import { judgeTls, type TlsMaterial } from './tls-checks.js';
 import { diskVersions } from './version-checks.js';
@@ -87,6 +89,9 @@ async function connectRedis(config: Config, results: CheckResult[]): Promise<Red
     // INFO and CONFIG of the server that holds the gateway's keys (on a cluster, the slot's master).
     const server = await withTimeout(prefixServer(redis, config.redisPrefix), CONNECT_TIMEOUT_MS, "finding the prefix's server");
     results.push(...judgeRedis(await withTimeout(readRedisFacts(server), CONNECT_TIMEOUT_MS, 'Redis INFO'), where));
+    if (topology.kind === 'sentinel')
+      results.push(...judgeSentinels(await askSentinels(topology, CONNECT_TIMEOUT_MS), topology.masterName));
+    results.push(...judgeReplication(await readReplicationFacts(server, CONNECT_TIMEOUT_MS), config.redisReplicasAck));
     return redis;
   } catch (err) {
     redis.disconnect();

@@ -10,7 +10,15 @@
 // client, which follows MOVED and ASK (a slot moved, or moving, to another master) by itself.
 import { readFileSync } from 'node:fs';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { type ClusterTopology, hostPortText, type RedisTls, type RedisTopology, unknownTopology } from './topology.js';
+import {
+  type ClusterTopology,
+  type HostPort,
+  hostPortText,
+  type RedisTls,
+  type RedisTopology,
+  type SentinelTopology,
+  unknownTopology,
+} from './topology.js';
 
 /** A connection as every part of the gateway holds it: one server's, or a cluster's. */
 export type RedisClient = Redis | Cluster;
@@ -79,6 +87,22 @@ export function clusterOptions(topology: ClusterTopology, purpose: ConnectionPur
     retryDelayOnTryAgain: 100,
     retryDelayOnClusterDown: 200,
   };
+}
+
+/** One Sentinel itself (doctor asks each which primary it names): its credentials and TLS, one look, no retries. */
+export function openSentinelProbe(topology: SentinelTopology, address: HostPort, timeoutMs: number): Redis {
+  return new Redis({
+    host: address.host,
+    port: address.port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    ...(topology.sentinelUsername === undefined ? {} : { username: topology.sentinelUsername }),
+    ...(topology.sentinelPassword === undefined ? {} : { password: topology.sentinelPassword }),
+    ...(topology.sentinelTls === undefined ? {} : { tls: tlsOptions(topology.sentinelTls) }),
+  });
 }
 
 /** The ioredis options for `purpose` on `topology` (the URL, if any, is passed beside them). Pure but for reading CA files. */
