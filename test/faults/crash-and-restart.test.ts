@@ -3,6 +3,7 @@
 // many clients in flight, the worker SIGKILLed at random moments, Redis SIGKILLed and restarted
 // on its append-only file, the Sender API down, then throttling, then failing. The test is the
 // sending MTA: it re-sends whatever was not answered 250. Every message ends as exactly one letter.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +24,7 @@ import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from
 import { type RoleProcess, startRole } from '../helpers/processes.js';
 import { blobsIn } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { bytesWaitingAt, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, offer } from '../helpers/retrying-mta.js';
 import { FAULT_SEED, mulberry32 } from '../helpers/seeded-random.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -277,47 +278,76 @@ describe('the listener killed', () => {
     expectOneLetterEach(titles, await settled(gw.store, [delivered.intakeId]));
   });
 
-  it('after the raw store committed the message, before Redis answered: no 250, no job; the re-sent message becomes one letter', async () => {
-    const gw = await gateway();
+  /**
+   * Kills the listener after the raw store committed the message and before Redis answered
+   * (Redis stalled by SIGSTOP). `recordSent`: the record's script is loaded and the kill waits
+   * until Redis holds the listener's EVALSHA in its socket (it runs it once it answers again);
+   * otherwise the script is flushed first, so the EVALSHA is refused (NOSCRIPT) and its EVAL
+   * fallback is never sent by the dead listener: no record.
+   */
+  async function killBetweenStoreAndRedis(gw: Gateway, raw: Buffer, recordSent: boolean): Promise<string> {
     const listener = await gw.start('smtp');
-    const { titles, raws } = await letters('Listener killed between the raw store and Redis', 1);
-    const [raw] = raws;
-    if (raw === undefined) throw new Error('no letter');
-
+    if (recordSent) await reader.script('LOAD', readFileSync(new URL('../../src/intake/scripts/create-5.lua', import.meta.url), 'utf8'));
+    else await reader.script('FLUSH');
     const client = await atData(gw.port);
-    // Redis stalls: the listener commits the blob at the end of DATA, then waits on Redis for the record.
     redis.pause();
     let reply: Promise<{ code: number; text: string }> | undefined;
     try {
       const stuffed = dotStuff(raw).toString('latin1');
       reply = client.command(stuffed.endsWith('\r\n') ? `${stuffed}.` : `${stuffed}\r\n.`); // command() adds the CRLF
       await waitFor(async () => (await blobsIn(gw.rawStore)).committed.length === 1, 10_000);
+      // The record's command (an EVALSHA with the record's fields, far over 200 bytes) is in Redis's socket.
+      await waitFor(async () => bytesWaitingAt(redis.port) > 200, 10_000);
       await listener.stop('SIGKILL');
     } finally {
       redis.resume();
     }
     expect(await reply).toEqual({ code: 0, text: '(connection closed)' });
     await client.quit();
-    // Nothing was promised. The record may or may not exist: a command the listener had written
-    // before it died is still run by Redis once it answers again (an EVALSHA of the record script
-    // is; on a Redis that has not loaded the script yet, its EVAL fallback is never sent: run
-    // alone, this test sees no record; after the others, a record). Either way no job was queued, and
-    // the record (if any) is `received`, pointing at the committed blob; a `received` record
-    // without a job expires after a day, a blob no record points at is the raw-store sweep's.
     const [first] = (await blobsIn(gw.rawStore)).committed;
-    const records = await reader.keys(gw.store.keys.record('*'));
-    expect(records.length).toBeLessThanOrEqual(1);
-    const recordKeyPrefix = gw.store.keys.record('');
-    const left = records[0] === undefined ? undefined : await gw.store.get(records[0].slice(recordKeyPrefix.length));
-    if (left !== undefined) expect(left).toMatchObject({ state: 'received', rawKey: first });
+    if (first === undefined) throw new Error('no committed blob');
+    return first;
+  }
+
+  it('after the raw store committed the message, before Redis ran its record: no 250, no record, no job; the re-sent message becomes one letter', async () => {
+    const gw = await gateway();
+    const { titles, raws } = await letters('Listener killed before Redis ran the record', 1);
+    const [raw] = raws;
+    if (raw === undefined) throw new Error('no letter');
+    const first = await killBetweenStoreAndRedis(gw, raw, false);
+    // Nothing was promised and nothing recorded; the blob no record points at is the raw-store sweep's.
+    expect(await reader.keys(gw.store.keys.record('*'))).toEqual([]);
     expect(await gw.queue.getJobCounts()).toMatchObject({ waiting: 0, active: 0, delayed: 0, completed: 0, failed: 0 });
-    process.stdout.write(`killed between the raw store and Redis: ${left === undefined ? 'no record' : 'a received record, no job'}\n`);
 
     await gw.start('smtp');
     await gw.start('worker');
     const delivery = await deliver(gw.port, raw);
     expect(delivery.refusals).toEqual([]);
-    if (left !== undefined) expect(delivery.intakeId).toBe(left.intakeId);
+    const rawKey = (await gw.store.get(delivery.intakeId))?.rawKey ?? 'no raw key';
+    expect((await blobsIn(gw.rawStore)).committed.sort()).toEqual([first, rawKey].sort());
+    expect(await reader.keys(gw.store.keys.record('*'))).toEqual([gw.store.keys.record(delivery.intakeId)]);
+    expectOneLetterEach(titles, await settled(gw.store, [delivery.intakeId]));
+  });
+
+  it('after the raw store committed the message, with its record sent to a stalled Redis: no 250, a received record and no job; the re-sent message is that intake and becomes one letter', async () => {
+    const gw = await gateway();
+    const { titles, raws } = await letters('Listener killed with the record sent to Redis', 1);
+    const [raw] = raws;
+    if (raw === undefined) throw new Error('no letter');
+    const first = await killBetweenStoreAndRedis(gw, raw, true);
+    // Redis runs the command the dead listener had sent: a `received` record pointing at the
+    // committed blob, no job (it expires after a day unless the message comes again).
+    const records = await reader.keys(gw.store.keys.record('*'));
+    expect(records).toHaveLength(1);
+    const left = await gw.store.get((records[0] ?? '').slice(gw.store.keys.record('').length));
+    expect(left).toMatchObject({ state: 'received', rawKey: first });
+    expect(await gw.queue.getJobCounts()).toMatchObject({ waiting: 0, active: 0, delayed: 0, completed: 0, failed: 0 });
+
+    await gw.start('smtp');
+    await gw.start('worker');
+    const delivery = await deliver(gw.port, raw);
+    expect(delivery.refusals).toEqual([]);
+    expect(delivery.intakeId).toBe(left?.intakeId);
     // Two blobs of the same message (the one committed before the kill, the one of the delivery
     // again), one record pointing at one of them, one letter.
     const blobs = (await blobsIn(gw.rawStore)).committed;

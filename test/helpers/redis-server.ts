@@ -1,7 +1,7 @@
 // A private redis-server for fault tests, durable as production must run it (appendonly yes,
 // appendfsync always, no RDB snapshots): the test can SIGKILL it and start it again on the same
 // port and data directory, and whatever Redis acknowledged before the kill must still be there.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -111,4 +111,13 @@ function ping(port: number): Promise<string> {
       if (answer.includes('\r\n')) done(answer.split('\r\n')[0] ?? '');
     });
   });
+}
+
+/**
+ * Bytes clients have sent to the server on `port` that it has not read yet (the kernel's receive
+ * queues of its connections, from `ss`): what a stalled (SIGSTOPped) server will run once it answers.
+ */
+export function bytesWaitingAt(port: number): number {
+  const lines = execFileSync('ss', ['-tnH', `( sport = :${port} )`], { encoding: 'utf8' }).split('\n');
+  return lines.reduce((sum, line) => sum + (Number(line.trim().split(/\s+/)[1]) || 0), 0);
 }
