@@ -6,6 +6,9 @@ import type { IntakeJobData } from './queue.js';
 import { requeueJob } from './requeue.js';
 import type { IntakeStore } from './store.js';
 
+/** How long a replay waits for the job that failed the intake to be moved out of `active` by BullMQ. */
+const FINISHING_JOB_WAIT_MS = 2000;
+
 export type ReplayResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
 export interface ReplayDeps {
@@ -29,7 +32,7 @@ export async function replayIntake(deps: ReplayDeps, intakeId: string): Promise<
   try {
     // Before the job: a run that ends again writes its own end, and recover must not find this one.
     await deps.markers?.clearEnded(intakeId);
-    await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);
+    await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts, FINISHING_JOB_WAIT_MS);
   } catch (err) {
     await deps.store.transition(intakeId, ['queued'], 'failed', deps.clock());
     throw err;
