@@ -159,7 +159,8 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
         errorCode: 'EntityNotFound',
         reasonCode: undefined,
       });
-      expect(gateway.logs.find((l) => l.event === 'intake.failed' && l.intakeId === intakeId)?.level).toBe(50);
+      // The line is logged just after the record is written: wait for it.
+      await vi.waitFor(() => expect(gateway.logs.find((l) => l.event === 'intake.failed' && l.intakeId === intakeId)?.level).toBe(50));
       expect(lettersTitled(title)).toEqual([]);
 
       const replayed = await replayIntake({ store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 3 }, intakeId);
