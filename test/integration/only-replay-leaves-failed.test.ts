@@ -1,7 +1,7 @@
 // A sender told that its letter failed hears next from a replay, never from a job that happens
 // to run again: a claim never leaves `failed`. Real SMTP, Redis, BullMQ and the sandbox API.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { replayIntake } from '../../src/intake/replay.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -44,8 +44,9 @@ const lettersTitled = (title: string) => gateway.sandbox?.store.allLetters().fil
 describe('only replay leaves failed', () => {
   it('a failed intake whose job is retried through BullMQ (the dashboard Retry) is not processed: it stays failed, no letter', async () => {
     const { intakeId, title } = await failedIntake();
+    // The record is written before BullMQ moves the job: wait for the move.
+    await vi.waitFor(async () => expect(await gateway.queue.getJobState(intakeId)).toBe('failed'), { timeout: 5000 });
     const job = await gateway.queue.getJob(intakeId);
-    expect(await job?.getState()).toBe('failed');
     const retriedAt = Date.now();
     await job?.retry('failed');
     const reason = await jobFailedAgain(intakeId, retriedAt);
