@@ -1,5 +1,5 @@
 // `letter-intake start` (`npm start`): everything in one process. What is not configured is
-// embedded: a private redis-server (none of REDIS_URL, REDIS_SENTINELS set), the sandbox Sender
+// embedded: a private redis-server (none of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES set), the sandbox Sender
 // API (SENDER_API_URL unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Env } from '../config.js';

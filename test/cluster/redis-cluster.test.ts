@@ -27,7 +27,7 @@ import { type RedisCluster, startRedisCluster } from '../helpers/redis-cluster.j
 import { offer } from '../helpers/retrying-mta.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 
-const RESHARD_MESSAGES = Number(process.env.CLUSTER_RESHARD_MESSAGES ?? 60);
+const RESHARD_MESSAGES = Number(process.env.CLUSTER_RESHARD_MESSAGES ?? 120);
 const SENDERS_AT_ONCE = 4;
 
 let cluster: RedisCluster;
