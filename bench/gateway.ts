@@ -175,13 +175,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
 /** Deletes the blobs (and abandoned writes) in a directory store, keeping its directories. */
 function emptyRawDir(dir: string): void {
-  for (const sub of [dir, join(dir, '.incoming')]) {
+  // The blobs, the incomplete writes and the raw store's markers (accepted/, letter/, ended/).
+  const subdirs = ['.incoming', 'accepted', 'letter', 'ended'];
+  for (const sub of [dir, ...subdirs.map((name) => join(dir, name))]) {
     let entries: string[] = [];
     try {
       entries = readdirSync(sub);
     } catch {
       continue; // not created yet
     }
-    for (const name of entries) if (name !== '.incoming') rmSync(join(sub, name), { force: true });
+    for (const name of entries) if (!(sub === dir && subdirs.includes(name))) rmSync(join(sub, name), { force: true });
   }
 }

@@ -9,7 +9,7 @@
 // IntakeError('StorageUnavailable') within the store's time-out, never hangs.
 //
 // Beside the blobs, small markers keyed by intake id (`accepted/<id>`, `letter/<id>`,
-// `ended/<id>`) make the store the record of last resort when Redis is lost (docs/design.md §17).
+// `ended/<id>`) make the store the record of last resort when Redis is lost (docs/design.md §21).
 // The store keeps their bytes; what they say is the intake side's (intake/markers.ts).
 import type { Readable } from 'node:stream';
 
