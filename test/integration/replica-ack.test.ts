@@ -69,6 +69,23 @@ describe('replica acknowledgement before 250', () => {
   });
 });
 
+describe('a re-delivery answered from the record it found', () => {
+  it('waits for the replicas too (its tick covers the record it read): 451 while the replica is stopped', async () => {
+    const raw = await signedLetter({ title: 'delivered twice' });
+    const first = await deliver(raw);
+    expect(first?.text).toMatch(/^250 2\.0\.0 queued as /);
+    replica().pause();
+    let again: Awaited<ReturnType<typeof deliver>>;
+    try {
+      again = await deliver(raw);
+    } finally {
+      replica().resume();
+    }
+    expect(again?.text).toMatch(/^451 4\.3\.0 /);
+    expect((await deliver(raw))?.text).toBe(first?.text);
+  });
+});
+
 describe('the group commit', () => {
   it('acknowledges callers waiting together with few rounds, each round one tick', async () => {
     const connection = openRedis(standaloneTopology(servers.primary.url), { kind: 'producer', commandTimeoutMs: 3000 });
