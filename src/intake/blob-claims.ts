@@ -37,8 +37,9 @@ export function acceptedBlobCheck(deps: RecoverDeps): (blobKey: string) => Promi
     }
     const marker = await deps.markers.accepted(intakeId);
     if (marker === undefined || marker.blobKey !== blobKey) return false;
+    deps.observer?.operatorAlert('AcceptedWithoutRecord');
     deps.logger.error(
-      { event: 'raw_store.accepted_without_record', intakeId, blobKey, alert: true },
+      { event: 'raw_store.accepted_without_record', intakeId, blobKey },
       'a message answered 250 has no intake record: Redis lost it; recovering it from the raw store',
     );
     await recoverIntake(deps, intakeId);

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import { type AcceptedMarker, type IntakeMarkers, intakeOfMarker } from './markers.js';
+import type { IntakeObserver } from './observer.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import { decideRecovery, type RecoverAction } from './recover-decision.js';
 import type { IntakeStore } from './store.js';
@@ -22,6 +23,8 @@ export interface RecoverDeps {
   readonly logger: Logger;
   /** Where a restored ended intake's notice is queued again; absent: not queued (the command says so). */
   readonly notices?: NoticeOutcomes | undefined;
+  /** Counts the operator alerts (a message gone, an intake Redis lost); the command prints them instead. */
+  readonly observer?: Pick<IntakeObserver, 'operatorAlert'> | undefined;
 }
 
 export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'unreadable', number>;
@@ -119,7 +122,8 @@ async function act(deps: RecoverDeps, accepted: AcceptedMarker, action: Exclude<
     }
     case 'fail-missing': {
       const reason = `the raw message ${accepted.blobKey} is missing from the raw store; the intake was answered 250 and never ended`;
-      deps.logger.error({ event: 'recover.raw_message_missing', intakeId, blobKey: accepted.blobKey, alert: true }, reason);
+      deps.logger.error({ event: 'recover.raw_message_missing', intakeId, blobKey: accepted.blobKey }, reason);
+      deps.observer?.operatorAlert('RawMessageMissing');
       return (await deps.store.transition(intakeId, ['received'], 'failed', now, { errorCode: 'RawMessageMissing', reason })).ok;
     }
   }

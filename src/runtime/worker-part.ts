@@ -150,6 +150,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       attempts: config.worker.attempts,
       logger: logger.child({ part: 'recover' }),
       notices: notices.notices,
+      observer: ctx.observer,
     }),
     markers: {
       retentionMs: config.recordRetentionMs,

@@ -43,8 +43,12 @@ export async function markEnded(deps: ProcessorDeps, intakeId: string, log: Logg
     return undefined;
   } catch (err) {
     const reason = `the intake is ${outcome ?? 'ended'}, but its ended marker could not be written: ${errorText(err)}`;
-    log.error({ err, event: 'intake.end_not_marked', outcome, alert: outcome === 'failed' }, reason);
-    if (outcome === 'failed') return undefined;
+    log.error({ err, event: 'intake.end_not_marked', outcome }, reason);
+    if (outcome === 'failed') {
+      // Without its marker a Redis loss would bring the failed intake back queued: an operator must know.
+      deps.observer.operatorAlert('EndNotMarked');
+      return undefined;
+    }
     return { kind: 'end-not-marked', retryInMs: RETRY_MS, reason };
   }
 }
