@@ -1,8 +1,10 @@
 // `letter-intake status ID [--json]` and `letter-intake replay ID`: an operator's view of one
 // intake (status: a summary for people, the record itself with --json).
 
+import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
+import { openCheckedRawStore } from '../raw-store/open-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
@@ -27,12 +29,16 @@ export async function statusCommand(args: readonly string[], options: CommandOpt
 export async function replayCommand(args: readonly string[]): Promise<number> {
   return withStore(args, async ({ store, ctx, redis }, id) => {
     const queue = createIntakeQueue(redis, ctx.config.redisPrefix);
+    // The raw store's `failed` end goes with the replay (docs/design.md §21).
+    const rawStore = await openCheckedRawStore(ctx.config);
     try {
-      const result = await replayIntake({ store, queue, clock: ctx.clock, attempts: ctx.config.worker.attempts }, id);
+      const markers = new IntakeMarkers(rawStore);
+      const result = await replayIntake({ store, queue, clock: ctx.clock, attempts: ctx.config.worker.attempts, markers }, id);
       process.stdout.write(result.ok ? `intake ${id} queued again\n` : `refused: ${result.reason}\n`);
       return result.ok ? 0 : 1;
     } finally {
       await queue.close();
+      rawStore.close();
     }
   });
 }

@@ -3,6 +3,7 @@
 
 import { authRefusals } from '../intake/auth-refusals.js';
 import { replayFailed } from '../intake/bulk-replay.js';
+import { IntakeMarkers } from '../intake/markers.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
@@ -48,7 +49,9 @@ export async function startOpsPart(
   const metrics = createMetrics({ queue });
   const store = storeFor({ config, rawStore: options.rawStore }, redis);
   let started = false;
-  const replayDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts };
+  // A replay clears the raw store's `failed` end where this process has the store (start, not the ops role).
+  const markers = options.rawStore === undefined ? undefined : new IntakeMarkers(options.rawStore);
+  const replayDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, markers };
   const server = await startOpsServer({
     host: config.opsHttp.host,
     port: config.opsHttp.port,

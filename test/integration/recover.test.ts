@@ -7,6 +7,7 @@ import { IntakeMarkers } from '../../src/intake/markers.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { NewIntake } from '../../src/intake/record.js';
 import { type RecoverDeps, recoverIntakes } from '../../src/intake/recover.js';
+import { replayIntake } from '../../src/intake/replay.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
@@ -109,6 +110,20 @@ describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
     await recoverIntakes(deps);
     expect(await store.get('inrecoverfailed000000001')).toMatchObject({ state: 'failed', errorCode: 'InvalidData' });
     expect(await queue.getJob('inrecoverfailed000000001')).toBeUndefined();
+    await queue.close();
+  });
+
+  it('has a replay clear the failed end, so a loss during the re-run queues the intake again', async () => {
+    const { store, queue, markers, deps, accept, loseRedis } = setup(open().store);
+    await accept('inrecoverreplayed0000001');
+    await store.transition('inrecoverreplayed0000001', ['queued'], 'failed', Date.now(), { errorCode: 'InvalidCredentials' });
+    await markers.putEnded({ v: 1, intakeId: 'inrecoverreplayed0000001', outcome: 'failed', errorCode: 'InvalidCredentials', at: 5 });
+    const replayed = await replayIntake({ store, queue, clock: Date.now, attempts: 3, markers }, 'inrecoverreplayed0000001');
+    expect(replayed).toEqual({ ok: true });
+    expect(await markers.ended('inrecoverreplayed0000001')).toBeUndefined();
+    await loseRedis();
+    await recoverIntakes(deps);
+    expect((await store.get('inrecoverreplayed0000001'))?.state).toBe('queued');
     await queue.close();
   });
 
