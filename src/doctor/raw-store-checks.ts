@@ -12,6 +12,17 @@ export interface RawStoreProbe {
   readonly location: string;
   /** Writes a probe object, reads it back, deletes it; resolves to the bytes read. */
   roundTrip(probe: Buffer): Promise<Buffer | undefined>;
+  /**
+   * Writes a write-once probe marker, tries to write it again, reads it back by key and deletes
+   * it: what `recover` relies on (docs/design.md §21). Absent where raw mail is in Redis.
+   */
+  markerRoundTrip?(probe: string): Promise<MarkerRoundTrip>;
+}
+
+export interface MarkerRoundTrip {
+  readonly first: 'written' | 'exists';
+  readonly second: 'written' | 'exists';
+  readonly read: string | undefined;
 }
 
 /** The configured raw store: a probe blob written, committed, read back and deleted. */
@@ -26,6 +37,17 @@ export function rawStoreProbe(store: RawStore): RawStoreProbe {
         return await store.readBuffer(write.key);
       } finally {
         await store.delete(write.key);
+      }
+    },
+    async markerRoundTrip(probe) {
+      // Under letter/, which only the worker reads by key: no listing ever meets the probe.
+      const id = `doctor-probe-${randomBytes(6).toString('hex')}`;
+      try {
+        const first = await store.putMarker('letter', id, probe, 'once');
+        const second = await store.putMarker('letter', id, `${probe} again`, 'once');
+        return { first, second, read: await store.getMarker('letter', id) };
+      } finally {
+        await store.deleteMarker('letter', id);
       }
     },
   };
@@ -58,6 +80,21 @@ export async function checkRawStore(probe: RawStoreProbe, retentionDays: number)
     same
       ? ok(AREA, 'writable and readable', probe.location)
       : fail(AREA, 'writable and readable', `${probe.location}: what was written did not read back`),
+    ...(probe.markerRoundTrip === undefined ? [] : [await checkMarkers(probe, probe.markerRoundTrip)]),
     ok(AREA, 'retention', `raw mail is deleted ${retentionDays} days after its intake ended (RAW_RETENTION_DAYS)`),
   ];
+}
+
+/** The markers recover relies on: a write-once marker is read back by key at once and a second write-once finds it. */
+async function checkMarkers(probe: RawStoreProbe, roundTrip: NonNullable<RawStoreProbe['markerRoundTrip']>): Promise<CheckResult> {
+  const text = randomBytes(16).toString('hex');
+  const name = 'markers read after write, written once';
+  try {
+    const result = await roundTrip(text);
+    if (result.first === 'written' && result.second === 'exists' && result.read === text) return ok(AREA, name, probe.location);
+    const what = result.read !== text ? 'a marker just written did not read back' : 'a second write-once marker was not refused';
+    return fail(AREA, name, `${probe.location}: ${what}; letter-intake recover cannot rely on it after a Redis loss (docs/design.md §21)`);
+  } catch (err) {
+    return fail(AREA, name, `${probe.location}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -1,6 +1,7 @@
 // The markers beside the blobs, on every kind of raw store: durable, write-once when asked, read
 // by key, listed for discovery, and never mistaken for blobs by the orphan sweep's listing.
 import { describe, expect, it } from 'vitest';
+import { checkRawStore, rawStoreProbe } from '../../src/doctor/raw-store-checks.js';
 import type { MarkerKind, RawStore } from '../../src/raw-store/raw-store.js';
 import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
@@ -55,6 +56,17 @@ describe.each(RAW_STORE_KINDS)('markers in the $name raw store', (kind) => {
     await store.deleteMarker('accepted', 'in1');
     await store.deleteMarker('accepted', 'in-never');
     expect(await idsIn(store, 'accepted')).toEqual(['in2']);
+  });
+
+  it("passes the doctor's checks: read after write, and written once", async () => {
+    const { store } = open();
+    const results = await checkRawStore(rawStoreProbe(store), 7);
+    expect(results.map((r) => [r.name, r.status])).toEqual([
+      ['writable and readable', 'ok'],
+      ['markers read after write, written once', 'ok'],
+      ['retention', 'ok'],
+    ]);
+    expect(await idsIn(store, 'letter')).toEqual([]); // the probe is gone
   });
 
   it('refuses an id that is not a marker name', async () => {
