@@ -133,7 +133,6 @@ describe('letter-intake doctor on a healthy deployment', () => {
         'Redis / maxmemory-policy',
         'Redis / memory headroom',
         'Raw store / writable and readable',
-        'Raw store / markers read after write, written once',
         'Sender API / login as Acme Utilities (acme-client)',
         'Sender API / login as Globex (globex-client)',
         'DNS / MX of intake.example',
