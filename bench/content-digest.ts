@@ -4,7 +4,7 @@
 // body). Median of 5 runs. `npx tsx bench/content-digest.ts [10KB|1MB|10MB]`
 import { createHash } from 'node:crypto';
 import { withContentDigest } from '../src/intake/content-digest.js';
-import { headerBlockOf } from '../src/smtp/header-fields.js';
+import { headerBlockOf } from '../src/mime/header-block.js';
 import { buildBenchMessage, isSizeName } from './messages.js';
 import { median } from './stats.js';
 

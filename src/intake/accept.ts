@@ -93,6 +93,8 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
     await replayIntake(deps, intakeId);
     return { intakeId, duplicate: true, blobKey, pointsAtBlob: true };
   }
+  // A rejected intake fares the same again: the sender hears so instead of a 250 that leads nowhere.
+  if (!created.created && created.state === 'rejected') throw await alreadyRejected(deps, intakeId);
   // A record past `received` means the job was queued before: answer with the first id.
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true, blobKey, pointsAtBlob: false };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
@@ -104,6 +106,17 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
   }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
   return { intakeId, duplicate: !created.created, blobKey, pointsAtBlob: created.created };
+}
+
+async function alreadyRejected(deps: AcceptDeps, intakeId: string): Promise<IntakeError> {
+  const reasonCode = (await deps.store.get(intakeId))?.reasonCode ?? 'unknown reason';
+  return new IntakeError(
+    'AlreadyRejected',
+    `this message was rejected before as ${intakeId} (${reasonCode}); correct it and send it again`,
+    {
+      intakeId,
+    },
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
 // computed again from its bytes, and `accepted/<id>` is read by that key (never a listing): a
 // marker naming this blob means Redis lost the intake, which is alerted on and recovered, never
 // deleted. A blob whose id cannot be computed again as the listener did is kept.
-import { headerBlockOf } from '../smtp/header-fields.js';
+import { headerBlockOf } from '../mime/header-block.js';
 import { withContentDigest } from './content-digest.js';
 import { intakeIdFor } from './intake-id.js';
 import type { RawSpool } from './raw-spool.js';

@@ -26,7 +26,7 @@ export interface DigestingSpool {
   readonly spool: RawSpool;
   /**
    * The digest, once every byte is written; `headerBlock` is the message's header block (the
-   * bytes before the first empty line, as headerBlockOf reads them). Read it once.
+   * bytes before the first empty line, as mime/header-block.ts reads them). Read it once.
    */
   digest(headerBlock: Buffer): ContentDigest;
 }

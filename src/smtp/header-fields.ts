@@ -11,12 +11,6 @@ export interface HeaderFields {
   readonly claimedFrom: string;
 }
 
-/** The header block alone: everything before the first empty line (or all of it). */
-export function headerBlockOf(raw: Buffer): Buffer {
-  const end = /\r?\n\r?\n/.exec(raw.toString('latin1'));
-  return end === null ? raw : raw.subarray(0, end.index);
-}
-
 export function readHeaderFields(raw: Buffer): HeaderFields {
   const scan = raw.subarray(0, MAX_HEADER_SCAN_BYTES).toString('latin1');
   const end = scan.search(/\r?\n\r?\n/);

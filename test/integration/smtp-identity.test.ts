@@ -70,12 +70,21 @@ describe('a re-delivery of a message whose intake failed', () => {
     expect(await job?.getState()).toBe('waiting');
   });
 
-  it('leaves an intake that ended otherwise alone: a rejected one is answered and not queued again', async () => {
+  it('refuses a re-delivery of a rejected intake with 550 naming it and its reason, and queues nothing', async () => {
     const raw = await signedLetter({ title: 'Rejected once, sent again' });
     const intakeId = intakeIdOf(await deliver(raw));
     await failJobForGood(intakeId);
     await gateway.store.transition(intakeId, ['queued'], 'rejected', Date.now(), { reasonCode: 'NoPdfAttachment' });
-    expect(intakeIdOf(await deliver(raw))).toBe(intakeId);
+    const replies = await sendOnce(gateway.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw,
+      helo: FIXTURE_SESSION.helo,
+    });
+    expect(replies.data?.code).toBe(550);
+    expect(replies.data?.text).toBe(
+      `550 5.0.0 this message was rejected before as ${intakeId} (NoPdfAttachment); correct it and send it again`,
+    );
     expect((await gateway.store.get(intakeId))?.state).toBe('rejected');
     expect(await (await gateway.queue.getJob(intakeId))?.getState()).toBe('failed');
   });

@@ -42,6 +42,7 @@ const folderOf = (path: string): string => path.split('/')[0] ?? '';
 const FORBIDDEN: readonly (readonly [string, string, string])[] = [
   ['worker', 'smtp', 'the worker does not reach into the listener'],
   ['smtp', 'worker', 'the listener does not reach into the worker'],
+  ['intake', 'smtp', 'intake records serve the listener and the worker alike (the worker uses intake/)'],
   ['mime', 'smtp', 'the MIME walk lies below the listener and the worker'],
   ['mime', 'worker', 'the MIME walk lies below the listener and the worker'],
   ['pdf', 'worker', 'the PDF checks serve the worker, not the other way round'],

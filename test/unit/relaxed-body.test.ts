@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadKeys } from '../../fixtures/keys.js';
 import { CONTENT_DIGEST_SCHEME, withContentDigest } from '../../src/intake/content-digest.js';
 import { RelaxedBody } from '../../src/intake/relaxed-body.js';
-import { headerBlockOf } from '../../src/smtp/header-fields.js';
+import { headerBlockOf } from '../../src/mime/header-block.js';
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 const FIXTURES_DIR = join(import.meta.dirname, '../../fixtures');
