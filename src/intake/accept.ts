@@ -3,7 +3,7 @@
 // Idempotent: the same message again finds the first intake.
 import type { Queue } from 'bullmq';
 import { IntakeError } from '../errors.js';
-import type { ReplicaAck } from '../redis/replica-ack.js';
+import type { AckSession, ReplicaAck } from '../redis/replica-ack.js';
 import { acceptedMarker, type IntakeMarkers } from './markers.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
@@ -55,10 +55,12 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
     }, deps.timeoutMs);
   });
   const deadline = deps.clock() + deps.timeoutMs;
+  // Before the first write or read: the acknowledgement proves its server holds what follows.
+  const session = deps.replicas?.begin();
   try {
     const stored = storeAndQueue(deps, intake, message, () => answered).then(async (accepted) => {
       replicating = true;
-      await heldByReplicas(deps, accepted, deadline);
+      await heldByReplicas(session, accepted, deadline);
       replicating = false;
       await markAccepted(deps, intake, message.headers, accepted);
       return { intakeId: accepted.intakeId, duplicate: accepted.duplicate };
@@ -136,11 +138,12 @@ async function markAccepted(deps: AcceptDeps, intake: NewIntake, headers: string
  * before 250; fewer in time is a 451, and the MTA's retry finds the intake or, after a failover
  * that lost it, stores it anew.
  */
-async function heldByReplicas(deps: AcceptDeps, accepted: Accepted, deadline: number): Promise<void> {
-  if (deps.replicas === undefined) return;
-  const verdict = await deps.replicas.acknowledge(deadline);
+async function heldByReplicas(session: AckSession | undefined, accepted: Accepted, deadline: number): Promise<void> {
+  if (session === undefined) return;
+  const verdict = await session.acknowledge(deadline);
   if (verdict.kind === 'acknowledged') return;
-  throw new IntakeError('ReplicasBehind', `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the intake in time`, {
-    intakeId: accepted.intakeId,
-  });
+  const text = verdict.elsewhere
+    ? 'the server that waited for the replicas does not hold the intake (a change of primary)'
+    : `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the intake in time`;
+  throw new IntakeError('ReplicasBehind', text, { intakeId: accepted.intakeId });
 }

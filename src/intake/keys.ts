@@ -10,6 +10,8 @@ export interface IntakeKeys {
   stateIndex(state: IntakeState): string;
   /** The counter a replica acknowledgement writes before its WAIT (src/redis/replica-ack.ts). */
   readonly replicaTick: string;
+  /** Where a replica acknowledgement's marks go, one per session (src/redis/replica-ack.ts). */
+  readonly replicaMarks: string;
 }
 
 export function intakeKeys(prefix: string): IntakeKeys {
@@ -18,5 +20,6 @@ export function intakeKeys(prefix: string): IntakeKeys {
     spool: (id) => `${prefix}:spool:${id}`,
     stateIndex: (state) => `${prefix}:state:${state}`,
     replicaTick: `${prefix}:replica-tick`,
+    replicaMarks: `${prefix}:replica-mark`,
   };
 }

@@ -67,7 +67,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     maxBytes: config.refusedMaxBytes,
   });
   const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
-  const replicas = await startReplicaAck(ctx, log, 'smtp.replica_ack_redis_error');
+  const replicas = await startReplicaAck(ctx, redis, log, 'smtp.replica_ack_redis_error');
   const acceptDeps = {
     store,
     queue,

@@ -37,7 +37,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const connection = openRedis(ctx.redisTopology, { kind: 'worker' });
   logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
-  const replicas = await startReplicaAck(ctx, logger, 'worker.replica_ack_redis_error');
+  const replicas = await startReplicaAck(ctx, connection, logger, 'worker.replica_ack_redis_error');
   let worker: Worker<IntakeJobData, JobResult> | undefined;
   const apiCircuit = createApiCircuit({
     policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },

@@ -55,14 +55,16 @@ export function ownedCheckpoint(
   clock: () => number,
   log: Logger,
   fresh: FreshOwnership = new FreshOwnership(),
-  replicated: () => Promise<void> = () => Promise.resolve(),
+  /** Called before a checkpoint's write; the function it returns waits for the replicas (redis-outcome.ts). */
+  replicated: () => () => Promise<void> = () => () => Promise.resolve(),
 ): Checkpoint {
   const write = async (update: { draftRequestedAt: number }): Promise<void> => {
     fresh.take(); // an earlier proof does not outlive this write
+    const held = replicated();
     const result = await owner.store.checkpoint(owner.intakeId, owner.token, update);
     if (result !== 'ok') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
-    // On the replicas wanted before the API call it guards (redis-outcome.ts), or that call is not made.
-    await replicated();
+    // On the replicas wanted before the API call it guards, or that call is not made.
+    await held();
     fresh.proven();
   };
   return {
@@ -72,10 +74,11 @@ export function ownedCheckpoint(
     markDraftRequested: (at) => write({ draftRequestedAt: at }),
     async recordLetterId(letterId, draftStatus) {
       fresh.take(); // an earlier proof does not outlive this write
+      const held = replicated();
       const result = await owner.store.checkpointLetter(owner.intakeId, owner.token, letterId, draftStatus);
       if (result === 'conflict') throw new OwnershipLost(`intake ${owner.intakeId} names another letter already`);
       if (result === 'notowner') throw new OwnershipLost(`intake ${owner.intakeId} is no longer held by this job run`);
-      if (result === 'ok') await replicated(); // the letter id on the replicas before the submit
+      if (result === 'ok') await held(); // the letter id on the replicas before the submit
       fresh.proven(); // 'taken' too: the script compared the owner before it looked at the letter
       return result;
     },

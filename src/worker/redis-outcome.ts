@@ -30,17 +30,23 @@ export interface CheckpointReplicas {
 }
 
 /**
- * Resolves once the checkpoint just written is on the replicas wanted; throws ReplicasBehind
- * when fewer acknowledge it within `waitMs`. Without replicas wanted it resolves at once.
+ * Called before a checkpoint's write; what it returns, called after the write, resolves once the
+ * checkpoint is on the replicas wanted and throws ReplicasBehind when fewer acknowledge it within
+ * `waitMs`. Without replicas wanted it resolves at once.
  */
-export function replicatedCheckpoint(replicas: CheckpointReplicas | undefined, clock: () => number): () => Promise<void> {
-  if (replicas === undefined) return () => Promise.resolve();
-  return async () => {
-    const verdict = await replicas.ack.acknowledge(clock() + replicas.waitMs);
-    if (verdict.kind === 'short') {
-      throw new ReplicasBehind(
-        `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the checkpoint within ${replicas.waitMs} ms`,
-      );
-    }
+export function replicatedCheckpoint(replicas: CheckpointReplicas | undefined, clock: () => number): () => () => Promise<void> {
+  if (replicas === undefined) return () => () => Promise.resolve();
+  return () => {
+    const session = replicas.ack.begin();
+    return async () => {
+      const verdict = await session.acknowledge(clock() + replicas.waitMs);
+      if (verdict.kind === 'short') {
+        throw new ReplicasBehind(
+          verdict.elsewhere
+            ? 'the server that waited for the replicas does not hold the checkpoint (a change of primary)'
+            : `${verdict.replicas} of ${verdict.wanted} replicas acknowledged the checkpoint within ${replicas.waitMs} ms`,
+        );
+      }
+    };
   };
 }

@@ -131,8 +131,19 @@ describe('the gateway on a Redis Cluster', () => {
       return counts;
     };
     const before = await waits();
-    const ack = replicaAck(client, intakeKeys(prefix).replicaTick, 0, Date.now);
-    for (let i = 0; i < 5; i++) expect(await ack.acknowledge(Date.now() + 1000)).toEqual({ kind: 'acknowledged', replicas: 0 });
+    const keys = intakeKeys(prefix);
+    const slot = await cluster.keySlot(prefix);
+    const ack = replicaAck({
+      tick: client,
+      writer: client,
+      tickKey: keys.replicaTick,
+      markPrefix: keys.replicaMarks,
+      slot,
+      wanted: 0,
+      clock: Date.now,
+    });
+    // Acknowledged also says each session's mark, written on the writer, was found by the round.
+    for (let i = 0; i < 5; i++) expect(await ack.begin().acknowledge(Date.now() + 1000)).toEqual({ kind: 'acknowledged', replicas: 0 });
     const after = await waits();
     const grown = [...after]
       .filter(([port, calls]) => calls > (before.get(port) ?? 0))

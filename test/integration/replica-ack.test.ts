@@ -2,13 +2,19 @@
 // processes. The listener answers 250 only once the replica holds the intake; with the replica
 // stopped (SIGSTOP) it answers 451 4.3.0 within ENQUEUE_TIMEOUT_MS, and the MTA's retry after the
 // replica is back gets 250 with the same intake id.
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intakeKeys } from '../../src/intake/keys.js';
+import type { NewIntake } from '../../src/intake/record.js';
+import { IntakeStore } from '../../src/intake/store.js';
 import { openRedis } from '../../src/redis/connections.js';
 import { replicaAck } from '../../src/redis/replica-ack.js';
 import { waitForRedis } from '../../src/runtime/redis.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { randomPrefix, standaloneTopology } from '../helpers/redis.js';
+import { startRedisServer } from '../helpers/redis-server.js';
 import { type ReplicatedRedis, startReplicatedRedis } from '../helpers/sentinel-set.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
@@ -92,8 +98,8 @@ describe('the group commit', () => {
     const tickKey = `${randomPrefix()}:replica-tick`;
     await waitForRedis(connection, standaloneTopology(servers.primary.url), 5000);
     try {
-      const ack = replicaAck(connection, tickKey, 1, Date.now);
-      const verdicts = await Promise.all(Array.from({ length: 20 }, () => ack.acknowledge(Date.now() + 2000)));
+      const ack = replicaAck({ tick: connection, writer: connection, tickKey, markPrefix: `${tickKey}-mark`, wanted: 1, clock: Date.now });
+      const verdicts = await Promise.all(Array.from({ length: 20 }, () => ack.begin().acknowledge(Date.now() + 2000)));
       expect(verdicts.every((v) => v.kind === 'acknowledged')).toBe(true);
       // The first caller starts a round; the 19 arriving while it is in flight share the next.
       expect(Number(await connection.get(tickKey))).toBe(2);
@@ -110,8 +116,9 @@ describe('the group commit', () => {
     replica().pause();
     try {
       const started = Date.now();
-      const verdict = await replicaAck(connection, tickKey, 1, Date.now).acknowledge(Date.now() + 300);
-      expect(verdict).toEqual({ kind: 'short', replicas: 0, wanted: 1 });
+      const ack = replicaAck({ tick: connection, writer: connection, tickKey, markPrefix: `${tickKey}-mark`, wanted: 1, clock: Date.now });
+      const verdict = await ack.begin().acknowledge(Date.now() + 300);
+      expect(verdict).toEqual({ kind: 'short', replicas: 0, wanted: 1, elsewhere: false });
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     } finally {
       replica().resume();
@@ -120,3 +127,72 @@ describe('the group commit', () => {
     }
   });
 });
+
+describe('an acknowledgement asked of a server other than the one that took the writes', () => {
+  it('says short: a primary with a replica cannot vouch for a record written on another primary', async () => {
+    // A: a primary of its own, no replica (the demoted primary of a failover that still takes
+    // writes); B: the replicated primary (the new one) that the tick connection reached first.
+    const alone = await startRedisServer(['--appendonly', 'no']);
+    const writer = openRedis(standaloneTopology(alone.url), { kind: 'producer', commandTimeoutMs: 3000 });
+    const tick = openRedis(standaloneTopology(servers.primary.url), { kind: 'producer', commandTimeoutMs: 3000 });
+    const prefix = randomPrefix();
+    try {
+      await waitForRedis(writer, standaloneTopology(alone.url), 5000);
+      await waitForRedis(tick, standaloneTopology(servers.primary.url), 5000);
+      const keys = intakeKeys(prefix);
+      const ack = replicaAck({ tick, writer, tickKey: keys.replicaTick, markPrefix: keys.replicaMarks, wanted: 1, clock: Date.now });
+      const store = new IntakeStore(writer, prefix, { rawMs: 60_000, recordMs: 60_000 });
+      const session = ack.begin();
+      const created = await store.create(intakeOnA, { headers: '', body: UNREAD_BLOB }, Date.now());
+      expect(created.created).toBe(true);
+      const verdict = await session.acknowledge(Date.now() + 500);
+      // B's replica did acknowledge B's tick: the verdict is short because B lacks the writes.
+      expect(verdict).toEqual({ kind: 'short', replicas: 0, wanted: 1, elsewhere: true });
+      expect(await tick.exists(keys.record(intakeOnA.intakeId))).toBe(0);
+    } finally {
+      await tick.del(intakeKeys(prefix).replicaTick);
+      writer.disconnect();
+      tick.disconnect();
+      await alone.destroy();
+    }
+  });
+});
+
+describe('a writer that reconnects between its first write and the acknowledgement', () => {
+  it('says short: the writes may have gone to a server the mark did not', async () => {
+    const topology = standaloneTopology(servers.primary.url);
+    const writer = openRedis(topology, { kind: 'producer', commandTimeoutMs: 3000 });
+    const tick = openRedis(topology, { kind: 'producer', commandTimeoutMs: 3000 });
+    const keys = intakeKeys(randomPrefix());
+    try {
+      await waitForRedis(writer, topology, 5000);
+      await waitForRedis(tick, topology, 5000);
+      const ack = replicaAck({ tick, writer, tickKey: keys.replicaTick, markPrefix: keys.replicaMarks, wanted: 1, clock: Date.now });
+      // Unchanged socket: the same servers acknowledge.
+      expect(await ack.begin().acknowledge(Date.now() + 2000)).toEqual({ kind: 'acknowledged', replicas: 1 });
+      const session = ack.begin();
+      const reconnected = once(writer, 'ready');
+      writer.disconnect(true);
+      await reconnected;
+      expect(await session.acknowledge(Date.now() + 2000)).toEqual({ kind: 'short', replicas: 0, wanted: 1, elsewhere: true });
+    } finally {
+      await tick.del(keys.replicaTick);
+      writer.disconnect();
+      tick.disconnect();
+    }
+  });
+});
+
+const intakeOnA: NewIntake = {
+  intakeId: 'inelsewhere0000000000001',
+  receivedAt: 1,
+  envelopeFrom: 'b@acme.example',
+  envelopeTo: ['letters@intake.example'],
+  clientIp: '127.0.0.1',
+  helo: 'mta',
+  from: 'letters@acme.example',
+  subject: 'written on another primary',
+  messageId: '<inelsewhere0000000000001@x>',
+  sizeBytes: 4,
+  auth: {},
+};
