@@ -216,3 +216,12 @@ export const NOTICE_FAILURES = {
 export const API_OUTAGE = {
   ApiOutage: 'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused until a probe gets an answer.',
 } as const;
+
+/**
+ * Operator alerts that end no intake: a job came back more than five times without spending an
+ * attempt (worker/job-returns.ts), so nothing bounds it but a person.
+ */
+export const JOB_RETURNS = {
+  JobKeepsReturning:
+    'A job came back more than 5 times without spending an attempt (Redis away or refusing writes, its replicas behind, an error recording a submitted letter): it waits longer each time, up to 5 min, until the cause is fixed.',
+} as const;

@@ -23,7 +23,7 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     return { kind: 'pdf-recheck-later', retryInMs: err.retryInMs, reason: err.message };
   }
   if (err instanceof OwnershipLost) return ownershipLost(run, err.message);
-  const redis = redisOutcome(err, log);
+  const redis = redisOutcome(err, job, log);
   if (redis !== undefined) return redis;
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (!(err instanceof SenderApiError)) {

@@ -2,6 +2,7 @@
 // once → record the outcome. Returns the run's Outcome; whatever it throws, error-outcome.ts
 // turns into one.
 import { ruleSentence, WORKER_FAILURES } from '../errors.js';
+import { isStorageError } from '../redis/redis-errors.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
 import { markedCheckpoint } from './letter-marker.js';
@@ -60,9 +61,12 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
     { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
   );
   deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
-  // The letter exists now: whatever recording it meets, the intake must not end failed.
+  // The letter exists now: whatever recording it meets, the intake must not end failed. A
+  // defect comes back like storage trouble, shown with its stack, and alerts after a few returns.
   return submitted(run, letter.id, letter.status).catch((err: unknown): Outcome => {
     if (run.abort.aborted) return { kind: 'shutting-down', reason: `intake ${record.intakeId}: the worker is shutting down` };
-    return storageLater(run.job, run.log, `letter ${letter.id} is submitted, but recording it failed`, err);
+    const what = `letter ${letter.id} is submitted, but recording it failed`;
+    if (!isStorageError(err)) run.log.error({ err, event: 'intake.worker_error', letterId: letter.id }, `${what} with an unexpected error`);
+    return storageLater(run.job, run.log, what, err);
   });
 }

@@ -24,9 +24,9 @@ export type Outcome =
   /** The outcome is recorded but its notice is not queued: the job comes back later, no attempt spent. */
   | { readonly kind: 'notice-not-queued'; readonly retryInMs: number; readonly reason: string }
   /**
-   * Redis refused a write this run could not do without (recording the submitted letter, or the
-   * claim): the job comes back later, no attempt spent, so a letter the API holds is never
-   * reported "not created" for a storage error.
+   * A write this run could not do without failed (any error recording the submitted letter, or
+   * Redis refusing the claim): the job comes back later, no attempt spent, so a letter the API
+   * holds is never reported "not created".
    */
   | { readonly kind: 'storage-later'; readonly retryInMs: number; readonly reason: string }
   /** The outcome is recorded but the raw store's `ended/` marker is not written: the job comes back later, no attempt spent. */
@@ -35,7 +35,7 @@ export type Outcome =
   | { readonly kind: 'pdf-recheck-later'; readonly retryInMs: number; readonly reason: string }
   /** Redis is away or changing primaries (redis-errors.ts): the job comes back soon, no attempt spent. */
   | { readonly kind: 'redis-unavailable'; readonly retryInMs: number; readonly reason: string }
-  /** A checkpoint is not on REDIS_REPLICAS_ACK replicas yet: the API call after it waits, the job comes back soon, no attempt spent. */
+  /** A checkpoint (or a letter id the claim read) is not on REDIS_REPLICAS_ACK replicas yet: the API call after it waits, the job comes back soon, no attempt spent. */
   | { readonly kind: 'replicas-behind'; readonly retryInMs: number; readonly reason: string }
   /** Shutdown aborted the work: the job goes back to the queue now, no attempt spent. */
   | { readonly kind: 'shutting-down'; readonly reason: string }

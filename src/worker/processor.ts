@@ -1,17 +1,21 @@
 // The BullMQ processor: a thin shell around the intake's work. It claims the intake, lets the
 // work (intake-work.ts) or the error it threw (error-outcome.ts) come to one Outcome, and hands
 // that to settle-job.ts, the one place that speaks BullMQ. Every write after the claim is fenced
-// by the job's lock token (ownership.ts).
+// by the job's lock token (ownership.ts). A job that keeps coming back without spending an
+// attempt alerts an operator (job-returns.ts).
 import type { Job } from 'bullmq';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeState } from '../intake/record.js';
 import type { Logger } from '../log.js';
+import { isStorageError } from '../redis/redis-errors.js';
 import { markEnded } from './ended-marker.js';
 import { outcomeOfError } from './error-outcome.js';
 import { workOnIntake } from './intake-work.js';
+import { alertIfLooping } from './job-returns.js';
 import type { JobResult, Outcome } from './outcome.js';
 import type { Owner } from './ownership.js';
 import { noticeNotQueued, storageLater } from './record-end.js';
+import { replicatedCheckpoint } from './redis-outcome.js';
 import type { ProcessorDeps, Run } from './run.js';
 import { settleJob } from './settle-job.js';
 
@@ -30,6 +34,7 @@ export function createProcessor(deps: ProcessorDeps) {
     if (token === undefined) throw new Error(`job ${intakeId} came without a lock token: its writes could not be fenced`);
     const log = deps.logger.child({ intakeId, job: job.id, attempt: job.attemptsMade + 1 });
     const outcome = await runIntake(deps, job, token, log, signal);
+    alertIfLooping(job, outcome, deps.observer, log);
     return settleJob(outcome, {
       delayUntil: (timestamp) => job.moveToDelayed(timestamp, token),
       rateLimit: deps.rateLimit,
@@ -42,12 +47,16 @@ async function runIntake(deps: ProcessorDeps, job: Job<IntakeJobData>, token: st
   const { intakeId } = job.data;
   const owner: Owner = { store: deps.store, intakeId, token };
   // The claim answers with the record as it left it: checkpoints a worker that held it before wrote included.
+  const claimHeld = replicatedCheckpoint(deps.replicas, deps.clock)(); // begun before the claim: its read is covered
   let claimed: Awaited<ReturnType<typeof deps.store.claim>>;
   try {
     claimed = await deps.store.claim(intakeId, ACTIVE_STATES, deps.clock(), { attempts: job.attemptsMade + 1 }, token);
   } catch (err) {
-    // Nothing was done, and an earlier run may have submitted the letter: no attempt is spent on it.
-    return storageLater(job, log, `intake ${intakeId} could not be claimed`, err);
+    // Redis refused: nothing was done, and an earlier run may have submitted the letter, so no
+    // attempt is spent on it. Anything else is a defect: its attempts run out and fail the job.
+    if (isStorageError(err)) return storageLater(job, log, `intake ${intakeId} could not be claimed`, err);
+    log.error({ err, event: 'intake.worker_error' }, `intake ${intakeId} could not be claimed`);
+    return { kind: 'retry', error: err };
   }
   if (!claimed.ok) return notClaimed(deps, job, log, claimed.state);
   const record = claimed.record;
@@ -57,7 +66,13 @@ async function runIntake(deps: ProcessorDeps, job: Job<IntakeJobData>, token: st
   if (job.attemptsMade === 0) deps.observer.stageDuration('queue_wait', (deps.clock() - queuedAt) / 1000);
 
   const run: Run = { deps, log, job, owner, record, abort: signal ?? new AbortController().signal, facts: {} };
-  return workOnIntake(run).catch((err: unknown) => outcomeOfError(run, err));
+  const work = async (): Promise<Outcome> => {
+    // A letter id the claim read may be one an earlier run recorded and no replica acknowledged:
+    // on the replicas wanted before anything is submitted, as when it was recorded (ReplicasBehind if not).
+    if (record.letterId !== undefined) await claimHeld();
+    return workOnIntake(run);
+  };
+  return work().catch((err: unknown) => outcomeOfError(run, err));
 }
 
 /** A claim refused: an intake that ended already completes the job again, queueing its notice if an earlier attempt could not. */

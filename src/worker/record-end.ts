@@ -7,6 +7,7 @@ import type { IntakeJobData } from '../intake/queue.js';
 import type { IntakeUpdate } from '../intake/record.js';
 import type { Logger } from '../log.js';
 import { markEnded } from './ended-marker.js';
+import { laterDelay } from './job-returns.js';
 import type { Outcome } from './outcome.js';
 import { errorText, type Run } from './run.js';
 import { noteStatusName } from './status-names.js';
@@ -15,13 +16,6 @@ import { noteStatusName } from './status-names.js';
 const NOTICE_REQUEUE_DELAY_MS = 5000;
 /** How long a job that met a storage error it cannot spend an attempt on first waits (a failover takes seconds). */
 const STORAGE_RETRY_DELAY_MS = 1000;
-const REQUEUE_MAX_DELAY_MS = 5 * 60_000;
-
-/** The wait before a job's next return without an attempt: `base`, doubled with each such return, up to 5 min. */
-function laterDelay(job: Job<IntakeJobData>, baseMs: number): number {
-  const returns = Math.max(0, job.attemptsStarted - job.attemptsMade - 1); // runs that spent no attempt
-  return Math.min(baseMs * 2 ** Math.min(returns, 10), REQUEUE_MAX_DELAY_MS);
-}
 
 export async function submitted(run: Run, letterId: string, letterStatus: string | undefined): Promise<Outcome> {
   noteStatusName(letterStatus, run.log);
@@ -61,11 +55,12 @@ export function noticeNotQueued(job: Job<IntakeJobData>, log: Logger, outcome: '
 }
 
 /**
- * Redis refused a write this run cannot do without, where spending an attempt could fail the
- * intake wrongly: recording a letter the API has submitted (its last attempt would otherwise
- * end `failed` and tell the sender "not created"), or the claim (nothing was done yet). The job
- * comes back without spending an attempt, 1 s later, doubling up to 5 min while Redis refuses;
- * the next run's claim finds the letter id and the API's status, and records the end.
+ * A write this run cannot do without failed where spending an attempt could fail the intake
+ * wrongly: recording a letter the API has submitted (its last attempt would otherwise end
+ * `failed` and tell the sender "not created"), or the claim when Redis refused it (nothing was
+ * done yet). The job comes back without spending an attempt, 1 s later, doubling up to 5 min;
+ * the next run's claim finds the letter id and the API's status, and records the end. Past a few
+ * returns an operator is alerted (job-returns.ts).
  */
 export function storageLater(job: Job<IntakeJobData>, log: Logger, what: string, cause: unknown): Outcome {
   const retryInMs = laterDelay(job, STORAGE_RETRY_DELAY_MS);

@@ -1,26 +1,31 @@
 // Redis away, changing primaries, or its replicas behind a checkpoint: none of it is the
-// intake's fault, so the job comes back shortly without spending an attempt (a failover takes
-// seconds: a few returns, not the intake's retries).
+// intake's fault, so the job comes back without spending an attempt (a failover takes seconds:
+// a few returns, not the intake's retries), 2 s later, doubling while it lasts (job-returns.ts).
+import type { Job } from 'bullmq';
 import { ReplicasBehind } from '../errors.js';
+import type { IntakeJobData } from '../intake/queue.js';
 import type { Logger } from '../log.js';
 import { redisTroubleOf } from '../redis/redis-errors.js';
 import type { ReplicaAck } from '../redis/replica-ack.js';
+import { laterDelay } from './job-returns.js';
 import type { Outcome } from './outcome.js';
 
-/** How soon a job put back for Redis's sake comes back. */
+/** How soon a job put back for Redis's sake first comes back. */
 export const REDIS_RETRY_MS = 2000;
 
 /** The Outcome for an error that is Redis's trouble, or undefined for any other error. */
-export function redisOutcome(err: unknown, log: Logger): Outcome | undefined {
+export function redisOutcome(err: unknown, job: Job<IntakeJobData>, log: Logger): Outcome | undefined {
   if (err instanceof ReplicasBehind) {
-    log.warn({ event: 'intake.replicas_behind', retryInMs: REDIS_RETRY_MS }, err.message);
-    return { kind: 'replicas-behind', retryInMs: REDIS_RETRY_MS, reason: err.message };
+    const retryInMs = laterDelay(job, REDIS_RETRY_MS);
+    log.warn({ event: 'intake.replicas_behind', retryInMs }, err.message);
+    return { kind: 'replicas-behind', retryInMs, reason: err.message };
   }
   const trouble = redisTroubleOf(err);
   if (trouble === undefined) return undefined;
-  log.warn({ err, event: 'intake.redis_unavailable', trouble, retryInMs: REDIS_RETRY_MS }, 'Redis is away: the job comes back');
+  const retryInMs = laterDelay(job, REDIS_RETRY_MS);
+  log.warn({ err, event: 'intake.redis_unavailable', trouble, retryInMs }, 'Redis is away: the job comes back');
   const reason = `Redis ${trouble}: ${err instanceof Error ? err.message : String(err)}`;
-  return { kind: 'redis-unavailable', retryInMs: REDIS_RETRY_MS, reason };
+  return { kind: 'redis-unavailable', retryInMs, reason };
 }
 
 /** The worker's replica acknowledgement: the replicas wanted and how long a checkpoint waits for them. */

@@ -118,7 +118,11 @@ describe("the worker's checkpoints on the replicas", () => {
       expect((await listener.store.claim(id, ['queued'], Date.now(), { attempts: 1 }, 'an-earlier-run')).ok).toBe(true);
       expect(await listener.store.checkpointLetter(id, 'an-earlier-run', letterId, draftStatus)).toBe('ok');
       await queue.resume();
-      const statuses = () => sandbox.store.allLetters().filter((l) => l.title === title).map((l) => l.status);
+      const statuses = () =>
+        sandbox.store
+          .allLetters()
+          .filter((l) => l.title === title)
+          .map((l) => l.status);
       for (let i = 0; i < 100 && !worker.logs.some((l) => l.event === 'intake.replicas_behind'); i += 1) {
         if (statuses().join() !== draftStatus) break;
         await delay(50);
@@ -131,9 +135,12 @@ describe("the worker's checkpoints on the replicas", () => {
       resumed = true;
       const record = await worker.settled(id, 20_000);
       expect(record).toMatchObject({ state: 'submitted', letterId });
-      expect(sandbox.store.allLetters().filter((l) => l.title === title).map((l) => [l.id, l.status])).toEqual([
-        [letterId, 'PendingApproval'],
-      ]);
+      expect(
+        sandbox.store
+          .allLetters()
+          .filter((l) => l.title === title)
+          .map((l) => [l.id, l.status]),
+      ).toEqual([[letterId, 'PendingApproval']]);
     } finally {
       if (!resumed) replica.resume();
       await queue.close();

@@ -125,7 +125,12 @@ const TABLE: readonly (readonly [string, unknown, Situation, Fate])[] = [
     { kind: 'failed', recorded: 'failed WorkerError' },
   ],
   // New with REDIS_REPLICAS_ACK: a checkpoint not on the replicas in time.
-  ['ReplicasBehind at a checkpoint', new ReplicasBehind('0 of 1 replicas acknowledged the checkpoint within 800 ms'), {}, { kind: 'replicas-behind' }],
+  [
+    'ReplicasBehind at a checkpoint',
+    new ReplicasBehind('0 of 1 replicas acknowledged the checkpoint within 800 ms'),
+    {},
+    { kind: 'replicas-behind' },
+  ],
   ['PdfRecheckLater', new PdfRecheckLater(20_000), {}, { kind: 'pdf-recheck-later' }],
   ['PdfRecheckLater on the last attempt', new PdfRecheckLater(20_000), { attempt: 'last' }, { kind: 'pdf-recheck-later' }],
   ['OwnershipLost', new OwnershipLost('intake i-1 is no longer held by this job run'), {}, { kind: 'ownership-lost' }],
@@ -175,7 +180,12 @@ const TABLE: readonly (readonly [string, unknown, Situation, Fate])[] = [
     { attempt: 'last' },
     { kind: 'rate-limited' },
   ],
-  ['a 503 while the API circuit is open', apiError('retryable', 503, 'ServiceUnavailable'), { circuitOpenMs: 10_000 }, { kind: 'api-outage' }],
+  [
+    'a 503 while the API circuit is open',
+    apiError('retryable', 503, 'ServiceUnavailable'),
+    { circuitOpenMs: 10_000 },
+    { kind: 'api-outage' },
+  ],
   [
     'a 503 on the last attempt while the circuit is open',
     apiError('retryable', 503, 'ServiceUnavailable'),
