@@ -93,7 +93,7 @@ describe.skipIf(!engine.ok)('the container image and compose stack', () => {
     expect(size).toBeGreaterThan(0);
   });
 
-  it('holds in /app only dist/, production node_modules, package files and patches/', async () => {
+  it('holds in /app only dist/ (with its Lua scripts), production node_modules, package files and patches/', async () => {
     const listing = await project.docker([
       'run',
       '--rm',
@@ -139,9 +139,17 @@ describe.skipIf(!engine.ok)('the container image and compose stack', () => {
     expect(topLevel.filter((p) => p.always && !names.has(p.name)).map((p) => p.name)).toEqual([]);
     const outside = files
       .split('\n')
-      .filter((file) => !/^\/app\/(dist\/.+\.js(\.map)?|dist\/.+\.d\.ts|package(-lock)?\.json|patches\/[^/]+\.patch)$/.test(file));
+      .filter(
+        (file) =>
+          !/^\/app\/(dist\/.+\.js(\.map)?|dist\/.+\.d\.ts|dist\/.+\/scripts\/[^/]+\.lua|package(-lock)?\.json|patches\/[^/]+\.patch)$/.test(
+            file,
+          ),
+      );
     expect(outside).toEqual([]);
     expect(files).toContain('/app/dist/cli.js');
+    // The store's Lua scripts are files the build copies beside their modules.
+    expect(files).toContain('/app/dist/intake/scripts/create-5.lua');
+    expect(files).toContain('/app/dist/notices/scripts/move-notice-1.lua');
     expect(files).toContain('/app/dist/pdf/inspector-thread.js');
     say(`/app: ${top.split('\n').join(', ')}; ${files.split('\n').length} files outside node_modules`);
   });
