@@ -1,7 +1,9 @@
 // A job that comes back without spending an attempt (storage trouble, Redis away, its replicas
 // behind, a PDF re-check, a rate limit, a shutdown) has no retry budget to end it, so each return
-// waits longer than the last, and past a few returns an operator hears of it, once per job: a
-// loop is never silent. The count is BullMQ's own: runs started less attempts spent less stalls.
+// waits longer than the last, and past a few returns an operator hears of it, again at each
+// doubling of the count: a loop is never silent. Holds of the whole queue (a 429, the open API
+// circuit, a shutdown) have signals of their own and raise none per job. The count is BullMQ's
+// own: runs started less attempts spent less stalls.
 import type { Job } from 'bullmq';
 import { JOB_RETURNS } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
@@ -64,17 +66,29 @@ export function returnsWithoutAttempt(outcome: Outcome): outcome is Return {
   }
 }
 
-/**
- * Alerts an operator on the run that makes the job's return without an attempt number
- * RETURNS_BEFORE_ALERT + 1. Each such return adds exactly one to the count, so exactly one run
- * of the job meets it, whichever kind of return the others were.
- */
+/** Holds of the whole queue: the API's 429, the open API circuit (alerted as ApiOutage), a shutdown. */
+const QUEUE_WIDE: ReadonlySet<Outcome['kind']> = new Set(['rate-limited', 'api-outage', 'shutting-down']);
+
+/** Returns 6, 12, 24, 48…: each return adds exactly one to the count, so each of these is met once. */
+function isAlertingReturn(returns: number): boolean {
+  const multiple = returns / (RETURNS_BEFORE_ALERT + 1);
+  return Number.isInteger(multiple) && (multiple & (multiple - 1)) === 0;
+}
+
+/** Alerts an operator on the job's 6th, 12th, 24th… return without an attempt, unless the queue as a whole is held. */
 export function alertIfLooping(job: RunCount, outcome: Outcome, observer: Pick<IntakeObserver, 'operatorAlert'>, log: Logger): void {
-  if (!returnsWithoutAttempt(outcome) || earlierReturns(job) !== RETURNS_BEFORE_ALERT) return;
+  if (!returnsWithoutAttempt(outcome) || QUEUE_WIDE.has(outcome.kind)) return;
+  const returns = earlierReturns(job) + 1;
+  if (!isAlertingReturn(returns)) return;
   observer.operatorAlert('JobKeepsReturning');
-  const reason = 'reason' in outcome ? outcome.reason : `the whole queue waits ${outcome.waitMs} ms for the Sender API`;
   log.error(
-    { event: 'intake.keeps_returning', errorCode: 'JobKeepsReturning', returns: RETURNS_BEFORE_ALERT + 1, outcome: outcome.kind, reason },
+    {
+      event: 'intake.keeps_returning',
+      errorCode: 'JobKeepsReturning',
+      returns,
+      outcome: outcome.kind,
+      reason: 'reason' in outcome ? outcome.reason : undefined,
+    },
     JOB_RETURNS.JobKeepsReturning,
   );
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { silentObserver } from '../../src/intake/observer.js';
 import type { IntakeJobData } from '../../src/intake/queue.js';
 import { createLogger } from '../../src/log.js';
+import { alertIfLooping } from '../../src/worker/job-returns.js';
 import { createProcessor } from '../../src/worker/processor.js';
 import type { ProcessorDeps } from '../../src/worker/run.js';
 
@@ -93,11 +94,16 @@ describe('a claim that throws', () => {
 describe('a job that keeps coming back without an attempt', () => {
   const readonly = reply("READONLY You can't write against a read only replica.");
 
+  // The 6th return alerts, then the 12th, 24th, 48th…: a job stuck for hours is heard of again.
   it.each([
     [4, []],
     [5, ['JobKeepsReturning']],
     [6, []],
+    [11, ['JobKeepsReturning']],
+    [12, []],
+    [23, ['JobKeepsReturning']],
     [40, []],
+    [47, ['JobKeepsReturning']],
   ])('after %i earlier returns, alerts %j', async (returns, expected) => {
     const { process, alerts } = processorWhoseClaimThrows(readonly);
     const { job } = fakeJob(returns);
@@ -112,5 +118,20 @@ describe('a job that keeps coming back without an attempt', () => {
     expect(lines.filter((l) => l.event === 'intake.keeps_returning')).toEqual([
       expect.objectContaining({ level: 50, intakeId: 'i-1', errorCode: 'JobKeepsReturning', returns: 6, outcome: 'storage-later' }),
     ]);
+  });
+});
+
+describe('a job held back with the whole queue', () => {
+  // A 429, the open API circuit or a shutdown holds every job alike: their own signals (the API's
+  // metrics, ApiOutage) tell of it, not one alert per job.
+  it.each([
+    { kind: 'rate-limited', waitMs: 1000 },
+    { kind: 'api-outage', waitMs: 10_000 },
+    { kind: 'shutting-down', reason: 'the worker is closing' },
+  ] as const)('raises no per-job alert on its 6th return: $kind', (outcome) => {
+    const alerts: string[] = [];
+    const { job } = fakeJob(5);
+    alertIfLooping(job, outcome, { operatorAlert: (code: string) => alerts.push(code) }, createLogger({ level: 'silent' }));
+    expect(alerts).toEqual([]);
   });
 });
