@@ -62,7 +62,10 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
       replicating = true;
       await heldByReplicas(session, accepted, deadline);
       replicating = false;
-      await markAccepted(deps, intake, message.headers, accepted);
+      // Past the bound the client was told 451: `accepted/` ("may have been answered 250") is
+      // not written, whatever landed in Redis meanwhile (the MTA's retry writes it).
+      if (answered) throw new IntakeError('StorageUnavailable', 'storage answered after the bound');
+      await markAccepted(deps, intake, accepted);
       return { intakeId: accepted.intakeId, duplicate: accepted.duplicate };
     });
     return await Promise.race([stored, timeout]);
@@ -74,9 +77,14 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
   }
 }
 
-/** What the store-and-queue step did: the blob this call stored, and whether the record now points at it. */
+/**
+ * What the store-and-queue step did: the blob the record points at (this call's copy, or for a
+ * re-delivery the earlier copy the record kept), and whether this call made the record point there.
+ */
 interface Stored extends Accepted {
   readonly blobKey: string;
+  /** The header lines the record puts in front of that blob. */
+  readonly rawHeaders: string;
   readonly pointsAtBlob: boolean;
 }
 
@@ -84,6 +92,7 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
   const { intakeId } = intake;
   const body = await message.body();
   const { blobKey } = body;
+  const { headers } = message;
   const created = await deps.store.create(intake, { headers: message.headers, body }, deps.clock());
   // A record Redis wrote after the client was told 451 goes no further: the message stays as a
   // stop between the record and the job leaves it (received, or failed and replayable), and the
@@ -93,12 +102,17 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
     // The intake had failed: queued anew as a replay does it, the record first. A stop before
     // leaves it failed and replayable; a replay that finds it moved on means another took it.
     await replayIntake(deps, intakeId);
-    return { intakeId, duplicate: true, blobKey, pointsAtBlob: true };
+    return { intakeId, duplicate: true, blobKey, rawHeaders: headers, pointsAtBlob: true };
   }
   // A rejected intake fares the same again: the sender hears so instead of a 250 that leads nowhere.
   if (!created.created && created.state === 'rejected') throw await alreadyRejected(deps, intakeId);
+  // The record kept the copy it points at; this call's copy is an orphan for the sweep.
+  const recordBlob =
+    created.created || created.rawKey === undefined
+      ? { blobKey, rawHeaders: headers }
+      : { blobKey: created.rawKey, rawHeaders: created.rawHeaders };
   // A record past `received` means the job was queued before: answer with the first id.
-  if (!created.created && created.state !== 'received') return { intakeId, duplicate: true, blobKey, pointsAtBlob: false };
+  if (!created.created && created.state !== 'received') return { intakeId, duplicate: true, ...recordBlob, pointsAtBlob: false };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
   if (created.created) {
     await deps.queue.add('intake', job, intakeJobOptions(intakeId, deps.attempts));
@@ -107,7 +121,7 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
     await requeueJob(deps.queue, job, deps.attempts);
   }
   await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
-  return { intakeId, duplicate: !created.created, blobKey, pointsAtBlob: created.created };
+  return { intakeId, duplicate: !created.created, ...recordBlob, pointsAtBlob: created.created };
 }
 
 async function alreadyRejected(deps: AcceptDeps, intakeId: string): Promise<IntakeError> {
@@ -124,11 +138,12 @@ async function alreadyRejected(deps: AcceptDeps, intakeId: string): Promise<Inta
 /**
  * The last write before 250: `accepted/` names the blob the record points at. A re-delivery of an
  * intake whose record points at an earlier copy keeps the marker it finds (the first acceptance
- * wrote it) and writes one only when there is none (the first stopped before its marker).
+ * wrote it) and writes one, naming that earlier copy, only when there is none (the first was
+ * answered 451 before its marker).
  */
-async function markAccepted(deps: AcceptDeps, intake: NewIntake, headers: string, stored: Stored): Promise<void> {
+async function markAccepted(deps: AcceptDeps, intake: NewIntake, stored: Stored): Promise<void> {
   if (deps.markers === undefined) return;
-  const marker = acceptedMarker(intake, stored.blobKey, headers, deps.clock());
+  const marker = acceptedMarker(intake, stored.blobKey, stored.rawHeaders, deps.clock());
   if (stored.pointsAtBlob) await deps.markers.putAccepted(marker);
   else await deps.markers.putAcceptedIfAbsent(marker);
 }

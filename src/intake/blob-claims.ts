@@ -2,7 +2,9 @@
 // sweep asks before it deletes an orphan. The blob's intake id is its content digest's prefix,
 // computed again from its bytes, and `accepted/<id>` is read by that key (never a listing): a
 // marker naming this blob means Redis lost the intake, which is alerted on and recovered, never
-// deleted. A blob whose id cannot be computed again as the listener did is kept.
+// deleted, unless Redis holds the intake's record pointing at another copy of the same bytes:
+// this blob is then a re-delivery's orphan copy, and the marker is pointed at the record's blob
+// before it goes. A blob whose id cannot be computed again as the listener did is kept.
 import { headerBlockOf } from '../mime/header-block.js';
 import { withContentDigest } from './content-digest.js';
 import { intakeIdFor } from './intake-id.js';
@@ -37,6 +39,16 @@ export function acceptedBlobCheck(deps: RecoverDeps): (blobKey: string) => Promi
     }
     const marker = await deps.markers.accepted(intakeId);
     if (marker === undefined || marker.blobKey !== blobKey) return false;
+    const record = await deps.store.get(intakeId);
+    if (record !== undefined) {
+      if (record.rawKey === undefined || record.rawKey === blobKey) return true; // not an orphan after all
+      await deps.markers.putAccepted({ ...marker, blobKey: record.rawKey, rawHeaders: record.rawHeaders ?? marker.rawHeaders });
+      deps.logger.info(
+        { event: 'raw_store.accepted_copy_repointed', intakeId, blobKey, recordBlobKey: record.rawKey },
+        'accepted/ named an orphan copy of a live intake: it now names the blob the record points at',
+      );
+      return false;
+    }
     deps.observer?.operatorAlert('AcceptedWithoutRecord');
     deps.logger.error(
       { event: 'raw_store.accepted_without_record', intakeId, blobKey },

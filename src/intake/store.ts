@@ -36,8 +36,14 @@ const UNFINISHED_TTL_MS = 24 * 3600 * 1000;
 
 export type CreateResult =
   | { readonly created: true }
-  /** A re-delivery: the record as it was. */
-  | { readonly created: false; readonly state: IntakeState; readonly requeue: false }
+  /** A re-delivery: the record as it was, and the blob and header lines it points at (not the new copy's). */
+  | {
+      readonly created: false;
+      readonly state: IntakeState;
+      readonly requeue: false;
+      readonly rawKey: string | undefined;
+      readonly rawHeaders: string;
+    }
   /**
    * The intake had failed: its record points at the new copy and stays `failed`, with its
    * checkpoint, until the caller queues it anew (replay.ts), so a stop in between leaves it replayable.
@@ -111,7 +117,14 @@ export class IntakeStore {
         letterId: typeof letterId === 'string' && letterId !== '' ? letterId : undefined,
       };
     }
-    return { created: false, state: asState(result) ?? 'received', requeue: false };
+    const [state, rawKey, rawHeaders]: unknown[] = Array.isArray(result) ? result : [result];
+    return {
+      created: false,
+      state: asState(state) ?? 'received',
+      requeue: false,
+      rawKey: typeof rawKey === 'string' && rawKey !== '' ? rawKey : undefined,
+      rawHeaders: typeof rawHeaders === 'string' ? rawHeaders : '',
+    };
   }
 
   /**

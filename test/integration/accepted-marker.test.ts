@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { IntakeError } from '../../src/errors.js';
 import { acceptIntake } from '../../src/intake/accept.js';
-import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/intake/blob-claims.js';
+import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { IntakeMarkers } from '../../src/intake/markers.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { IntakeState, IntakeUpdate, NewIntake } from '../../src/intake/record.js';

@@ -184,6 +184,8 @@ describe('the intake store', () => {
       created: false,
       state: 'queued',
       requeue: false,
+      rawKey: first.blobKey,
+      rawHeaders: '',
     });
     expect((await store.get('inspool00000000000000008'))?.rawKey).toBe(first.blobKey);
     expect(await redis.hget(store.blobKeys.blobs, second.blobKey)).toBeNull();

@@ -28,7 +28,7 @@
   Output:
     'created'                  a new `received` record
     {'requeue', letterId|''}   a `failed` record, now pointing at the new blob
-    state                      the existing record's state, left unchanged
+    {state, rawKey, rawHeaders} the existing record's state, blob and header lines, left unchanged
 ]]
 for i = 4, 5 do
   redis.call('ZADD', KEYS[i], ARGV[1], ARGV[2])
@@ -42,7 +42,7 @@ if existing == 'failed' then
   redis.call('HSET', KEYS[3], ARGV[4], ARGV[2])
   return {'requeue', redis.call('HGET', KEYS[1], 'letterId') or ''}
 end
-if existing then return existing end
+if existing then return {existing, redis.call('HGET', KEYS[1], 'rawKey') or '', redis.call('HGET', KEYS[1], 'rawHeaders') or ''} end
 redis.call('HSET', KEYS[1], 'state', 'received', 'at.received', ARGV[1], 'rawKey', ARGV[4], 'rawHeaders', ARGV[5], unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[4], ARGV[2])
