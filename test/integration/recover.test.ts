@@ -4,20 +4,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { acceptIntake } from '../../src/intake/accept.js';
 import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/intake/blob-claims.js';
 import { IntakeMarkers } from '../../src/intake/markers.js';
+import { silentObserver } from '../../src/intake/observer.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { NewIntake } from '../../src/intake/record.js';
 import { type RecoverDeps, recoverIntakes } from '../../src/intake/recover.js';
 import { replayIntake } from '../../src/intake/replay.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
+import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const redis = connectTestRedis();
 const prefixes: string[] = [];
 const logger = createLogger({ level: 'silent' });
+/** How long a notice is worth sending, as these tests configure it. */
+const NOTICE_LIFETIME_MS = 3_600_000;
 
 afterAll(async () => {
   for (const prefix of prefixes) await dropPrefix(redis, prefix);
@@ -46,14 +51,29 @@ function setup(rawStore: RawStore) {
   const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
-  const deps: RecoverDeps = { store, queue, rawStore, markers, clock: Date.now, attempts: 3, logger };
+  /** The notices recover queued again: (intake id, outcome). */
+  const noticesAsked: (readonly [string, string])[] = [];
+  const notices = { onOutcome: async (id: string, kind: string) => void noticesAsked.push([id, kind]) };
+  const ledger = new NoticeLedger(redis, prefix);
+  const deps: RecoverDeps = {
+    store,
+    queue,
+    rawStore,
+    markers,
+    clock: Date.now,
+    attempts: 3,
+    logger,
+    notices,
+    ledger,
+    noticeLifetimeMs: NOTICE_LIFETIME_MS,
+  };
   const accept = async (id: string, bytes = 'Subject: x\r\n\r\nletter\r\n') =>
     acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 5000, markers }, intake(id), {
       headers: 'Received-SPF: pass\r\n',
       body: () => putBlob(rawStore, Buffer.from(bytes)),
     });
   const loseRedis = () => dropPrefix(redis, prefix);
-  return { prefix, store, queue, markers, deps, accept, loseRedis };
+  return { prefix, store, queue, markers, deps, accept, loseRedis, noticesAsked };
 }
 
 describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
@@ -164,6 +184,58 @@ describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
     expect(await rawStore.readBuffer(orphan.blobKey)).toBeUndefined();
     expect(await rawStore.readBuffer(kept.blobKey)).toEqual(answered250);
     expect((await store.get(id))?.state).toBe('queued');
+    await queue.close();
+  });
+
+  it('never reopens an intake the unfinished-intake sweep failed: the sweep writes its failed end', async () => {
+    const { store, queue, markers, deps, accept, loseRedis } = setup(open().store);
+    const id = 'inrecoverswept0000000001';
+    await accept(id);
+    // A worker took it and its job is gone: the sweep fails it as JobLost.
+    await store.transition(id, ['queued'], 'processing', Date.now());
+    await queue.remove(id);
+    const later = Date.now() + 60_000;
+    const notices = { onOutcome: () => Promise.resolve() };
+    const sweepDeps = { store, queue, markers, logger, observer: silentObserver, notices, ageMs: 10_000, attempts: 3 };
+    expect(await reconcileOnce({ ...sweepDeps, clock: () => later })).toEqual([id]);
+    expect(await markers.ended(id)).toMatchObject({ intakeId: id, outcome: 'failed', errorCode: 'JobLost' });
+
+    await loseRedis();
+    const report = await recoverIntakes(deps);
+    expect(report.counts).toMatchObject({ 'restore-failed': 1, queue: 0 });
+    expect(await store.get(id)).toMatchObject({ state: 'failed', errorCode: 'JobLost' });
+    expect(await queue.getJob(id)).toBeUndefined();
+    await queue.close();
+  });
+
+  it('queues again the notice of an intake that ended within the notice lifetime', async () => {
+    const { store, queue, markers, deps, accept, loseRedis, noticesAsked } = setup(open().store);
+    const id = 'inrecovernoticerecent001';
+    await accept(id);
+    const endedAt = Date.now() - NOTICE_LIFETIME_MS / 2;
+    await markers.putEnded({ v: 1, intakeId: id, outcome: 'submitted', letterId: 'L-1', senderId: 's1', notice: 'queued', at: endedAt });
+    await loseRedis();
+    await recoverIntakes(deps);
+    expect(noticesAsked).toEqual([[id, 'submitted']]);
+    expect((await store.get(id))?.state).toBe('submitted');
+    await queue.close();
+  });
+
+  it('does not send again the notice of an intake that ended before the notice lifetime, and records it decided', async () => {
+    const { store, queue, markers, deps, accept, loseRedis, noticesAsked } = setup(open().store);
+    const submitted = 'inrecovernoticeold000001';
+    const failed = 'inrecovernoticeold000002';
+    await accept(submitted);
+    await accept(failed);
+    const endedAt = Date.now() - NOTICE_LIFETIME_MS - 60_000;
+    await markers.putEnded({ v: 1, intakeId: submitted, outcome: 'submitted', letterId: 'L-2', senderId: 's1', notice: 'queued', at: endedAt });
+    await markers.putEnded({ v: 1, intakeId: failed, outcome: 'failed', errorCode: 'InvalidData', notice: 'queued', at: endedAt });
+    await loseRedis();
+    await recoverIntakes(deps);
+    expect(noticesAsked).toEqual([]);
+    expect((await store.get(submitted))?.notices?.submitted).toMatchObject({ state: 'unconfirmed', reason: expect.stringContaining('recover') });
+    // The failed one's entry keeps the owed-notice sweep from sending "not created" again.
+    expect((await store.get(failed))?.notices?.failed).toMatchObject({ state: 'unconfirmed' });
     await queue.close();
   });
 });
