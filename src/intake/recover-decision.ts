@@ -33,3 +33,16 @@ export function decideRecovery(facts: RecoverFacts): RecoverAction {
   }
   return facts.blobPresent ? { kind: 'queue', letter } : { kind: 'fail-missing', letter };
 }
+
+/** Notice states after which a restored intake's notice is not queued again. */
+const NOTICE_DONE = new Set(['sent', 'suppressed', 'unsent', 'unconfirmed']);
+
+/**
+ * What becomes of a restored intake's notice: queued again only while it may still be owed (not
+ * done, and the intake ended within the notice's lifetime); otherwise it was decided long ago,
+ * and sending it again would repeat news (`ended/` holds the state at the end, mostly `queued`).
+ */
+export function noticeOnRecovery(ended: EndedMarker, now: number, lifetimeMs: number): 'queue' | 'decided' {
+  if (NOTICE_DONE.has(ended.notice ?? '')) return 'decided';
+  return now - ended.at <= lifetimeMs ? 'queue' : 'decided';
+}

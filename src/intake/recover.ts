@@ -5,12 +5,13 @@
 // leaves it be: idempotent, and safe while listeners and workers run.
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log.js';
+import { ABSENT, type NoticeLedger } from '../notices/ledger.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { type AcceptedMarker, type IntakeMarkers, intakeOfMarker } from './markers.js';
+import { type AcceptedMarker, type EndedMarker, type IntakeMarkers, intakeOfMarker } from './markers.js';
 import type { IntakeObserver } from './observer.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
-import { decideRecovery, type RecoverAction } from './recover-decision.js';
+import { decideRecovery, noticeOnRecovery, type RecoverAction } from './recover-decision.js';
 import type { IntakeStore } from './store.js';
 
 export interface RecoverDeps {
@@ -23,6 +24,10 @@ export interface RecoverDeps {
   readonly logger: Logger;
   /** Where a restored ended intake's notice is queued again; absent: not queued (the command says so). */
   readonly notices?: NoticeOutcomes | undefined;
+  /** Where a restored intake's notice is recorded decided when it is no longer owed. */
+  readonly ledger: Pick<NoticeLedger, 'move'>;
+  /** How long after its end an intake's notice is still worth sending (notice-lifetime.ts). */
+  readonly noticeLifetimeMs: number;
   /** Counts the operator alerts (a message gone, an intake Redis lost); the command prints them instead. */
   readonly observer?: Pick<IntakeObserver, 'operatorAlert'> | undefined;
 }
@@ -34,9 +39,6 @@ export interface RecoverReport {
   /** Intakes whose message is gone: failed RawMessageMissing, an operator must look. */
   readonly missing: readonly string[];
 }
-
-/** Notice states after which a restored intake's notice is not queued again. */
-const NOTICE_DONE = new Set(['sent', 'suppressed', 'unsent', 'unconfirmed']);
 
 export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> {
   const counts: RecoverCounts = { keep: 0, 'restore-ended': 0, 'restore-failed': 0, queue: 0, 'fail-missing': 0, raced: 0, unreadable: 0 };
@@ -105,9 +107,8 @@ async function act(deps: RecoverDeps, accepted: AcceptedMarker, action: Exclude<
       };
       const result = await deps.store.transition(intakeId, ['received'], ended.outcome, now, update);
       if (!result.ok) return false;
-      if (deps.notices !== undefined && !NOTICE_DONE.has(ended.notice ?? '')) {
-        await deps.notices.onOutcome(intakeId, ended.outcome, ended.senderId);
-      }
+      if (noticeOnRecovery(ended, now, deps.noticeLifetimeMs) === 'decided') await recordNoticeDecided(deps, ended, now);
+      else if (deps.notices !== undefined) await deps.notices.onOutcome(intakeId, ended.outcome, ended.senderId);
       return true;
     }
     case 'restore-failed': {
@@ -118,7 +119,10 @@ async function act(deps: RecoverDeps, accepted: AcceptedMarker, action: Exclude<
         ...(ended.letterId === undefined ? {} : { letterId: ended.letterId }),
         ...(ended.senderId === undefined ? {} : { senderId: ended.senderId }),
       };
-      return (await deps.store.transition(intakeId, ['received'], 'failed', now, update)).ok;
+      if (!(await deps.store.transition(intakeId, ['received'], 'failed', now, update)).ok) return false;
+      // One still owed is left to the owed-notice sweep (reconciler.ts); an entry keeps it from the rest.
+      if (noticeOnRecovery(ended, now, deps.noticeLifetimeMs) === 'decided') await recordNoticeDecided(deps, ended, now);
+      return true;
     }
     case 'fail-missing': {
       const reason = `the raw message ${accepted.blobKey} is missing from the raw store; the intake was answered 250 and never ended`;
@@ -127,6 +131,12 @@ async function act(deps: RecoverDeps, accepted: AcceptedMarker, action: Exclude<
       return (await deps.store.transition(intakeId, ['received'], 'failed', now, { errorCode: 'RawMessageMissing', reason })).ok;
     }
   }
+}
+
+/** The notice's entry, for an intake whose notice was decided before Redis lost its record. */
+async function recordNoticeDecided(deps: RecoverDeps, ended: EndedMarker, now: number): Promise<void> {
+  const reason = `restored by recover: the intake ended at ${new Date(ended.at).toISOString()} with its notice ${ended.notice ?? 'not recorded'}; not sent again`;
+  await deps.ledger.move(ended.intakeId, ended.outcome, [ABSENT], { state: 'unconfirmed', at: now, reason });
 }
 
 async function hasBlob(store: RawStore, blobKey: string): Promise<boolean> {

@@ -6,6 +6,7 @@ import { silentObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { recoverIntakes } from '../intake/recover.js';
 import { NoticeLedger } from '../notices/ledger.js';
+import { noticeLifetimeMs } from '../notices/notice-lifetime.js';
 import { createNoticeQueue, noticesFor } from '../notices/queue.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { loadSenderDirectory } from '../senders/directory.js';
@@ -48,6 +49,8 @@ export async function recoverCommand(): Promise<number> {
       attempts: ctx.config.worker.attempts,
       logger: ctx.logger,
       notices,
+      ledger: new NoticeLedger(redis, ctx.config.redisPrefix),
+      noticeLifetimeMs: noticeLifetimeMs(ctx.config.notices),
     });
     const c = report.counts;
     for (const id of report.missing) process.stdout.write(`intake ${id}: its raw message is missing; recorded failed RawMessageMissing\n`);

@@ -7,6 +7,8 @@ import { acceptedBlobCheck } from '../intake/blob-claims.js';
 import { redisBlobIndex } from '../intake/blob-index.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
+import { NoticeLedger } from '../notices/ledger.js';
+import { noticeLifetimeMs } from '../notices/notice-lifetime.js';
 import { startNoticePart } from '../notices/notice-part.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
 import { createPdfChecker } from '../pdf/checker-pool.js';
@@ -124,6 +126,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         notices: notices.notices,
         ageMs: config.worker.sweepAgeMs,
         attempts: config.worker.attempts,
+        markers,
       }),
     config.worker.sweepIntervalMs,
     (err) => logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
@@ -150,6 +153,8 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       attempts: config.worker.attempts,
       logger: logger.child({ part: 'recover' }),
       notices: notices.notices,
+      ledger: new NoticeLedger(connection, config.redisPrefix),
+      noticeLifetimeMs: noticeLifetimeMs(config.notices),
       observer: ctx.observer,
     }),
     markers: {

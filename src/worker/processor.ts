@@ -95,6 +95,12 @@ async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Log
   if (state === undefined) return { kind: 'stale-job', reason: `intake ${intakeId} has no record` };
   if (state === 'failed') {
     log.warn({ event: 'intake.not_claimed', state }, 'a job ran for a failed intake; only a replay queues it again');
+    // Whoever failed it may not have written its `ended/` (a Redis loss would bring it back queued).
+    const marked = await deps.markers?.ended(intakeId).then(
+      (ended) => ended !== undefined,
+      () => false,
+    );
+    if (marked === false) await markEnded(deps, intakeId, log);
     return { kind: 'stale-job', reason: `intake ${intakeId} is failed: only a replay queues it again` };
   }
   return { kind: 'stale-job', reason: `intake ${intakeId} is ${state}, not processing` };

@@ -6,18 +6,22 @@
 // it (failed set, finished without recording, gone) is failed, replayable, and raises the
 // operator alert. A `queued` intake whose job is gone before any attempt touched it (a failover
 // kept the record but not the job) is queued again instead (job-fate.ts).
+// A failed intake's `ended/` marker is written as the processor writes it, so a Redis loss never
+// brings it back queued (docs/design.md §21); a marker that cannot be written is logged and alerted.
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
 // The same sweep finds `failed` intakes of the last day whose notice entry is missing (queueing
 // it failed when the intake was failed, here or in the processor) and queues it: the state
 // change and the notice's job cannot be one write, so the second is made good later, never lost.
 import type { Queue } from 'bullmq';
 import { WORKER_FAILURES } from '../errors.js';
+import type { IntakeMarkers } from '../intake/markers.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import { requeueJob } from '../intake/requeue.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
+import { endedMarkerOf } from './ended-marker.js';
 import { jobFate } from './job-fate.js';
 
 const SWEPT_STATES = ['queued', 'processing'] as const;
@@ -39,6 +43,8 @@ export interface ReconcilerDeps {
   readonly ageMs: number;
   /** Attempts of a job queued again (WORKER_ATTEMPTS). */
   readonly attempts: number;
+  /** Where a failed intake's `ended/` is written; absent: no raw-store markers. */
+  readonly markers?: Pick<IntakeMarkers, 'putEnded'> | undefined;
 }
 
 /** One sweep; resolves with the ids it failed. */
@@ -105,5 +111,24 @@ async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[num
     // The intake stays failed; a later sweep finds it without a notice entry (queueOwedNotices).
     deps.logger.error({ err, event: 'intake.notice_not_queued', intakeId }, 'the intake is failed, but its notice could not be queued');
   }
+  await markFailed(deps, intakeId);
   return true;
+}
+
+/** Writes `ended/` failed from the record as Redis holds it; a failure is an operator's alert, as in the processor. */
+async function markFailed(deps: ReconcilerDeps, intakeId: string): Promise<void> {
+  const { markers } = deps;
+  if (markers === undefined) return;
+  try {
+    const record = await deps.store.get(intakeId);
+    if (record?.state !== 'failed') return; // a replay reopened it meanwhile
+    await markers.putEnded(endedMarkerOf({ ...record, state: 'failed' }, deps.clock()));
+  } catch (err) {
+    // Without its marker a Redis loss would bring the failed intake back queued: an operator must know.
+    deps.logger.error(
+      { err, event: 'intake.end_not_marked', intakeId, outcome: 'failed' },
+      'the intake is failed, but its ended marker could not be written',
+    );
+    deps.observer.operatorAlert('EndNotMarked');
+  }
 }

@@ -228,12 +228,23 @@ describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
     await accept(submitted);
     await accept(failed);
     const endedAt = Date.now() - NOTICE_LIFETIME_MS - 60_000;
-    await markers.putEnded({ v: 1, intakeId: submitted, outcome: 'submitted', letterId: 'L-2', senderId: 's1', notice: 'queued', at: endedAt });
+    await markers.putEnded({
+      v: 1,
+      intakeId: submitted,
+      outcome: 'submitted',
+      letterId: 'L-2',
+      senderId: 's1',
+      notice: 'queued',
+      at: endedAt,
+    });
     await markers.putEnded({ v: 1, intakeId: failed, outcome: 'failed', errorCode: 'InvalidData', notice: 'queued', at: endedAt });
     await loseRedis();
     await recoverIntakes(deps);
     expect(noticesAsked).toEqual([]);
-    expect((await store.get(submitted))?.notices?.submitted).toMatchObject({ state: 'unconfirmed', reason: expect.stringContaining('recover') });
+    expect((await store.get(submitted))?.notices?.submitted).toMatchObject({
+      state: 'unconfirmed',
+      reason: expect.stringContaining('recover'),
+    });
     // The failed one's entry keeps the owed-notice sweep from sending "not created" again.
     expect((await store.get(failed))?.notices?.failed).toMatchObject({ state: 'unconfirmed' });
     await queue.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EndedMarker, LetterMarker } from '../../src/intake/markers.js';
-import { decideRecovery, type RecoverAction } from '../../src/intake/recover-decision.js';
+import { decideRecovery, noticeOnRecovery, type RecoverAction } from '../../src/intake/recover-decision.js';
 
 const letter: LetterMarker = { v: 1, intakeId: 'in1', letterId: 'L-1', draftStatus: 'Draft', at: 1 };
 const submitted = { v: 1, intakeId: 'in1', outcome: 'submitted', at: 2, letterId: 'L-1' } as const satisfies EndedMarker;
@@ -63,5 +63,23 @@ describe('what recover does with an intake answered 250', () => {
   ];
   it.each(table)('%s', (_name, facts, action) => {
     expect(decideRecovery(facts)).toEqual(action);
+  });
+});
+
+describe("a restored intake's notice", () => {
+  const lifetimeMs = 3_600_000;
+  const endedAt = 1_700_000_000_000;
+  const queuedNotice = { ...submitted, at: endedAt, notice: 'queued' } as const satisfies EndedMarker;
+
+  it('is queued again when the intake ended within the notice lifetime', () => {
+    expect(noticeOnRecovery(queuedNotice, endedAt + 3_599_000, lifetimeMs)).toBe('queue');
+  });
+
+  it('is decided when the intake ended before the notice lifetime', () => {
+    expect(noticeOnRecovery(queuedNotice, endedAt + 3_601_000, lifetimeMs)).toBe('decided');
+  });
+
+  it('is decided when the marker says it was sent, however recent', () => {
+    expect(noticeOnRecovery({ ...queuedNotice, notice: 'sent' }, endedAt + 1000, lifetimeMs)).toBe('decided');
   });
 });
