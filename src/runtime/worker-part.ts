@@ -115,6 +115,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const running = worker;
   await running.waitUntilReady();
   await notices.ready();
+  const unmarked = new Set<string>();
   const intakeSweep = startPeriodic(
     () =>
       reconcileOnce({
@@ -127,6 +128,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         ageMs: config.worker.sweepAgeMs,
         attempts: config.worker.attempts,
         markers,
+        unmarked,
       }),
     config.worker.sweepIntervalMs,
     (err) => logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),

@@ -7,7 +7,8 @@
 // operator alert. A `queued` intake whose job is gone before any attempt touched it (a failover
 // kept the record but not the job) is queued again instead (job-fate.ts).
 // A failed intake's `ended/` marker is written as the processor writes it, so a Redis loss never
-// brings it back queued (docs/design.md §21); a marker that cannot be written is logged and alerted.
+// brings it back queued (docs/design.md §21); a marker that cannot be written is logged, alerted,
+// and tried again on each later sweep of this worker.
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
 // The same sweep finds `failed` intakes of the last day whose notice entry is missing (queueing
 // it failed when the intake was failed, here or in the processor) and queues it: the state
@@ -45,10 +46,14 @@ export interface ReconcilerDeps {
   readonly attempts: number;
   /** Where a failed intake's `ended/` is written; absent: no raw-store markers. */
   readonly markers?: Pick<IntakeMarkers, 'putEnded'> | undefined;
+  /** Failed intakes whose `ended/` could not be written, kept across sweeps: each sweep tries them again. */
+  readonly unmarked?: Set<string> | undefined;
 }
 
 /** One sweep; resolves with the ids it failed. */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<string[]> {
+  // Markers earlier sweeps could not write come first: the raw store had its pause since.
+  for (const id of [...(deps.unmarked ?? [])]) await markFailed(deps, id);
   const failed: string[] = [];
   const before = deps.clock() - deps.ageMs;
   for (const state of SWEPT_STATES) {
@@ -121,14 +126,16 @@ async function markFailed(deps: ReconcilerDeps, intakeId: string): Promise<void>
   if (markers === undefined) return;
   try {
     const record = await deps.store.get(intakeId);
-    if (record?.state !== 'failed') return; // a replay reopened it meanwhile
-    await markers.putEnded(endedMarkerOf({ ...record, state: 'failed' }, deps.clock()));
+    if (record?.state === 'failed') await markers.putEnded(endedMarkerOf({ ...record, state: 'failed' }, deps.clock()));
+    deps.unmarked?.delete(intakeId); // written, or a replay reopened it meanwhile
   } catch (err) {
-    // Without its marker a Redis loss would bring the failed intake back queued: an operator must know.
     deps.logger.error(
       { err, event: 'intake.end_not_marked', intakeId, outcome: 'failed' },
       'the intake is failed, but its ended marker could not be written',
     );
+    if (deps.unmarked?.has(intakeId) === true) return; // alerted once; each sweep tries again
+    deps.unmarked?.add(intakeId);
+    // Without its marker a Redis loss would bring the failed intake back queued: an operator must know.
     deps.observer.operatorAlert('EndNotMarked');
   }
 }

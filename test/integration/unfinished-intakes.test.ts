@@ -4,6 +4,7 @@
 // is failed, replayable, with an operator alert. Intakes whose job lives are left alone.
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { EndedMarker } from '../../src/intake/markers.js';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData, intakeJobOptions } from '../../src/intake/queue.js';
 import type { IntakeState } from '../../src/intake/record.js';
@@ -204,6 +205,44 @@ describe('a failed intake whose notice could not be queued', () => {
     const asked: (readonly [string, string])[] = [];
     await sweep(now + 60_000, { onOutcome: async (id, kind) => void asked.push([id, kind]) });
     expect(asked).toEqual([[lost, 'failed']]);
+    await env.queue.close();
+  });
+
+  it("writes a failed intake's ended/ failed, and when the raw store refuses, alerts once and writes it on the next sweep", async () => {
+    const env = setup();
+    const now = Date.now();
+    const id = 'inunfinishedmark00000000001';
+    await intakeIn(env, id, 'processing', now - 60_000, false);
+    const written: EndedMarker[] = [];
+    let refusals = 1;
+    const markers = {
+      putEnded: async (marker: EndedMarker) => {
+        if (refusals-- > 0) throw new Error('the raw store is unreachable');
+        written.push(marker);
+      },
+    };
+    const observer = alertRecorder();
+    const unmarked = new Set<string>();
+    const sweep = (clock: number) =>
+      reconcileOnce({
+        ...env,
+        logger: createLogger({ level: 'silent' }),
+        observer,
+        clock: () => clock,
+        notices: { onOutcome: async () => {} },
+        ageMs: 10_000,
+        attempts: 3,
+        markers,
+        unmarked,
+      });
+    expect(await sweep(now)).toEqual([id]);
+    expect(written).toEqual([]);
+    expect(observer.alerts).toEqual(['JobLost', 'EndNotMarked']);
+
+    await sweep(now + 60_000);
+    expect(written).toEqual([expect.objectContaining({ intakeId: id, outcome: 'failed', errorCode: 'JobLost' })]);
+    expect(observer.alerts).toEqual(['JobLost', 'EndNotMarked']);
+    expect(unmarked.size).toBe(0);
     await env.queue.close();
   });
 });
