@@ -12,6 +12,7 @@ import type { IntakeState, IntakeUpdate, NewIntake } from '../../src/intake/reco
 import type { RecoverDeps } from '../../src/intake/recover.js';
 import { IntakeStore, type TransitionGuard, type TransitionResult } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
 import { type AckVerdict, judgeAcknowledgement, type ReplicaAck } from '../../src/redis/replica-ack.js';
@@ -90,6 +91,8 @@ function setup(rawStore: RawStore) {
     clock: Date.now,
     attempts: 3,
     logger,
+    ledger: new NoticeLedger(redis, prefix),
+    noticeLifetimeMs: 3_600_000,
     observer: { operatorAlert: (code) => alerts.push(code) },
   };
   const accept = (replicas?: ReplicaAck, timeoutMs = 5000) =>
