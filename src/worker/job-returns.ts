@@ -22,9 +22,9 @@ export function earlierReturns(job: RunCount): number {
   return Math.max(0, job.attemptsStarted - job.attemptsMade - job.stalledCounter - 1);
 }
 
-/** The wait before a job's next return without an attempt: `baseMs`, doubled with each earlier return, up to 5 min. */
-export function laterDelay(job: RunCount, baseMs: number): number {
-  return Math.min(baseMs * 2 ** Math.min(earlierReturns(job), 10), MAX_DELAY_MS);
+/** The wait before a job's next return without an attempt: `baseMs`, doubled with each earlier return, up to `capMs` (5 min). */
+export function laterDelay(job: RunCount, baseMs: number, capMs = MAX_DELAY_MS): number {
+  return Math.min(baseMs * 2 ** Math.min(earlierReturns(job), 10), capMs);
 }
 
 /** The Outcomes that bring the job back without spending an attempt. */

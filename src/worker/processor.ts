@@ -15,7 +15,7 @@ import { alertIfLooping } from './job-returns.js';
 import type { JobResult, Outcome } from './outcome.js';
 import type { Owner } from './ownership.js';
 import { noticeNotQueued, storageLater } from './record-end.js';
-import { replicatedCheckpoint } from './redis-outcome.js';
+import { redisOutcome, replicatedCheckpoint } from './redis-outcome.js';
 import type { ProcessorDeps, Run } from './run.js';
 import { settleJob } from './settle-job.js';
 
@@ -52,8 +52,11 @@ async function runIntake(deps: ProcessorDeps, job: Job<IntakeJobData>, token: st
   try {
     claimed = await deps.store.claim(intakeId, ACTIVE_STATES, deps.clock(), { attempts: job.attemptsMade + 1 }, token);
   } catch (err) {
-    // Redis refused: nothing was done, and an earlier run may have submitted the letter, so no
-    // attempt is spent on it. Anything else is a defect: its attempts run out and fail the job.
+    // Redis away or refusing: nothing was done, and an earlier run may have submitted the letter,
+    // so no attempt is spent on it (Redis away, as in a failover, comes back within 30 s; a refusal
+    // such as OOM or NOPERM waits longer). Anything else is a defect: its attempts run out.
+    const away = redisOutcome(err, job, log);
+    if (away !== undefined) return away;
     if (isStorageError(err)) return storageLater(job, log, `intake ${intakeId} could not be claimed`, err);
     log.error({ err, event: 'intake.worker_error' }, `intake ${intakeId} could not be claimed`);
     return { kind: 'retry', error: err };

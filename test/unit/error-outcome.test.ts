@@ -209,16 +209,18 @@ describe('an error met while working on an intake', () => {
 });
 
 describe('how soon a job put back for Redis comes back', () => {
-  // CHANGED: the wait doubles with each return without an attempt, up to 5 min, as for the other "later" kinds.
+  // CHANGED: the wait doubles with each return without an attempt, up to 30 s: a failover is over
+  // in seconds, and a job that came back a few times during one must not then wait minutes.
   const readonly = reply("READONLY You can't write against a read only replica.");
   const behind = new ReplicasBehind('0 of 1 replicas acknowledged the checkpoint within 800 ms');
   it.each([
     ['Redis away', 0, 2000, readonly],
     ['Redis away', 1, 4000, readonly],
-    ['Redis away', 5, 64_000, readonly],
-    ['Redis away', 20, 300_000, readonly],
+    ['Redis away', 3, 16_000, readonly],
+    ['Redis away', 4, 30_000, readonly],
+    ['Redis away', 20, 30_000, readonly],
     ['the replicas behind', 0, 2000, behind],
-    ['the replicas behind', 5, 64_000, behind],
+    ['the replicas behind', 5, 30_000, behind],
   ])('%s after %i earlier returns: %i ms', async (_what, returns, retryInMs, err) => {
     const { run } = fakeRun({ returns });
     expect(await outcomeOfError(run, err)).toMatchObject({ retryInMs });

@@ -91,6 +91,24 @@ describe('a claim that throws', () => {
   });
 });
 
+describe('a claim Redis refuses while a failover lasts', () => {
+  it('comes back within 30 s however often it came back before (a failover is over in seconds)', async () => {
+    const { process } = processorWhoseClaimThrows(reply("READONLY You can't write against a read only replica."));
+    const { job, delayedUntil } = fakeJob(10);
+    const before = Date.now();
+    await settled(process(job, 'token-1'));
+    expect((delayedUntil[0] ?? Number.POSITIVE_INFINITY) - before).toBeLessThanOrEqual(30_000 + 1000);
+  });
+
+  it('waits longer for a refusal that is no failover (OOM): doubling up to 5 min', async () => {
+    const { process } = processorWhoseClaimThrows(reply('OOM command not allowed when used memory > maxmemory'));
+    const { job, delayedUntil } = fakeJob(10);
+    const before = Date.now();
+    await settled(process(job, 'token-1'));
+    expect((delayedUntil[0] ?? 0) - before).toBeGreaterThan(60_000);
+  });
+});
+
 describe('a job that keeps coming back without an attempt', () => {
   const readonly = reply("READONLY You can't write against a read only replica.");
 
@@ -116,7 +134,7 @@ describe('a job that keeps coming back without an attempt', () => {
     const { job } = fakeJob(5);
     await settled(process(job, 'token-1'));
     expect(lines.filter((l) => l.event === 'intake.keeps_returning')).toEqual([
-      expect.objectContaining({ level: 50, intakeId: 'i-1', errorCode: 'JobKeepsReturning', returns: 6, outcome: 'storage-later' }),
+      expect.objectContaining({ level: 50, intakeId: 'i-1', errorCode: 'JobKeepsReturning', returns: 6, outcome: 'redis-unavailable' }),
     ]);
   });
 });
