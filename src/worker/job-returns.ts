@@ -27,47 +27,10 @@ export function laterDelay(job: RunCount, baseMs: number, capMs = MAX_DELAY_MS):
   return Math.min(baseMs * 2 ** Math.min(earlierReturns(job), 10), capMs);
 }
 
-/** The Outcomes that bring the job back without spending an attempt. */
-type Return = Extract<
-  Outcome,
-  {
-    kind:
-      | 'notice-not-queued'
-      | 'storage-later'
-      | 'end-not-marked'
-      | 'pdf-recheck-later'
-      | 'redis-unavailable'
-      | 'replicas-behind'
-      | 'shutting-down'
-      | 'rate-limited'
-      | 'api-outage';
-  }
->;
+/** A job's own return without an attempt (the ones that wait `retryInMs`), not a hold of the whole queue. */
+type OwnReturn = Extract<Outcome, { readonly retryInMs: number }>;
 
-export function returnsWithoutAttempt(outcome: Outcome): outcome is Return {
-  switch (outcome.kind) {
-    case 'notice-not-queued':
-    case 'storage-later':
-    case 'end-not-marked':
-    case 'pdf-recheck-later':
-    case 'redis-unavailable':
-    case 'replicas-behind':
-    case 'shutting-down':
-    case 'rate-limited':
-    case 'api-outage':
-      return true;
-    case 'submitted':
-    case 'rejected':
-    case 'failed':
-    case 'stale-job':
-    case 'retry':
-    case 'ownership-lost':
-      return false;
-  }
-}
-
-/** Holds of the whole queue: the API's 429, the open API circuit (alerted as ApiOutage), a shutdown. */
-const QUEUE_WIDE: ReadonlySet<Outcome['kind']> = new Set(['rate-limited', 'api-outage', 'shutting-down']);
+const isOwnReturn = (outcome: Outcome): outcome is OwnReturn => 'retryInMs' in outcome;
 
 /** Returns 6, 12, 24, 48…: each return adds exactly one to the count, so each of these is met once. */
 function isAlertingReturn(returns: number): boolean {
@@ -77,7 +40,7 @@ function isAlertingReturn(returns: number): boolean {
 
 /** Alerts an operator on the job's 6th, 12th, 24th… return without an attempt, unless the queue as a whole is held. */
 export function alertIfLooping(job: RunCount, outcome: Outcome, observer: Pick<IntakeObserver, 'operatorAlert'>, log: Logger): void {
-  if (!returnsWithoutAttempt(outcome) || QUEUE_WIDE.has(outcome.kind)) return;
+  if (!isOwnReturn(outcome)) return;
   const returns = earlierReturns(job) + 1;
   if (!isAlertingReturn(returns)) return;
   observer.operatorAlert('JobKeepsReturning');
@@ -87,7 +50,7 @@ export function alertIfLooping(job: RunCount, outcome: Outcome, observer: Pick<I
       errorCode: 'JobKeepsReturning',
       returns,
       outcome: outcome.kind,
-      reason: 'reason' in outcome ? outcome.reason : undefined,
+      reason: outcome.reason,
     },
     JOB_RETURNS.JobKeepsReturning,
   );
