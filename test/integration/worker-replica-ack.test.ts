@@ -26,29 +26,35 @@ afterAll(async () => {
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A listener (no worker) on a fresh prefix and raw store, shared by the gateways of one test,
+ * with one signed letter accepted while the replica runs.
+ */
+async function acceptOneLetter(title: string) {
+  const replica = servers.replicas[0];
+  if (replica === undefined) throw new Error('no replica');
+  const prefix = randomPrefix();
+  const env = {
+    REDIS_URL: servers.primary.url,
+    REDIS_REPLICAS_ACK: '1',
+    ENQUEUE_TIMEOUT_MS: '800',
+    REDIS_PREFIX: prefix,
+    RAW_STORE_URL: pathToFileURL(testRawDir(prefix)).href,
+  };
+  const listener = await startTestGateway({ env });
+  gateways.push(listener);
+  const reply = await sendOnce(listener.port, {
+    from: 'bounce@acme.example',
+    to: [PROCESSING_ADDRESS],
+    raw: await signedLetter({ title }),
+  });
+  return { replica, prefix, env, listener, title, id: intakeIdOf(reply.data?.text ?? '') };
+}
+
 describe("the worker's checkpoints on the replicas", () => {
   it('makes no draft while the replica is stopped, spends no attempt, and makes the letter once it is back', async () => {
-    const replica = servers.replicas[0];
-    if (replica === undefined) throw new Error('no replica');
-    const prefix = randomPrefix();
-    // Two gateways, one Redis prefix and one raw store between them.
-    const env = {
-      REDIS_URL: servers.primary.url,
-      REDIS_REPLICAS_ACK: '1',
-      ENQUEUE_TIMEOUT_MS: '800',
-      REDIS_PREFIX: prefix,
-      RAW_STORE_URL: pathToFileURL(testRawDir(prefix)).href,
-    };
     // Accepted while the replica runs; the worker starts after it stopped.
-    const listener = await startTestGateway({ env });
-    gateways.push(listener);
-    const title = 'checkpoint waits for the replica';
-    const reply = await sendOnce(listener.port, {
-      from: 'bounce@acme.example',
-      to: [PROCESSING_ADDRESS],
-      raw: await signedLetter({ title }),
-    });
-    const id = intakeIdOf(reply.data?.text ?? '');
+    const { replica, env, id, title } = await acceptOneLetter('checkpoint waits for the replica');
 
     replica.pause();
     let resumed = false;
@@ -75,25 +81,7 @@ describe("the worker's checkpoints on the replicas", () => {
   });
 
   it('submits no letter id an earlier run recorded until the replica holds it', async () => {
-    const replica = servers.replicas[0];
-    if (replica === undefined) throw new Error('no replica');
-    const prefix = randomPrefix();
-    const env = {
-      REDIS_URL: servers.primary.url,
-      REDIS_REPLICAS_ACK: '1',
-      ENQUEUE_TIMEOUT_MS: '800',
-      REDIS_PREFIX: prefix,
-      RAW_STORE_URL: pathToFileURL(testRawDir(prefix)).href,
-    };
-    const listener = await startTestGateway({ env });
-    gateways.push(listener);
-    const title = 'an earlier run recorded the letter id';
-    const reply = await sendOnce(listener.port, {
-      from: 'bounce@acme.example',
-      to: [PROCESSING_ADDRESS],
-      raw: await signedLetter({ title }),
-    });
-    const id = intakeIdOf(reply.data?.text ?? '');
+    const { replica, prefix, env, id, listener, title } = await acceptOneLetter('an earlier run recorded the letter id');
     // The queue holds the job while the earlier run's state is set up.
     const queue = createIntakeQueue(listener.redis, prefix);
     await queue.pause();
