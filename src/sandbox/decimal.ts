@@ -1,24 +1,20 @@
-// Amounts as exact decimals (pure): a JSON number or a decimal string, compared by value, so
-// `10.5`, `10.50` and `"10.500"` are the same amount and 0.1 + 0.2 is exactly 0.3. An amount is
-// kept as an integer count of 10^-scale units, normalised (no trailing zeros in the fraction).
+// Amounts as exact decimals (pure), for the sandbox's consistency warnings on receipts: a JSON
+// number's value as written, so 0.1 + 0.2 is exactly 0.3 and 10.5 equals 10.50. An amount is an
+// integer count of 10^-scale units, normalised (no trailing zeros in the fraction). Amounts are
+// stored and answered as sent; this module only compares them.
 
 export interface Decimal {
   readonly units: bigint;
   readonly scale: number;
 }
 
-/** At most this many fraction digits (the sandbox's own limit). */
-export const MAX_FRACTION_DIGITS = 6;
-
 const DECIMAL_TEXT = /^(-?)(\d{1,18})(?:\.(\d{1,18}))?$/;
 
-/** The value of a JSON number or decimal string; undefined when it is neither (or uses an exponent). */
-export function parseDecimal(value: unknown): Decimal | undefined {
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : typeof value === 'string' ? value.trim() : '';
-  const match = DECIMAL_TEXT.exec(text);
+/** The value of a JSON number as JavaScript prints it; undefined when it prints with an exponent (too large or too small to compare here). */
+export function parseDecimal(value: number): Decimal | undefined {
+  const match = DECIMAL_TEXT.exec(Number.isFinite(value) ? String(value) : '');
   if (match === null) return undefined;
   const [, sign = '', whole = '0', fraction = ''] = match;
-  if (fraction.replace(/0+$/, '').length > MAX_FRACTION_DIGITS) return undefined;
   return normalise({ units: BigInt(`${sign}${whole}${fraction}`), scale: fraction.length });
 }
 
@@ -35,14 +31,6 @@ export function sameValue(a: Decimal, b: Decimal): boolean {
   return a.units === b.units && a.scale === b.scale; // both normalised
 }
 
-export function isPositive(a: Decimal): boolean {
-  return a.units > 0n;
-}
-
-export function isNegative(a: Decimal): boolean {
-  return a.units < 0n;
-}
-
 export const ZERO: Decimal = { units: 0n, scale: 0 };
 
 /** The canonical text, e.g. "10.5", "-0.25", "3". */
@@ -52,11 +40,6 @@ export function decimalText(a: Decimal): string {
   const whole = digits.slice(0, digits.length - a.scale);
   const fraction = digits.slice(digits.length - a.scale);
   return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
-}
-
-/** As a JSON number for the answer (amounts this size and precision print exactly). */
-export function decimalNumber(a: Decimal): number {
-  return Number(decimalText(a));
 }
 
 function widen(a: Decimal, scale: number): bigint {

@@ -1,23 +1,25 @@
-// The end users receipts and invoices are for. A request names its end user by one or more
-// identifiers (endUserId, emiratesId, email, mobileNumber); the sandbox keeps one registry for all
-// senders, built as requests arrive:
-//   - identifiers that name nobody yet make a new end user, known from then on by all of them;
+// The end users receipts and invoices are for. A request names its end user by one or more of the
+// contract's three identifiers (endUserServiceId, endUserIdpId, endUserEmiratesId). The contract
+// shows no end-user registration, so any well-formed identifier is accepted; the sandbox keeps
+// one registry for all senders, built as requests arrive, to answer the same endUserId for the
+// same person:
+//   - an endUserServiceId is the end user's id in the service: it names that end user;
+//   - other identifiers that name nobody yet make a new end user, known from then on by all of them;
 //   - identifiers that name one end user pick it, and the request's new identifiers join it;
-//   - identifiers that name different end users are 400 InvalidData;
-//   - an endUserId the registry never issued is 404 EntityNotFound.
+//   - identifiers that name different end users are 400 InvalidData.
 import { randomUUID } from 'node:crypto';
 import { SandboxApiError } from './error-codes.js';
 
-export const IDENTIFIER_KINDS = ['endUserId', 'emiratesId', 'email', 'mobileNumber'] as const;
+export const IDENTIFIER_KINDS = ['endUserServiceId', 'endUserIdpId', 'endUserEmiratesId'] as const;
 export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
 
-/** A request's identifiers, already normalised by the schema. */
+/** A request's identifiers, as sent. */
 export type EndUserIdentifiers = Partial<Record<IdentifierKind, string>>;
 
 export interface Named {
   readonly kind: IdentifierKind;
   readonly value: string;
-  /** The end user this identifier names today, if any. */
+  /** The end user this identifier names today, if any (an endUserServiceId always names one). */
   readonly endUserId: string | undefined;
 }
 
@@ -26,10 +28,8 @@ export type EndUserVerdict = { readonly existing: string } | { readonly create: 
 /** Which end user a request's identifiers name (pure). */
 export function judgeEndUser(named: readonly Named[]): EndUserVerdict {
   if (named.length === 0) {
-    return { refuse: new SandboxApiError('InvalidData', `give at least one end-user identifier: ${IDENTIFIER_KINDS.join(', ')}`) };
+    return { refuse: new SandboxApiError('InvalidData', `give one of ${IDENTIFIER_KINDS.join(', ')}`) };
   }
-  const unknownId = named.find((n) => n.kind === 'endUserId' && n.endUserId === undefined);
-  if (unknownId !== undefined) return { refuse: new SandboxApiError('EntityNotFound', `end user ${unknownId.value} was not found`) };
   const users = new Set(named.flatMap((n) => (n.endUserId === undefined ? [] : [n.endUserId])));
   if (users.size > 1) {
     const which = named.filter((n) => n.endUserId !== undefined).map((n) => `${n.kind} names end user ${n.endUserId ?? ''}`);
@@ -46,17 +46,25 @@ export class EndUserRegistry {
   resolve(identifiers: EndUserIdentifiers): string {
     const named: Named[] = IDENTIFIER_KINDS.flatMap((kind) => {
       const value = identifiers[kind];
-      return value === undefined ? [] : [{ kind, value, endUserId: this.#byIdentifier.get(key(kind, value)) }];
+      if (value === undefined) return [];
+      const endUserId = kind === 'endUserServiceId' ? canonical(kind, value) : this.#byIdentifier.get(key(kind, value));
+      return [{ kind, value, endUserId }];
     });
     const verdict = judgeEndUser(named);
     if ('refuse' in verdict) throw verdict.refuse;
     const endUserId = 'existing' in verdict ? verdict.existing : randomUUID();
-    this.#byIdentifier.set(key('endUserId', endUserId), endUserId);
     for (const n of named) this.#byIdentifier.set(key(n.kind, n.value), endUserId);
     return endUserId;
   }
 }
 
+/** Identifiers compare as the same person however they are written: a guid in lower case, an Emirates ID without dashes. */
+function canonical(kind: IdentifierKind, value: string): string {
+  if (kind === 'endUserServiceId') return value.toLowerCase();
+  if (kind === 'endUserEmiratesId') return value.replaceAll('-', '');
+  return value;
+}
+
 function key(kind: IdentifierKind, value: string): string {
-  return `${kind}:${value}`;
+  return `${kind}:${canonical(kind, value)}`;
 }

@@ -7,14 +7,17 @@ export { type ApiFailure, classifyApiFailure, type FailureClass, KIND_BY_ERROR_C
 export { createSenderApiClient, type SenderApiClient, type SenderApiClientDeps } from './client.js';
 export { DOCUMENT_ENDPOINTS, type SenderDocuments, senderDocuments } from './documents.js';
 export type {
-  Amount,
+  Decimal,
   DocumentPartInput,
   EndUserInput,
   InvoiceAnswer,
   InvoiceInput,
   LineItemInput,
   ReceiptAnswer,
+  ReceiptContentInput,
+  ReceiptDocumentType,
   ReceiptInput,
+  UtcDateTime,
 } from './documents-wire.js';
 export { type FailureKind, SenderApiConfigError, SenderApiError } from './errors.js';
 export { type CallOptions, LETTER_ENDPOINTS, type ListQuery, type SenderCredentials, SenderSession } from './sender-session.js';

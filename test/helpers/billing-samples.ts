@@ -13,10 +13,15 @@ export function samplePart(kind: keyof typeof SAMPLE_BYTES, fileName: string): R
   return { fileName, base64Data: SAMPLE_BYTES[kind].toString('base64') };
 }
 
+/** An end user's id in the service (the contract's endUserServiceId). */
+export const END_USER_SERVICE_ID = '0b6c2f6e-1c1a-4d8e-9a57-3e2f1d0c4b5a';
+
+/** A receipt as the contract writes it, with only what it requires: a reference, an end user, a line. */
 export function receiptBody(overrides: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   return {
-    email: 'resident@example.ae',
-    lineItems: [{ description: 'Water, November', unitPrice: 10.5, quantity: 2 }],
+    reference: 'R-0004',
+    endUserServiceId: END_USER_SERVICE_ID,
+    lineItems: [{ description: 'Coffee', unitPrice: 10 }],
     ...overrides,
   };
 }

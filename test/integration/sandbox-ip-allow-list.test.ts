@@ -134,7 +134,7 @@ describe('sandbox IP allow-list on every call', () => {
     const answer = await requestFrom('127.0.0.2', `${url}/api/v1/receipts`, {
       method: 'POST',
       headers: { 'x-session': session },
-      body: { email: 'someone@example.com', lineItems: [{ description: 'Water', unitPrice: 10 }] },
+      body: { reference: 'R-1', endUserIdpId: 'idp-subject-1', lineItems: [{ description: 'Water', unitPrice: 10 }] },
     });
     expect(outcome(answer)).toEqual(refused);
   });

@@ -5,7 +5,7 @@ import { Base64Data } from '../../src/sender-api/base64-data.js';
 import { createSenderApiClient } from '../../src/sender-api/client.js';
 import { type SenderDocuments, senderDocuments } from '../../src/sender-api/documents.js';
 import { SenderApiError } from '../../src/sender-api/errors.js';
-import { SAMPLE_BYTES } from '../helpers/billing-samples.js';
+import { END_USER_SERVICE_ID, SAMPLE_BYTES } from '../helpers/billing-samples.js';
 import { ACME, GLOBEX, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,46 +38,87 @@ describe('Sender API client receipts and invoices', () => {
     return { kind: err.kind, statusCode: err.statusCode, errorCode: err.errorCode, endpoint: err.endpoint };
   };
 
-  it('creates a receipt with line items and reads its generated fields', async () => {
-    const receipt = await acme.createReceipt({ email: 'resident@example.ae', lineItems: [{ description: 'Water', unitPrice: '12.50' }] });
-    expect(receipt).toMatchObject({
+  it('creates a contract-shaped receipt and reads every field of its answer', async () => {
+    const receipt = await acme.createReceipt({
+      reference: 'R-0004',
+      endUserServiceId: END_USER_SERVICE_ID,
+      lineItems: [{ description: 'Coffee', quantity: 2, unitPrice: 10, totalAmount: 21, vatPercentage: 5, vatAmount: 1 }],
+      subtotal: 20,
+      vatAmount: 1,
+      totalAmount: 21,
+      paymentMethod: 'credit card',
+      cardLastFourDigits: '4242',
+    });
+    expect(receipt).toEqual({
       id: expect.stringMatching(UUID),
-      endUserId: expect.stringMatching(UUID),
+      endUserId: END_USER_SERVICE_ID,
       senderId: ACME.senderId,
-      createdAtUtc: '2026-11-02T09:00:00.000Z',
+      reference: 'R-0004',
+      transactionDateUtc: null,
+      subtotal: 20,
+      vatAmount: 1,
+      totalAmount: 21,
       currency: 'Aed',
-      totalAmount: 12.5,
+      paymentMethod: 'credit card',
+      cardLastFourDigits: '4242',
+      storeName: null,
+      storeAddress: null,
+      lineItems: [
+        {
+          description: 'Coffee',
+          quantity: 2,
+          unit: null,
+          unitPrice: 10,
+          totalAmount: 21,
+          vatPercentage: 5,
+          vatAmount: 1,
+          category: null,
+          productCode: null,
+        },
+      ],
+      createdAtUtc: '2026-11-02T09:00:00.000Z',
+      sender: { companyNameEn: ACME.companyNameEn },
       documentUrls: [],
     });
   });
 
   it('creates a receipt whose document, sent as bytes, is served back at its URL', async () => {
     const receipt = await acme.createReceipt({
-      mobileNumber: '+971501234567',
-      parts: [{ fileName: 'receipt.png', base64Data: new Base64Data(SAMPLE_BYTES.png) }],
+      reference: 'R-png',
+      endUserIdpId: 'idp-subject-1',
+      parts: [{ fileName: 'receipt.png', mimeType: 'image/png', base64Data: new Base64Data(SAMPLE_BYTES.png) }],
     });
     const [link] = receipt.documentUrls ?? [];
-    expect(link?.mimeType).toBe('image/png');
     const served = await fetch(String(link?.url));
+    expect(served.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await served.arrayBuffer())).toEqual(SAMPLE_BYTES.png);
   });
 
   it('creates an invoice and reads it back by id', async () => {
     const created = await acme.createInvoice({
-      emiratesId: '784-1985-7654321-2',
-      lineItems: [{ description: 'Electricity', unitPrice: 120.4, quantity: 2 }],
-      dueDate: '2026-12-01',
+      endUserEmiratesId: '784-1985-7654321-2',
+      amount: 240.8,
+      dueDateUtc: '2026-12-01T00:00:00Z',
+      payable: true,
+      parts: [{ fileName: 'invoice.pdf', mimeType: 'application/pdf', base64Data: new Base64Data(SAMPLE_BYTES.pdf) }],
     });
     const read = await acme.getInvoice(created.id);
-    expect({ id: read.id, totalAmount: read.totalAmount, dueDate: read.dueDate }).toEqual({
+    expect(read).toEqual({
       id: created.id,
-      totalAmount: 240.8,
-      dueDate: '2026-12-01',
+      endUserIdpId: null,
+      senderId: ACME.senderId,
+      generatedAtUtc: null,
+      sentUtc: '2026-11-02T09:00:00.000Z',
+      amount: 240.8,
+      currency: 'Aed',
+      dueDateUtc: '2026-12-01T00:00:00Z',
+      payable: true,
+      reference: null,
     });
   });
 
   it("fails on another sender's invoice with a permanent EntityNotFound", async () => {
-    const { id } = await acme.createInvoice({ email: 'a@example.ae', lineItems: [{ description: 'Gas', unitPrice: 3 }] });
+    const { id } = await acme.createInvoice({ endUserIdpId: 'idp-subject-1', amount: 3 });
     expect(await failure(globex.getInvoice(id))).toEqual({
       kind: 'permanent',
       statusCode: 404,
@@ -86,8 +127,9 @@ describe('Sender API client receipts and invoices', () => {
     });
   });
 
-  it('fails on a receipt without an end user with a permanent InvalidData', async () => {
-    expect(await failure(acme.createReceipt({ lineItems: [{ description: 'Water', unitPrice: 1 }] }))).toEqual({
+  it('fails on a receipt the API refuses with a permanent InvalidData', async () => {
+    const refused = acme.createReceipt({ reference: 'R-bad', endUserServiceId: 'not-a-guid', lineItems: [{ description: 'Water' }] });
+    expect(await failure(refused)).toEqual({
       kind: 'permanent',
       statusCode: 400,
       errorCode: 'InvalidData',
@@ -96,9 +138,9 @@ describe('Sender API client receipts and invoices', () => {
   });
 
   it('logs in again when the API has forgotten its session', async () => {
-    await acme.createReceipt({ email: 'a@example.ae', lineItems: [{ description: 'Water', unitPrice: 1 }] });
+    await acme.createReceipt({ reference: 'R-a', endUserIdpId: 'idp-a', lineItems: [{ description: 'Water' }] });
     sandbox.store.forgetSessions();
-    const again = await acme.createInvoice({ email: 'a@example.ae', lineItems: [{ description: 'Water', unitPrice: 1 }] });
+    const again = await acme.createInvoice({ endUserIdpId: 'idp-a', amount: 1 });
     expect({ id: again.id, logins: sandbox.store.sessionCounts(ACME.senderId).logins }).toEqual({
       id: expect.stringMatching(UUID),
       logins: 2,
