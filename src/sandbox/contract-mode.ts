@@ -1,6 +1,8 @@
 // The sandbox's contract modes (SANDBOX_CONTRACT_MODE): where the Sender API contract leaves a
-// choice open, how the sandbox answers. Each mode stays within the contract; the gateway must
-// work against all of them (docs/sender-api-client.md).
+// choice open, how the sandbox answers; the gateway must work against all of them
+// (docs/sender-api-client.md). ours and strict stay within the contract; the foreign modes go
+// beyond it on purpose where real APIs do (bare 401s, zoneless datetimes, short sessions; the
+// list and the reasons are in docs/sandbox-api.md).
 //
 //   ours          our documented choices: zoned datetimes, full sessions, the error envelope on
 //                 every 401, letters in detail, a listing of letters

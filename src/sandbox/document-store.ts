@@ -1,4 +1,4 @@
-// The documents of receipts and invoices, served at /sandbox/documents/{token} while their URL
+// The documents of receipts, served at /sandbox/documents/{token} while their URL
 // lives. Each answer that shows a document issues a new URL (an unguessable token) valid for
 // DOCUMENT_URL_TTL_MS on the injected clock; after that the URL is 404 EntityNotFound.
 import { randomUUID } from 'node:crypto';

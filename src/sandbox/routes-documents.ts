@@ -1,4 +1,4 @@
-// GET /sandbox/documents/{token}: a receipt's or an invoice's document while its URL lives (no
+// GET /sandbox/documents/{token}: a receipt's document while its URL lives (no
 // session: the unguessable token is the permission, as with a pre-signed URL). Served with the
 // type its bytes are; an unknown or expired token is 404 EntityNotFound.
 import type { FastifyPluginAsync } from 'fastify';
