@@ -45,6 +45,12 @@ export interface RawStore {
    * after the put.
    */
   putMarker(kind: MarkerKind, id: string, body: string, mode: 'replace' | 'once'): Promise<'written' | 'exists'>;
+  /**
+   * Whether 'once' is the store's own exclusive create (a directory; a bucket whose server honours
+   * If-None-Match: *), or only a read before and after the put, which two writers racing can both
+   * pass (docs/design.md §21). Rejects when the store did not answer the question.
+   */
+  exclusiveCreate(): Promise<boolean>;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
   getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
   /** Deletes a marker; deleting what is not there is fine. */
