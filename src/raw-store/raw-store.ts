@@ -21,6 +21,15 @@ export function isMarkerId(id: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(id);
 }
 
+/**
+ * What a store without its own exclusive create means for `letter/` (docs/design.md §21): said at
+ * every start and by doctor, since the gateway still runs on such a store.
+ */
+export const WRITE_ONCE_UNPROTECTED =
+  'the store ignores conditional puts (If-None-Match: *): letter/ is written once only as far as one Redis primary ' +
+  "orders the intake's letter id; two primaries at once (a failover's split brain) could make two letters. " +
+  'Use a store that honours If-None-Match: *, or a directory (docs/design.md §21)';
+
 export interface RawStore {
   /** Where the blobs live, without credentials (logs, readiness). */
   readonly location: string;

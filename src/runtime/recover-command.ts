@@ -18,7 +18,7 @@ const COMMAND_TIMEOUT_MS = 10_000;
 
 export async function recoverCommand(): Promise<number> {
   const ctx = roleContext(process.env, 'letter-intake');
-  const rawStore = await openCheckedRawStore(ctx.config);
+  const rawStore = await openCheckedRawStore(ctx.config, ctx.logger);
   const redis = await connectForCommand(commandRedisTopology(ctx.config), COMMAND_TIMEOUT_MS).catch((err: unknown) => {
     rawStore.close();
     throw err;
