@@ -166,6 +166,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         return outcome === 'submitted' || outcome === 'rejected';
       },
     },
+    alert: (code) => ctx.observer.operatorAlert(code),
   });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {

@@ -3,12 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, type Logger } from '../../src/log.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { checkRawStoreAtStart, openRawStore } from '../../src/raw-store/open-store.js';
+import { capturedLogs } from '../helpers/captured-logs.js';
 import { type FlakyProxy, startFlakyProxy } from '../helpers/flaky-proxy.js';
 import { randomS3Url, type S3Server, startS3Server } from '../helpers/s3-server.js';
 
@@ -23,22 +22,11 @@ afterAll(async () => {
   await s3.stop();
 });
 
-function capturedLogger(): { readonly logger: Logger; readonly logs: Record<string, unknown>[] } {
-  const logs: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logs.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'info', destination }), logs };
-}
-
 describe('a store without conditional puts at start', () => {
   it('starts, and warns that letter/ is written once only as far as one Redis primary orders it', async () => {
     const location = parseRawStoreUrl(randomS3Url());
     const store = openRawStore({ location, timeoutMs: 5000, s3PathStyle: true, s3Client: s3.client });
-    const { logger, logs } = capturedLogger();
+    const { logger, logs } = capturedLogs();
     try {
       expect(await store.exclusiveCreate()).toBe(false); // s3rver ignores If-None-Match: *
       await checkRawStoreAtStart(store, location, logger);
@@ -55,7 +43,7 @@ describe('a store without conditional puts at start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
     const location = parseRawStoreUrl(pathToFileURL(dir).href);
     const store = openRawStore({ location, timeoutMs: 5000, s3PathStyle: false });
-    const { logger, logs } = capturedLogger();
+    const { logger, logs } = capturedLogs();
     try {
       expect(await store.exclusiveCreate()).toBe(true);
       await checkRawStoreAtStart(store, location, logger);
