@@ -36,7 +36,7 @@ export interface RecoverDeps {
   readonly observer?: Pick<IntakeObserver, 'operatorAlert'> | undefined;
 }
 
-export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'unreadable' | 'error', number>;
+export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'expired' | 'unreadable' | 'error', number>;
 
 export interface RecoverReport {
   readonly counts: RecoverCounts;
@@ -52,6 +52,7 @@ export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> 
     queue: 0,
     'fail-missing': 0,
     raced: 0,
+    expired: 0,
     unreadable: 0,
     error: 0,
   };
@@ -74,13 +75,20 @@ export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> 
 export async function recoverIntake(deps: RecoverDeps, intakeId: string): Promise<keyof RecoverCounts> {
   if ((await deps.store.get(intakeId)) !== undefined) return 'keep';
   const accepted = await deps.markers.accepted(intakeId);
-  const intake = accepted === undefined ? undefined : intakeOfMarker(accepted);
-  if (accepted === undefined || intake === undefined) {
-    deps.logger.error({ event: 'recover.unreadable_marker', intakeId }, 'the accepted marker is gone or cannot be read');
+  // Listed, then gone: retention deleted the markers of an intake that ended (accepted/ goes first).
+  if (accepted === undefined) return 'expired';
+  const intake = intakeOfMarker(accepted);
+  if (intake === undefined) {
+    deps.logger.error({ event: 'recover.unreadable_marker', intakeId }, 'the accepted marker cannot be read as an intake');
     return 'unreadable';
   }
   const [ended, letter] = await Promise.all([deps.markers.ended(intakeId), deps.markers.letter(intakeId)]);
   const blobPresent = ended === undefined ? await hasBlob(deps.rawStore, accepted.blobKey) : true;
+  // Retention deletes accepted/ before letter/ and ended/ (sweep.ts): an absence read after
+  // accepted/ was is trusted only while accepted/ is still there. Gone now, the intake had ended
+  // and its markers expired under these reads; taking it for one that never ended would fail it
+  // RawMessageMissing for nothing, or queue it again and make a second letter.
+  if ((await deps.markers.accepted(intakeId)) === undefined) return 'expired';
   const action = decideRecovery({ recordPresent: false, ended, letter, blobPresent });
   if (action.kind === 'keep') return 'keep';
 

@@ -98,6 +98,8 @@ export async function deleteExpiredMarkers(deps: MarkerRetentionDeps): Promise<n
     let gone = false;
     await alone(`ended/${marker.id}`, deps.failed, async () => {
       if (!(await deps.mayExpire(marker.id))) return;
+      // accepted/ first, and the others only once it is gone: recover trusts the absence of
+      // letter/ or ended/ only while accepted/ is still there (intake/recover.ts).
       await deps.store.deleteMarker('accepted', marker.id);
       await deps.store.deleteMarker('letter', marker.id);
       await deps.store.deleteMarker('ended', marker.id); // last: while it is there, recover restores the intake ended

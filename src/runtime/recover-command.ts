@@ -56,7 +56,7 @@ export async function recoverCommand(): Promise<number> {
     for (const id of report.missing) process.stdout.write(`intake ${id}: its raw message is missing; recorded failed RawMessageMissing\n`);
     process.stdout.write(
       `${c.keep} in Redis already, ${c.queue} queued, ${c['restore-ended']} ended restored, ${c['restore-failed']} failed restored, ` +
-        `${c['fail-missing']} missing their message, ${c.raced} taken by another, ${c.unreadable} unreadable, ` +
+        `${c['fail-missing']} missing their message, ${c.raced} taken by another, ${c.expired} expired meanwhile, ${c.unreadable} unreadable, ` +
         `${c.error} failed (logged as recover.intake_failed; run it again)\n`,
     );
     if (c['restore-ended'] > 0 && notices === undefined) {
