@@ -27,7 +27,8 @@ export function isMarkerId(id: string): boolean {
  */
 export const WRITE_ONCE_UNPROTECTED =
   'the store ignores conditional puts (If-None-Match: *): letter/ is written once only as far as one Redis primary ' +
-  "orders the intake's letter id; two primaries at once (a failover's split brain) could make two letters. " +
+  "orders the intake's letter id; two Redis histories at once (a failover's split brain, or Redis lost while a run " +
+  'records its letter) could make two letters. ' +
   'Use a store that honours If-None-Match: *, or a directory (docs/design.md §21)';
 
 export interface RawStore {
