@@ -55,7 +55,15 @@ export interface ReconcilerDeps {
   readonly markers?: (Pick<IntakeMarkers, 'putEnded'> & Partial<Pick<IntakeMarkers, 'accepted'>>) | undefined;
   /** Failed intakes whose `ended/` could not be written, kept across sweeps: each sweep tries them again. */
   readonly unmarked?: Set<string> | undefined;
+  /**
+   * `received` intakes with no job found without `accepted/` (answered 451), kept across sweeps so
+   * the raw store is read once for each: a marker never appears for one that stays `received`.
+   */
+  readonly notAccepted?: Set<string> | undefined;
 }
+
+/** Ids remembered in `notAccepted`; past this many it starts afresh (one more read each, never a leak). */
+const MAX_NOT_ACCEPTED = 10_000;
 
 /** One sweep; resolves with the ids it failed. */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<string[]> {
@@ -107,9 +115,15 @@ async function sweptAlone(deps: ReconcilerDeps, intakeId: string, sweep: () => P
 
 /** A `received` intake whose job is gone and whose `accepted/` exists: queued, as the listener would have. */
 async function queueIfAnswered(deps: ReconcilerDeps, intakeId: string): Promise<boolean> {
-  const { markers } = deps;
-  if (markers?.accepted === undefined || (await deps.queue.getJobState(intakeId)) !== 'unknown') return false;
-  if ((await markers.accepted(intakeId)) === undefined) return false; // answered 451: the MTA's retry queues it
+  const { markers, notAccepted } = deps;
+  if (markers?.accepted === undefined || notAccepted?.has(intakeId) === true) return false;
+  if ((await deps.queue.getJobState(intakeId)) !== 'unknown') return false;
+  if ((await markers.accepted(intakeId)) === undefined) {
+    // Answered 451: the MTA's retry queues it (the listener adds the job before it writes accepted/).
+    if (notAccepted !== undefined && notAccepted.size >= MAX_NOT_ACCEPTED) notAccepted.clear();
+    notAccepted?.add(intakeId);
+    return false;
+  }
   const record = await deps.store.get(intakeId);
   if (record?.state !== 'received') return false;
   await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);

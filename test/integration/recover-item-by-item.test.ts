@@ -139,22 +139,36 @@ describe.each(file)('the sweep and received intakes with no job ($name store)', 
       await store.create(one, { headers: '', body: { blobKey: '00000000-0000-4000-8000-000000000000.eml' } }, now - 60_000);
     }
     await markers.putAccepted(acceptedMarker(answered250, '00000000-0000-4000-8000-000000000000.eml', '', now - 60_000));
-
-    await reconcileOnce({
-      store,
-      queue,
-      clock: () => now,
-      logger: deps.logger,
-      observer: silentObserver,
-      notices: { onOutcome: async () => {} },
-      ageMs: 10_000,
-      attempts: 3,
-      markers,
-    });
+    const reads: string[] = [];
+    const counted = {
+      putEnded: (marker: Parameters<IntakeMarkers['putEnded']>[0]) => markers.putEnded(marker),
+      accepted: (id: string) => {
+        reads.push(id);
+        return markers.accepted(id);
+      },
+    };
+    const notAccepted = new Set<string>();
+    const sweep = () =>
+      reconcileOnce({
+        store,
+        queue,
+        clock: () => now,
+        logger: deps.logger,
+        observer: silentObserver,
+        notices: { onOutcome: async () => {} },
+        ageMs: 10_000,
+        attempts: 3,
+        markers: counted,
+        notAccepted,
+      });
+    await sweep();
     expect((await store.get(answered250.intakeId))?.state).toBe('queued');
     expect(await queue.getJobState(answered250.intakeId)).toBe('waiting');
     expect((await store.get(answered451.intakeId))?.state).toBe('received');
     expect(await queue.getJobState(answered451.intakeId)).toBe('unknown');
+    expect(reads.sort()).toEqual([answered250.intakeId, answered451.intakeId]);
+    await sweep(); // the raw store is not asked again about the one answered 451
+    expect(reads).toHaveLength(2);
     await queue.close();
   });
 });
