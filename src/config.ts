@@ -205,7 +205,7 @@ const schema = z.object({
   /** STARTTLS key and certificate; both or neither. Without them STARTTLS is not offered. */
   TLS_KEY_FILE: optionalText,
   TLS_CERT_FILE: optionalText,
-  /** Days raw mail is kept after its intake ended (at most RECORD_RETENTION_DAYS). */
+  /** Days raw mail is kept after its intake ended (shorter than RECORD_RETENTION_DAYS, by more than RAW_STORE_SWEEP_INTERVAL_MS). */
   RAW_RETENTION_DAYS: days(7),
   /** Port of the sandbox Sender API. */
   SANDBOX_HOST: z.string().default('127.0.0.1'),
@@ -521,15 +521,19 @@ function sessionDeadlineProblemOf(e: Parsed): string | undefined {
   return undefined;
 }
 
-/** A record must outlive its notice, and raw mail must not outlive its record (the orphan sweep deletes such blobs). */
+/** A record must outlive its notice, and raw mail must be gone before its record. */
 function retentionProblemOf(e: Parsed): string | undefined {
   const minimumMs = minimumRecordRetentionMs({ attempts: e.NOTICE_ATTEMPTS, timeoutMs: e.NOTICE_TIMEOUT_MS });
   if (e.RECORD_RETENTION_DAYS * DAY_MS < minimumMs) {
     const days = Math.ceil((minimumMs / DAY_MS) * 100) / 100;
     return `RECORD_RETENTION_DAYS: must be at least ${days} so that a record outlives its notice (NOTICE_ATTEMPTS, NOTICE_TIMEOUT_MS and the abandoned-notice sweep's hour)`;
   }
-  if (e.RAW_RETENTION_DAYS > e.RECORD_RETENTION_DAYS) {
-    return `RAW_RETENTION_DAYS: must not be longer than RECORD_RETENTION_DAYS (${e.RECORD_RETENTION_DAYS}): raw mail without its record is deleted as an orphan`;
+  // A blob goes at the first housekeeping round after its retention; the record expires at its
+  // own. A blob that outlives its record is unreferenced while accepted/ still names it: it would
+  // be recovered as an intake Redis lost (an alert, and the ended record back), or queued again
+  // while retention deletes its markers.
+  if (e.RAW_RETENTION_DAYS * DAY_MS + e.RAW_STORE_SWEEP_INTERVAL_MS >= e.RECORD_RETENTION_DAYS * DAY_MS) {
+    return `RAW_RETENTION_DAYS: must be shorter than RECORD_RETENTION_DAYS (${e.RECORD_RETENTION_DAYS}) by more than RAW_STORE_SWEEP_INTERVAL_MS (${e.RAW_STORE_SWEEP_INTERVAL_MS} ms): raw mail must be gone before its record, or the housekeeping takes it for an intake Redis lost`;
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 // The raw store: where accepted messages are kept until RAW_RETENTION_DAYS after their intake ended
 // (RAW_STORE_URL: a directory or an S3 bucket; intakes from before it kept theirs in Redis).
 import { randomBytes } from 'node:crypto';
-import type { RawStore } from '../raw-store/raw-store.js';
+import { type RawStore, WRITE_ONCE_UNPROTECTED } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import { type CheckResult, fail, ok } from './result.js';
 
@@ -23,6 +23,8 @@ export interface MarkerRoundTrip {
   readonly first: 'written' | 'exists';
   readonly second: 'written' | 'exists';
   readonly read: string | undefined;
+  /** Whether write-once is the store's own exclusive create (false: a read before and after the put). */
+  readonly exclusive: boolean;
 }
 
 /** The configured raw store: a probe blob written, committed, read back and deleted. */
@@ -45,7 +47,7 @@ export function rawStoreProbe(store: RawStore): RawStoreProbe {
       try {
         const first = await store.putMarker('letter', id, probe, 'once');
         const second = await store.putMarker('letter', id, `${probe} again`, 'once');
-        return { first, second, read: await store.getMarker('letter', id) };
+        return { first, second, read: await store.getMarker('letter', id), exclusive: await store.exclusiveCreate() };
       } finally {
         await store.deleteMarker('letter', id);
       }
@@ -91,7 +93,9 @@ async function checkMarkers(probe: RawStoreProbe, roundTrip: NonNullable<RawStor
   const name = 'markers read after write, written once';
   try {
     const result = await roundTrip(text);
-    if (result.first === 'written' && result.second === 'exists' && result.read === text) return ok(AREA, name, probe.location);
+    const held = result.first === 'written' && result.second === 'exists' && result.read === text;
+    if (held && result.exclusive) return ok(AREA, name, probe.location);
+    if (held) return fail(AREA, name, `${probe.location}: ${WRITE_ONCE_UNPROTECTED}`);
     const what = result.read !== text ? 'a marker just written did not read back' : 'a second write-once marker was not refused';
     return fail(AREA, name, `${probe.location}: ${what}; letter-intake recover cannot rely on it after a Redis loss (docs/design.md §21)`);
   } catch (err) {

@@ -2,11 +2,15 @@
 // that may have been answered 250 (docs/design.md §21). Discovery lists `accepted/`; everything
 // else is read by its key. Each intake goes through the listener's own create script, so a
 // listener's re-delivery or a second `recover` running at the same time finds the record and
-// leaves it be: idempotent, and safe while listeners and workers run.
+// leaves it be: idempotent, and safe while listeners and workers run. Each intake is recovered
+// alone: one that fails (a marker a newer version wrote, a Redis error on its job) is counted,
+// logged with its id, alerted once (`RecoverFailed`), and the run goes on; an intake it left
+// `received` with no job is queued by the worker's sweep (reconciler.ts), or by the next run.
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log.js';
 import { ABSENT, type NoticeLedger } from '../notices/ledger.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
+import { ItemFailures } from '../raw-store/item-failures.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import { type AcceptedMarker, type EndedMarker, type IntakeMarkers, intakeOfMarker } from './markers.js';
 import type { IntakeObserver } from './observer.js';
@@ -32,7 +36,7 @@ export interface RecoverDeps {
   readonly observer?: Pick<IntakeObserver, 'operatorAlert'> | undefined;
 }
 
-export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'unreadable', number>;
+export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'expired' | 'unreadable' | 'error', number>;
 
 export interface RecoverReport {
   readonly counts: RecoverCounts;
@@ -41,12 +45,28 @@ export interface RecoverReport {
 }
 
 export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> {
-  const counts: RecoverCounts = { keep: 0, 'restore-ended': 0, 'restore-failed': 0, queue: 0, 'fail-missing': 0, raced: 0, unreadable: 0 };
+  const counts: RecoverCounts = {
+    keep: 0,
+    'restore-ended': 0,
+    'restore-failed': 0,
+    queue: 0,
+    'fail-missing': 0,
+    raced: 0,
+    expired: 0,
+    unreadable: 0,
+    error: 0,
+  };
   const missing: string[] = [];
+  const failures = new ItemFailures(deps.logger, 'recover.intake_failed', 'RecoverFailed', (code) => deps.observer?.operatorAlert(code));
   for await (const { id } of deps.rawStore.listMarkers('accepted')) {
-    const done = await recoverIntake(deps, id);
-    counts[done] += 1;
-    if (done === 'fail-missing') missing.push(id);
+    try {
+      const done = await recoverIntake(deps, id);
+      counts[done] += 1;
+      if (done === 'fail-missing') missing.push(id);
+    } catch (err) {
+      counts.error += 1;
+      failures.record(id, err, { intakeId: id });
+    }
   }
   return { counts, missing };
 }
@@ -55,13 +75,20 @@ export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> 
 export async function recoverIntake(deps: RecoverDeps, intakeId: string): Promise<keyof RecoverCounts> {
   if ((await deps.store.get(intakeId)) !== undefined) return 'keep';
   const accepted = await deps.markers.accepted(intakeId);
-  const intake = accepted === undefined ? undefined : intakeOfMarker(accepted);
-  if (accepted === undefined || intake === undefined) {
-    deps.logger.error({ event: 'recover.unreadable_marker', intakeId }, 'the accepted marker is gone or cannot be read');
+  // Listed, then gone: retention deleted the markers of an intake that ended (accepted/ goes first).
+  if (accepted === undefined) return 'expired';
+  const intake = intakeOfMarker(accepted);
+  if (intake === undefined) {
+    deps.logger.error({ event: 'recover.unreadable_marker', intakeId }, 'the accepted marker cannot be read as an intake');
     return 'unreadable';
   }
   const [ended, letter] = await Promise.all([deps.markers.ended(intakeId), deps.markers.letter(intakeId)]);
   const blobPresent = ended === undefined ? await hasBlob(deps.rawStore, accepted.blobKey) : true;
+  // Retention deletes accepted/ before letter/ and ended/ (sweep.ts): an absence read after
+  // accepted/ was is trusted only while accepted/ is still there. Gone now, the intake had ended
+  // and its markers expired under these reads; taking it for one that never ended would fail it
+  // RawMessageMissing for nothing, or queue it again and make a second letter.
+  if ((await deps.markers.accepted(intakeId)) === undefined) return 'expired';
   const action = decideRecovery({ recordPresent: false, ended, letter, blobPresent });
   if (action.kind === 'keep') return 'keep';
 

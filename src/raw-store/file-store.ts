@@ -105,6 +105,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
         if (info !== undefined) yield { id: entry.name, modifiedAt: info.mtimeMs } satisfies StoredMarker;
       }
     },
+    exclusiveCreate: () => Promise.resolve(true), // a hard link fails when the name exists
     async check() {
       await bounded(probe(incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
     },

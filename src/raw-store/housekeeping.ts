@@ -1,9 +1,12 @@
 // Runs the orphan sweep and retention deletes every interval, one round at a time, until
 // stopped. A failed round is logged and tried again next interval (the store or Redis may be
-// away for a while; nothing is lost by waiting).
+// away for a while; nothing is lost by waiting). Within a round each blob and each intake's
+// markers are handled alone: one that fails is logged with its key, alerted once
+// (`HousekeepingItemFailed`), and the round goes on.
 
 import type { Logger } from '../log.js';
 import type { BlobIndex } from './blob-index.js';
+import { ItemFailures } from './item-failures.js';
 import type { RawStore } from './raw-store.js';
 import { deleteExpiredBlobs, deleteExpiredMarkers, type MarkerRetentionDeps, type OrphanSweepDeps, sweepOrphans } from './sweep.js';
 
@@ -18,11 +21,20 @@ export interface HousekeepingDeps {
   readonly accepted?: OrphanSweepDeps['accepted'];
   /** Marker retention (RECORD_RETENTION_DAYS) and which ends let markers go; absent: markers are kept. */
   readonly markers?: Pick<MarkerRetentionDeps, 'retentionMs' | 'mayExpire'> | undefined;
+  /** Raises an operator alert (once per failed item's key). */
+  readonly alert?: ((code: string) => void) | undefined;
+}
+
+export interface HousekeepingRound {
+  readonly orphans: number;
+  readonly expired: number;
+  /** Items this round could not handle (logged, left for the next round). */
+  readonly errors: number;
 }
 
 export interface Housekeeping {
   /** One round now (tests, and the first round at start). */
-  runOnce(): Promise<{ orphans: number; expired: number }>;
+  runOnce(): Promise<HousekeepingRound>;
   /** Stops the timer and waits for a round in progress. */
   stop(): Promise<void>;
 }
@@ -31,8 +43,11 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
   const { store, index, clock, logger } = deps;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
-  const round = async (): Promise<{ orphans: number; expired: number }> => {
-    const expired = await deleteExpiredBlobs({ store, due: index.due, forget: index.forget, clock });
+  const failures = new ItemFailures(logger, 'raw_store.housekeeping_item_failed', 'HousekeepingItemFailed', deps.alert);
+  const failed = (key: string, err: unknown): void => failures.record(key, err, { store: store.location });
+  const round = async (): Promise<HousekeepingRound> => {
+    const before = failures.count;
+    const expired = await deleteExpiredBlobs({ store, due: index.due, forget: index.forget, clock, failed });
     const swept = await sweepOrphans({
       store,
       referenced: index.referenced,
@@ -40,17 +55,19 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
       clock,
       orphanAfterMs: deps.orphanAfterMs,
       accepted: deps.accepted,
+      failed,
     });
-    const markers = deps.markers === undefined ? 0 : await deleteExpiredMarkers({ store, clock, ...deps.markers });
-    if (expired > 0 || swept.deleted > 0 || markers > 0) {
+    const markers = deps.markers === undefined ? 0 : await deleteExpiredMarkers({ store, clock, ...deps.markers, failed });
+    const errors = failures.count - before;
+    if (expired > 0 || swept.deleted > 0 || markers > 0 || errors > 0) {
       logger.info(
-        { event: 'raw_store.housekeeping', expired, orphans: swept.deleted, markers, store: store.location },
+        { event: 'raw_store.housekeeping', expired, orphans: swept.deleted, markers, errors, store: store.location },
         'raw store housekeeping',
       );
     }
-    return { orphans: swept.deleted, expired };
+    return { orphans: swept.deleted, expired, errors };
   };
-  const runOnce = (): Promise<{ orphans: number; expired: number }> => {
+  const runOnce = (): Promise<HousekeepingRound> => {
     const next = running.then(round);
     running = next.catch(() => undefined);
     return next;

@@ -2,9 +2,10 @@
 
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { StartupError } from '../errors.js';
+import type { Logger } from '../log.js';
 import { fileRawStore } from './file-store.js';
 import { describeLocation, type RawStoreLocation } from './location.js';
-import type { RawStore } from './raw-store.js';
+import { type RawStore, WRITE_ONCE_UNPROTECTED } from './raw-store.js';
 import { s3RawStore } from './s3-store.js';
 
 export interface RawStoreSettings {
@@ -27,21 +28,41 @@ export function openRawStore(settings: RawStoreSettings): RawStore {
   });
 }
 
-/** Start-up: the store must be reachable and writable, or the role does not start. */
-export async function checkRawStoreAtStart(store: RawStore, location: RawStoreLocation): Promise<void> {
+/**
+ * Start-up: the store must be reachable and writable, or the role does not start. A store whose
+ * write-once is not its own (no conditional puts) still starts, with a warning every time.
+ */
+export async function checkRawStoreAtStart(store: RawStore, location: RawStoreLocation, logger?: Logger): Promise<void> {
   try {
     await store.check();
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     throw new StartupError(`the raw store ${describeLocation(location)} is not usable (RAW_STORE_URL): ${detail}`, { cause: err });
   }
+  if (logger === undefined) return;
+  const exclusive = await store.exclusiveCreate().catch((err: unknown) => {
+    logger.warn(
+      { event: 'raw_store.write_once_unknown', err, store: store.location },
+      'could not tell whether the raw store has conditional puts; asked again at the first letter',
+    );
+    return true;
+  });
+  if (!exclusive)
+    logger.warn(
+      { event: 'raw_store.write_once_unprotected', store: store.location },
+      `raw store ${store.location}: ${WRITE_ONCE_UNPROTECTED}`,
+    );
 }
 
 /** The configured store, checked: what a role that accepts or processes mail starts with. */
-export async function openCheckedRawStore(config: {
-  readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
-  readonly enqueueTimeoutMs: number;
-}): Promise<RawStore> {
+export async function openCheckedRawStore(
+  config: {
+    readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
+    readonly enqueueTimeoutMs: number;
+  },
+  /** Where a role's start warns about a store without conditional puts. */
+  logger?: Logger,
+): Promise<RawStore> {
   // One bound for every store operation: the listener's whole store-and-queue step has this bound too.
   const store = openRawStore({
     location: config.rawStore.location,
@@ -49,7 +70,7 @@ export async function openCheckedRawStore(config: {
     s3PathStyle: config.rawStore.s3PathStyle,
   });
   try {
-    await checkRawStoreAtStart(store, config.rawStore.location);
+    await checkRawStoreAtStart(store, config.rawStore.location, logger);
   } catch (err) {
     store.close();
     throw err;

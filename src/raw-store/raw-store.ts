@@ -21,6 +21,16 @@ export function isMarkerId(id: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(id);
 }
 
+/**
+ * What a store without its own exclusive create means for `letter/` (docs/design.md §21): said at
+ * every start and by doctor, since the gateway still runs on such a store.
+ */
+export const WRITE_ONCE_UNPROTECTED =
+  'the store ignores conditional puts (If-None-Match: *): letter/ is written once only as far as one Redis primary ' +
+  "orders the intake's letter id; two Redis histories at once (a failover's split brain, or Redis lost while a run " +
+  'records its letter) could make two letters. ' +
+  'Use a store that honours If-None-Match: *, or a directory (docs/design.md §21)';
+
 export interface RawStore {
   /** Where the blobs live, without credentials (logs, readiness). */
   readonly location: string;
@@ -45,6 +55,12 @@ export interface RawStore {
    * after the put.
    */
   putMarker(kind: MarkerKind, id: string, body: string, mode: 'replace' | 'once'): Promise<'written' | 'exists'>;
+  /**
+   * Whether 'once' is the store's own exclusive create (a directory; a bucket whose server honours
+   * If-None-Match: *), or only a read before and after the put, which two writers racing can both
+   * pass (docs/design.md §21). Rejects when the store did not answer the question.
+   */
+  exclusiveCreate(): Promise<boolean>;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
   getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
   /** Deletes a marker; deleting what is not there is fine. */

@@ -64,13 +64,24 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
       throw err;
     }
   };
-  /** Whether the server refuses a second If-None-Match: * put of one key (some S3-compatible stores ignore the header). */
+  /**
+   * Whether the server refuses a second If-None-Match: * put of one key (some S3-compatible stores
+   * ignore the header). Asked once per process; a probe that fails without an answer (a time-out,
+   * a 5xx) is not one, and the next write-once put asks again.
+   */
   let conditional: Promise<boolean> | undefined;
+  const conditionalPuts = (): Promise<boolean> => {
+    conditional ??= honoursIfNoneMatch().catch((err: unknown) => {
+      conditional = undefined;
+      throw err;
+    });
+    return conditional;
+  };
   const honoursIfNoneMatch = async (): Promise<boolean> => {
     const key = `${prefix}.probe-${randomUUID()}`;
     try {
       await putObject(key, 'probe\n');
-      return !(await putObject(key, 'probe again\n', true).catch(() => true));
+      return !(await putObject(key, 'probe again\n', true).catch(refusedHeader));
     } finally {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
     }
@@ -130,8 +141,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
           await putObject(key, body);
           return 'written';
         }
-        conditional ??= honoursIfNoneMatch();
-        if (await conditional) return (await putObject(key, body, true)) ? 'written' : 'exists';
+        if (await conditionalPuts()) return (await putObject(key, body, true)) ? 'written' : 'exists';
         // No conditional put: a read before and after. Two writers racing can both see their own
         // bytes; the intake side makes the owner of an intake the only writer of its letter marker.
         if ((await getFullKey(key)) !== undefined) return 'exists';
@@ -165,6 +175,9 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
     },
+    async exclusiveCreate() {
+      return bounded(conditionalPuts(), timeoutMs, 'probe conditional puts');
+    },
     async check() {
       // A probe object written, read back and deleted: the bucket exists and this identity may
       // write, read and delete in it (what the listener, the worker and retention do).
@@ -183,6 +196,16 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
       client.destroy();
     },
   };
+}
+
+/**
+ * A conditional put the server turned down as such (501 Not Implemented, 400 for an unknown
+ * header) is an answer: the store has no conditional puts (the put wrote nothing). Anything else
+ * (a time-out, a 5xx) says nothing about the header: thrown, so the question is asked again.
+ */
+function refusedHeader(err: unknown): boolean {
+  if (err instanceof Error && (err.name === 'NotImplemented' || statusOf(err) === 501 || statusOf(err) === 400)) return true;
+  throw err;
 }
 
 function statusOf(err: Error): number | undefined {

@@ -5,7 +5,9 @@
 //   marker names is never an orphan (Redis lost its record: it is recovered instead);
 // - retention: blobs of ended intakes whose retention is over (Redis says which are due), and
 //   the markers of intakes that ended with a letter or a rejection, `ended/` last.
-// Both only delete, and deleting twice is harmless, so several workers may sweep at once.
+// Both only delete, and deleting twice is harmless, so several workers may sweep at once. Each
+// blob and each intake's markers are handled alone: one that fails is handed to `failed` (keyed
+// by blob key, or `<kind>/<id>` for a marker) and left for the next round, and the others go on.
 import type { RawStore } from './raw-store.js';
 
 export interface OrphanSweepDeps {
@@ -19,6 +21,22 @@ export interface OrphanSweepDeps {
   readonly orphanAfterMs: number;
   /** Asked for each unreferenced blob before it is deleted: true keeps it (it may have been answered 250). */
   readonly accepted?: ((key: string) => Promise<boolean>) | undefined;
+  /** Told of a blob that could not be judged or deleted; it is kept until the next round. */
+  readonly failed?: ItemFailed | undefined;
+}
+
+/** Told of one item a round could not handle: the round goes on without it. */
+export type ItemFailed = (key: string, err: unknown) => void;
+
+/** Runs one item's work; a failure goes to `failed` (or nowhere) and resolves false. */
+async function alone(key: string, failed: ItemFailed | undefined, work: () => Promise<void>): Promise<boolean> {
+  try {
+    await work();
+    return true;
+  } catch (err) {
+    failed?.(key, err);
+    return false;
+  }
 }
 
 export interface SweepResult {
@@ -36,10 +54,13 @@ export async function sweepOrphans(deps: OrphanSweepDeps): Promise<SweepResult> 
     const live = await deps.referenced(batch);
     const orphans: string[] = [];
     for (const key of batch) {
-      if (live.has(key) || (await deps.accepted?.(key)) === true) continue;
-      orphans.push(key);
+      if (live.has(key)) continue;
+      await alone(key, deps.failed, async () => {
+        if ((await deps.accepted?.(key)) === true) return;
+        await deps.store.delete(key);
+        orphans.push(key);
+      });
     }
-    for (const key of orphans) await deps.store.delete(key);
     if (orphans.length > 0) await deps.forget(orphans);
     deleted += orphans.length;
     kept += batch.length - orphans.length;
@@ -47,8 +68,7 @@ export async function sweepOrphans(deps: OrphanSweepDeps): Promise<SweepResult> 
   };
   for await (const blob of deps.store.listOlderThan(deps.clock() - deps.orphanAfterMs)) {
     if (blob.incomplete) {
-      await deps.store.delete(blob.key);
-      deleted += 1;
+      if (await alone(blob.key, deps.failed, () => deps.store.delete(blob.key))) deleted += 1;
       continue;
     }
     batch.push(blob.key);
@@ -65,6 +85,8 @@ export interface MarkerRetentionDeps {
   readonly retentionMs: number;
   /** Whether the intake's end lets its markers go (a failed intake's stay: it waits for a replay). */
   readonly mayExpire: (intakeId: string) => Promise<boolean>;
+  /** Told of an intake whose markers could not be judged or deleted (key `ended/<id>`): kept until the next round. */
+  readonly failed?: ItemFailed | undefined;
 }
 
 /** Deletes the markers of intakes that ended before the retention period; returns how many intakes. */
@@ -72,11 +94,18 @@ export async function deleteExpiredMarkers(deps: MarkerRetentionDeps): Promise<n
   const before = deps.clock() - deps.retentionMs;
   let deleted = 0;
   for await (const marker of deps.store.listMarkers('ended')) {
-    if (marker.modifiedAt >= before || !(await deps.mayExpire(marker.id))) continue;
-    await deps.store.deleteMarker('accepted', marker.id);
-    await deps.store.deleteMarker('letter', marker.id);
-    await deps.store.deleteMarker('ended', marker.id); // last: while it is there, recover restores the intake ended
-    deleted += 1;
+    if (marker.modifiedAt >= before) continue;
+    let gone = false;
+    await alone(`ended/${marker.id}`, deps.failed, async () => {
+      if (!(await deps.mayExpire(marker.id))) return;
+      // accepted/ first, and the others only once it is gone: recover trusts the absence of
+      // letter/ or ended/ only while accepted/ is still there (intake/recover.ts).
+      await deps.store.deleteMarker('accepted', marker.id);
+      await deps.store.deleteMarker('letter', marker.id);
+      await deps.store.deleteMarker('ended', marker.id); // last: while it is there, recover restores the intake ended
+      gone = true;
+    });
+    if (gone) deleted += 1;
   }
   return deleted;
 }
@@ -88,6 +117,8 @@ export interface RetentionDeps {
   /** Called after the blobs are deleted: their index entries go. */
   readonly forget: (keys: readonly string[]) => Promise<void>;
   readonly clock: () => number;
+  /** Told of a blob that could not be deleted: it stays due, for the next round. */
+  readonly failed?: ItemFailed | undefined;
 }
 
 /** Deletes every blob whose retention is over; returns how many. */
@@ -96,9 +127,11 @@ export async function deleteExpiredBlobs(deps: RetentionDeps): Promise<number> {
   for (;;) {
     const keys = await deps.due(deps.clock(), BATCH);
     if (keys.length === 0) return deleted;
-    for (const key of keys) await deps.store.delete(key);
-    await deps.forget(keys);
-    deleted += keys.length;
-    if (keys.length < BATCH) return deleted;
+    const gone: string[] = [];
+    for (const key of keys) if (await alone(key, deps.failed, () => deps.store.delete(key))) gone.push(key);
+    if (gone.length > 0) await deps.forget(gone);
+    deleted += gone.length;
+    // One that failed is due again at once: the next round tries it, not this loop.
+    if (keys.length < BATCH || gone.length < keys.length) return deleted;
   }
 }

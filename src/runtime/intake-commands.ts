@@ -30,7 +30,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   return withStore(args, async ({ store, ctx, redis }, id) => {
     const queue = createIntakeQueue(redis, ctx.config.redisPrefix);
     // The raw store's `failed` end goes with the replay (docs/design.md §21).
-    const rawStore = await openCheckedRawStore(ctx.config);
+    const rawStore = await openCheckedRawStore(ctx.config, ctx.logger);
     try {
       const markers = new IntakeMarkers(rawStore);
       const result = await replayIntake({ store, queue, clock: ctx.clock, attempts: ctx.config.worker.attempts, markers }, id);

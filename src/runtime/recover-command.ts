@@ -18,7 +18,7 @@ const COMMAND_TIMEOUT_MS = 10_000;
 
 export async function recoverCommand(): Promise<number> {
   const ctx = roleContext(process.env, 'letter-intake');
-  const rawStore = await openCheckedRawStore(ctx.config);
+  const rawStore = await openCheckedRawStore(ctx.config, ctx.logger);
   const redis = await connectForCommand(commandRedisTopology(ctx.config), COMMAND_TIMEOUT_MS).catch((err: unknown) => {
     rawStore.close();
     throw err;
@@ -56,12 +56,13 @@ export async function recoverCommand(): Promise<number> {
     for (const id of report.missing) process.stdout.write(`intake ${id}: its raw message is missing; recorded failed RawMessageMissing\n`);
     process.stdout.write(
       `${c.keep} in Redis already, ${c.queue} queued, ${c['restore-ended']} ended restored, ${c['restore-failed']} failed restored, ` +
-        `${c['fail-missing']} missing their message, ${c.raced} taken by another, ${c.unreadable} unreadable\n`,
+        `${c['fail-missing']} missing their message, ${c.raced} taken by another, ${c.expired} expired meanwhile, ${c.unreadable} unreadable, ` +
+        `${c.error} failed (logged as recover.intake_failed; run it again)\n`,
     );
     if (c['restore-ended'] > 0 && notices === undefined) {
       process.stdout.write("without SENDERS_FILE the restored intakes' notices are not queued again\n");
     }
-    return report.missing.length === 0 && c.unreadable === 0 ? 0 : 1;
+    return report.missing.length === 0 && c.unreadable === 0 && c.error === 0 ? 0 : 1;
   } finally {
     await queue.close();
     await noticeQueue?.close();

@@ -31,7 +31,7 @@ export async function replayFailedCommand(_args: readonly string[], options: Com
   let rawStore: RawStore | undefined;
   try {
     // The raw store's `failed` ends go with the replays (docs/design.md §21).
-    rawStore = await openCheckedRawStore(ctx.config);
+    rawStore = await openCheckedRawStore(ctx.config, ctx.logger);
     const markers = new IntakeMarkers(rawStore);
     const store = storeFor({ config: ctx.config }, redis);
     const result = await replayFailed({ store, queue, clock: ctx.clock, attempts: ctx.config.worker.attempts, markers }, parsed.filter);

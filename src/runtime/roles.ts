@@ -40,7 +40,7 @@ async function runRole(
 ): Promise<'running'> {
   const redisTopology = required(ctx.config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), `for the ${role} role`);
   // The listener writes messages and the worker reads them: both need the store, checked at start.
-  const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config);
+  const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config, ctx.logger);
   const ops = await listeningAs(
     'OPS_HTTP_PORT',
     ctx.config.opsHttp,

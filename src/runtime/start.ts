@@ -90,7 +90,7 @@ export async function startCommand(): Promise<'running'> {
     if (sandbox !== undefined) started.add({ name: 'sandbox', close: () => sandbox.close() });
     const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 
-    const rawStore = await openCheckedRawStore(config);
+    const rawStore = await openCheckedRawStore(config, logger);
     const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) };
     started.add(closeStore);
     const ops = await listeningAs(

@@ -116,6 +116,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   await running.waitUntilReady();
   await notices.ready();
   const unmarked = new Set<string>();
+  const notAccepted = new Set<string>();
   const intakeSweep = startPeriodic(
     () =>
       reconcileOnce({
@@ -129,6 +130,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         attempts: config.worker.attempts,
         markers,
         unmarked,
+        notAccepted,
       }),
     config.worker.sweepIntervalMs,
     (err) => logger.error({ err, event: 'worker.sweep_error' }, 'the sweep for unfinished intakes failed'),
@@ -166,6 +168,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         return outcome === 'submitted' || outcome === 'rejected';
       },
     },
+    alert: (code) => ctx.observer.operatorAlert(code),
   });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');
   return {

@@ -5,7 +5,11 @@
 // `processing` for longer than a bound is checked against its job; one whose job will never end
 // it (failed set, finished without recording, gone) is failed, replayable, and raises the
 // operator alert. A `queued` intake whose job is gone before any attempt touched it (a failover
-// kept the record but not the job) is queued again instead (job-fate.ts).
+// kept the record but not the job) is queued again instead (job-fate.ts). A `received` intake
+// with no job is queued when `accepted/` says it may have been answered 250 (`recover` created
+// it and Redis refused its job); without the marker the client was told 451, and its MTA's retry
+// queues it (docs/design.md §21: a message answered only 451 never becomes a letter on its own).
+// Each intake is swept alone: one that fails is logged with its id and the sweep goes on.
 // A failed intake's `ended/` marker is written as the processor writes it, so a Redis loss never
 // brings it back queued (docs/design.md §21); a marker that cannot be written is logged, alerted,
 // and tried again on each later sweep of this worker.
@@ -25,7 +29,7 @@ import type { NoticeOutcomes } from '../notices/queue.js';
 import { endedMarkerOf } from './ended-marker.js';
 import { jobFate } from './job-fate.js';
 
-const SWEPT_STATES = ['queued', 'processing'] as const;
+const SWEPT_STATES = ['received', 'queued', 'processing'] as const;
 const BATCH = 200;
 /** A sweep looks at no more than this many intakes per state (the oldest first). */
 const MAX_PER_SWEEP = 5000;
@@ -44,11 +48,22 @@ export interface ReconcilerDeps {
   readonly ageMs: number;
   /** Attempts of a job queued again (WORKER_ATTEMPTS). */
   readonly attempts: number;
-  /** Where a failed intake's `ended/` is written; absent: no raw-store markers. */
-  readonly markers?: Pick<IntakeMarkers, 'putEnded'> | undefined;
+  /**
+   * Where a failed intake's `ended/` is written, and `accepted/` read for a `received` intake with
+   * no job; absent: no raw-store markers (such an intake is left to its MTA's retry).
+   */
+  readonly markers?: (Pick<IntakeMarkers, 'putEnded'> & Partial<Pick<IntakeMarkers, 'accepted'>>) | undefined;
   /** Failed intakes whose `ended/` could not be written, kept across sweeps: each sweep tries them again. */
   readonly unmarked?: Set<string> | undefined;
+  /**
+   * `received` intakes with no job found without `accepted/` (answered 451), kept across sweeps so
+   * the raw store is read once for each: a marker never appears for one that stays `received`.
+   */
+  readonly notAccepted?: Set<string> | undefined;
 }
+
+/** Ids remembered in `notAccepted`; past this many it starts afresh (one more read each, never a leak). */
+const MAX_NOT_ACCEPTED = 10_000;
 
 /** One sweep; resolves with the ids it failed. */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<string[]> {
@@ -62,8 +77,9 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<string[]> {
       // Failed ones leave the index; skipping the live ones seen so far pages through the rest.
       const batch = await deps.store.idsInStateSince(state, before, live, BATCH);
       for (const id of batch) {
-        if (await failIfDead(deps, state, id)) failed.push(id);
-        else live += 1;
+        const moved = await sweptAlone(deps, id, () => (state === 'received' ? queueIfAnswered(deps, id) : failIfDead(deps, state, id)));
+        if (!moved) live += 1;
+        else if (state !== 'received') failed.push(id);
       }
       if (batch.length < BATCH) break;
     }
@@ -87,7 +103,39 @@ async function queueOwedNotices(deps: ReconcilerDeps): Promise<void> {
   }
 }
 
-async function failIfDead(deps: ReconcilerDeps, state: (typeof SWEPT_STATES)[number], intakeId: string): Promise<boolean> {
+/** One intake's sweep; a failure is logged with its id (the next sweep tries it again) and counts as not moved. */
+async function sweptAlone(deps: ReconcilerDeps, intakeId: string, sweep: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await sweep();
+  } catch (err) {
+    deps.logger.error({ err, event: 'worker.sweep_item_failed', intakeId }, 'one intake could not be swept; the sweep goes on');
+    return false;
+  }
+}
+
+/** A `received` intake whose job is gone and whose `accepted/` exists: queued, as the listener would have. */
+async function queueIfAnswered(deps: ReconcilerDeps, intakeId: string): Promise<boolean> {
+  const { markers, notAccepted } = deps;
+  if (markers?.accepted === undefined || notAccepted?.has(intakeId) === true) return false;
+  if ((await deps.queue.getJobState(intakeId)) !== 'unknown') return false;
+  if ((await markers.accepted(intakeId)) === undefined) {
+    // Answered 451: the MTA's retry queues it (the listener adds the job before it writes accepted/).
+    if (notAccepted !== undefined && notAccepted.size >= MAX_NOT_ACCEPTED) notAccepted.clear();
+    notAccepted?.add(intakeId);
+    return false;
+  }
+  const record = await deps.store.get(intakeId);
+  if (record?.state !== 'received') return false;
+  await requeueJob(deps.queue, { intakeId, from: record.from, sizeBytes: record.sizeBytes }, deps.attempts);
+  const moved = await deps.store.transition(intakeId, ['received'], 'queued', deps.clock());
+  deps.logger.warn(
+    { event: 'intake.requeued', intakeId, jobState: 'unknown', from: 'received' },
+    'a received intake answered 250 had no job: queued',
+  );
+  return moved.ok;
+}
+
+async function failIfDead(deps: ReconcilerDeps, state: 'queued' | 'processing', intakeId: string): Promise<boolean> {
   const jobState = await deps.queue.getJobState(intakeId);
   const record = jobState === 'unknown' ? await deps.store.get(intakeId) : undefined;
   const fate = jobFate(

@@ -58,7 +58,7 @@ describe('raw store housekeeping', () => {
       orphanAfterMs: 3600_000,
       intervalMs: 3600_000,
     });
-    expect(await housekeeping.runOnce()).toEqual({ expired: 1, orphans: 1 });
+    expect(await housekeeping.runOnce()).toEqual({ expired: 1, orphans: 1, errors: 0 });
     await housekeeping.stop();
     expect(await store.readBuffer(expired)).toBeUndefined();
     expect(await store.readBuffer(orphan)).toBeUndefined();

@@ -58,14 +58,19 @@ describe.each(RAW_STORE_KINDS)('markers in the $name raw store', (kind) => {
     expect(await idsIn(store, 'accepted')).toEqual(['in2']);
   });
 
-  it("passes the doctor's checks: read after write, and written once", async () => {
+  // s3rver ignores If-None-Match: *, as some S3-compatible stores do: doctor fails that check there.
+  const writtenOnce = kind.name === 'file' ? 'ok' : 'fail';
+  it(`gets the doctor's checks: read after write, and written once (${writtenOnce})`, async () => {
     const { store } = open();
     const results = await checkRawStore(rawStoreProbe(store), 7);
     expect(results.map((r) => [r.name, r.status])).toEqual([
       ['writable and readable', 'ok'],
-      ['markers read after write, written once', 'ok'],
+      ['markers read after write, written once', writtenOnce],
       ['retention', 'ok'],
     ]);
+    if (writtenOnce === 'fail') {
+      expect(results[1]?.detail).toMatch(/ignores conditional puts \(If-None-Match: \*\).*two letters/);
+    }
     expect(await idsIn(store, 'letter')).toEqual([]); // the probe is gone
   });
 

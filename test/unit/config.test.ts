@@ -145,16 +145,25 @@ describe('configuration', () => {
     it('counts the notice attempts: many slow attempts need a longer record retention', () => {
       // 30 attempts doubling from 1 s wait 2^29 s (over 17 years) before the last one.
       expect(() => loadConfig({ NOTICE_ATTEMPTS: '30', RECORD_RETENTION_DAYS: '90' })).toThrow(/RECORD_RETENTION_DAYS/);
-      expect(loadConfig({ NOTICE_ATTEMPTS: '8', RECORD_RETENTION_DAYS: '1', RAW_RETENTION_DAYS: '1' }).recordRetentionMs).toBe(
+      expect(loadConfig({ NOTICE_ATTEMPTS: '8', RECORD_RETENTION_DAYS: '1', RAW_RETENTION_DAYS: '0.5' }).recordRetentionMs).toBe(
         24 * 3600 * 1000,
       );
     });
 
-    it('refuses raw mail kept longer than its record (the orphan sweep would delete it anyway)', () => {
-      expect(() => loadConfig({ RAW_RETENTION_DAYS: '30', RECORD_RETENTION_DAYS: '14' })).toThrow(
-        /RAW_RETENTION_DAYS.*RECORD_RETENTION_DAYS/,
-      );
-      expect(loadConfig({ RAW_RETENTION_DAYS: '14', RECORD_RETENTION_DAYS: '14' }).rawRetentionMs).toBe(14 * 24 * 3600 * 1000);
+    it('refuses raw mail kept as long as its record or longer: the blob would outlive the record and be recovered as an intake Redis lost', () => {
+      for (const [raw, record] of [
+        ['30', '14'],
+        ['14', '14'],
+      ] as const) {
+        expect(() => loadConfig({ RAW_RETENTION_DAYS: raw, RECORD_RETENTION_DAYS: record })).toThrow(
+          /RAW_RETENTION_DAYS: must be shorter than RECORD_RETENTION_DAYS \(14\) by more than RAW_STORE_SWEEP_INTERVAL_MS/,
+        );
+      }
+      // The blob is deleted at the first housekeeping round after its retention: that round must come before the record expires.
+      expect(() =>
+        loadConfig({ RAW_RETENTION_DAYS: '13.99', RECORD_RETENTION_DAYS: '14', RAW_STORE_SWEEP_INTERVAL_MS: String(3600_000) }),
+      ).toThrow(/RAW_RETENTION_DAYS/);
+      expect(loadConfig({ RAW_RETENTION_DAYS: '13', RECORD_RETENTION_DAYS: '14' }).rawRetentionMs).toBe(13 * 24 * 3600 * 1000);
     });
   });
 
