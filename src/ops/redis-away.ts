@@ -21,9 +21,10 @@ async function readySoon(redis: Pick<RedisClient, 'status'>): Promise<boolean> {
   }
 }
 
-/** An onRequest hook for the admin routes: replies 503 when `redis` is not ready, else does nothing. */
-export function answerWhileRedisAway(redis: Pick<RedisClient, 'status'>) {
+/** An onRequest hook for the admin routes: replies 503 when `redis` is not ready, else does nothing. Paths in `exempt` pass. */
+export function answerWhileRedisAway(redis: Pick<RedisClient, 'status'>, exempt: readonly string[] = []) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (exempt.includes(request.url.split('?')[0] ?? '')) return;
     if (await readySoon(redis)) return;
     const message = `Redis is not reachable (connection ${redis.status}): intakes and the queue cannot be read. Try again in a moment; /readyz names what is wrong.`;
     void reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
