@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { ZoneFileError } from './auth/zone-resolver.js';
 import { ConfigError } from './config.js';
 import { StartupError } from './errors.js';
+import { holdHangups } from './runtime/hangups.js';
 import { SenderApiConfigError } from './sender-api/errors.js';
 import { SenderDirectoryError } from './senders/directory.js';
 
@@ -45,6 +46,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
 };
 
+/** The long-running commands: SIGHUP reloads them; it ends the others, as for any program. */
+const ROLES = new Set(['start', 'smtp', 'worker', 'ops', 'sandbox-api']);
+
 const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
@@ -81,6 +85,8 @@ async function main(argv: readonly string[]): Promise<number | 'running'> {
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (load === undefined) return usageError(`unknown command "${name}"`);
+  // A role catches SIGHUP before it loads anything: one during start is a reload, applied once it is up.
+  if (ROLES.has(name)) holdHangups();
   const { help: _help, ...options } = values;
   return (await load())(rest, options);
 }

@@ -257,6 +257,9 @@ const schema = z.object({
 
 type Parsed = z.infer<typeof schema>;
 
+/** Every variable the configuration reads: the schema's own names (config-unknown.ts names the others). */
+export const KNOWN_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
+
 export interface Config {
   /** Where Redis is; undefined: `start` embeds its own redis-server (no other role runs without one). */
   readonly redisTopology: RedisTopology | undefined;

@@ -6,6 +6,7 @@ import { Cluster } from 'ioredis';
 import type { DnsResolver } from '../auth/resolver.js';
 import { withTimeout } from '../bounded.js';
 import type { Config, Env } from '../config.js';
+import { unknownVariablesIn } from '../config-unknown.js';
 import type { Logger } from '../log.js';
 import { openRedis, type RedisClient } from '../redis/connections.js';
 import { prefixServer, prefixShard } from '../redis/prefix-shard.js';
@@ -24,6 +25,7 @@ import { judgeReplication, judgeSentinels } from './replication-checks.js';
 import { askSentinels, readReplicationFacts } from './replication-facts.js';
 import { type CheckResult, fail, warn } from './result.js';
 import { judgeTls, type TlsMaterial } from './tls-checks.js';
+import { judgeVariables } from './variable-checks.js';
 import { diskVersions } from './version-checks.js';
 
 export interface DoctorDeps {
@@ -58,6 +60,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     results.push(...judgeTls(readTls(config), config.smtp.hostname, deps.clock()));
     if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
     results.push(...diskVersions(config));
+    results.push(...judgeVariables(unknownVariablesIn(deps.env)));
   } finally {
     redis?.disconnect();
   }

@@ -14,10 +14,14 @@ import type { RedisClient } from '../redis/connections.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
+import type { ReadinessProbe } from './readiness-probe.js';
 import { answerWhileRedisAway } from './redis-away.js';
+import { RedisWatch } from './redis-watch.js';
 import { intakeRoutes } from './routes-intakes.js';
 
 export const QUEUES_PATH = '/admin/queues';
+/** /readyz's verdict with its reasons (errors, paths, queue counts, API health). */
+export const READINESS_PATH = '/admin/readyz';
 
 const REFUSALS = {
   'per-address': 'too many failed logins from your address, try again later',
@@ -39,8 +43,11 @@ export interface AdminDeps {
   readonly refusals?: SessionRefusals | undefined;
   readonly authRefusals?: SessionRefusals | undefined;
   readonly clock: () => number;
-  /** The connection the pages read through; while it is not ready they answer 503 at once. */
-  readonly redis?: Pick<RedisClient, 'status'> | undefined;
+  /** The connection the pages read through; while it does not answer they answer 503 within 2 s. */
+  readonly redis?: Pick<RedisClient, 'status' | 'ping'> | undefined;
+  /** /readyz's probe: its verdict in full (the reasons) at /admin/readyz. */
+  readonly readiness?: ReadinessProbe | undefined;
+  readonly loaded?: (() => Readonly<Record<string, unknown>>) | undefined;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
@@ -75,7 +82,20 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     });
     // Every route registered in this plugin (and its children) needs the login.
     app.addHook('onRequest', app.basicAuth);
-    if (deps.redis !== undefined) app.addHook('onRequest', answerWhileRedisAway(deps.redis));
+    // Registered before the Redis guard: the reasons matter most while Redis is away.
+    const { readiness } = deps;
+    if (readiness !== undefined) {
+      app.get(READINESS_PATH, async (request, reply) => {
+        const verdict = await readiness.check(request.log);
+        return reply.code(verdict.ready ? 200 : 503).send({ ...verdict, loaded: deps.loaded?.() ?? {} });
+      });
+    }
+    if (deps.redis !== undefined) {
+      const away = answerWhileRedisAway(new RedisWatch(deps.redis, deps.clock), deps.clock, [READINESS_PATH]);
+      app.addHook('onRequest', away.onRequest);
+      app.addHook('onResponse', away.onResponse);
+      app.addHook('onRequestAbort', away.onRequestAbort);
+    }
 
     if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });
     if (deps.store !== undefined) {

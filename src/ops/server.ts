@@ -14,6 +14,7 @@ import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { LoginThrottle } from './login-throttle.js';
+import { readinessProbe } from './readiness-probe.js';
 import { probeRoutes } from './routes-probes.js';
 
 export interface OpsServerDeps {
@@ -65,24 +66,22 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   // request.ip is then the client's address as the trusted proxies forwarded it
   const app = Fastify({ loggerInstance, logController: new DebugRequestLog(), trustProxy: trusted.length > 0 ? [...trusted] : false });
 
-  await app.register(
-    probeRoutes({
-      registry: deps.registry,
-      redis: deps.redis,
-      queue: deps.queue,
-      rawStore: deps.rawStore,
-      apiHealth: deps.apiHealth,
-      started: deps.started ?? (() => true),
-      clock: deps.clock ?? Date.now,
-      loaded: deps.loaded ?? (() => ({})),
-    }),
-  );
+  const readiness = readinessProbe({
+    redis: deps.redis,
+    queue: deps.queue,
+    rawStore: deps.rawStore,
+    apiHealth: deps.apiHealth,
+    started: deps.started ?? (() => true),
+    clock: deps.clock ?? Date.now,
+  });
+  const loaded = deps.loaded ?? (() => ({}));
+  await app.register(probeRoutes({ registry: deps.registry, readiness, loaded }));
 
   const password = deps.dashboard.password;
   if (password === undefined) {
     loggerInstance.warn(
       { event: 'ops.admin_disabled' },
-      'admin routes (/admin/queues, /admin/intakes, replay) are not served: DASHBOARD_PASSWORD is not set, and they are never served without a login',
+      'admin routes (/admin/queues, /admin/intakes, /admin/readyz, replay) are not served: DASHBOARD_PASSWORD is not set, and they are never served without a login',
     );
   } else {
     // Loaded only when served: the dashboard's code is a sizeable share of a process's memory.
@@ -100,6 +99,8 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         authRefusals: deps.authRefusals,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,
+        readiness,
+        loaded,
       }),
     );
   }

@@ -1,6 +1,7 @@
 // What every role starts from: the validated config, the logger, the clock, and the checks
 // that name the variable a role needs but did not get.
 import { type Config, ConfigError, type Env, loadConfig } from '../config.js';
+import { describeUnknown, unknownVariablesIn } from '../config-unknown.js';
 import { useFastPaths } from '../fast-paths/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { terminalDestination } from '../log-terminal.js';
@@ -22,6 +23,12 @@ export function roleContext(env: Env = process.env, name = 'letter-intake'): Rol
   const config = loadConfig(env);
   useFastPaths(config.fastPaths); // process-wide, before any part starts
   const logger = createLogger({ level: config.logLevel, name, ...(terminal === undefined ? {} : { destination: terminal }) });
+  // A setting that does nothing is said, not ignored: doctor says it too, as a `!` line.
+  if (name !== 'doctor') {
+    for (const unknown of unknownVariablesIn(env)) {
+      logger.warn({ event: 'config.unknown_variable', variable: unknown.name, nearest: unknown.nearest }, describeUnknown(unknown));
+    }
+  }
   return { config, env, logger, clock: Date.now };
 }
 

@@ -3,6 +3,7 @@
 // do). Each reload is logged with its outcome; a failed one keeps the loaded version.
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from '../log.js';
+import { holdHangups, whenStarted } from './hangups.js';
 import type { LoadedVersion, Reloadable } from './reloadable.js';
 
 const WATCH_INTERVAL_MS = 2000;
@@ -10,7 +11,9 @@ const WATCH_INTERVAL_MS = 2000;
 export class Reloads {
   readonly #entries = new Map<string, Reloadable<unknown>>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(private readonly logger: Logger) {
+    holdHangups(); // a SIGHUP before onSignal() is held, not the end of the process
+  }
 
   /** Registers `reloadable` under `name` and watches its files. */
   add<T>(name: string, reloadable: Reloadable<T>): Reloadable<T> {
@@ -33,9 +36,18 @@ export class Reloads {
     return Object.fromEntries([...this.#entries].map(([name, r]) => [name, r.loaded()]));
   }
 
-  /** Reloads on SIGHUP from now on. */
+  /** Reloads on SIGHUP from now on (call once the parts are up), and now if one came during start. */
   onSignal(): void {
-    process.on('SIGHUP', () => this.reloadAll('SIGHUP'));
+    const held = whenStarted(() => {
+      this.logger.info({ event: 'reload.requested', trigger: 'SIGHUP' }, 'SIGHUP: reloading');
+      this.reloadAll('SIGHUP');
+    });
+    if (held === 0) return;
+    this.logger.info(
+      { event: 'reload.after_start', trigger: 'SIGHUP', held },
+      'a SIGHUP arrived during start: reloading now that every part is up',
+    );
+    this.reloadAll('SIGHUP during start');
   }
 
   stop(): void {

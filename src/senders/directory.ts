@@ -3,12 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Env } from '../config.js';
+import { nearestName } from '../nearest-name.js';
 import type { NoticeKind } from '../notices/notice-kind.js';
 
 const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be an address range like 127.0.0.1/32');
 
+// Strict: a field this version does not know (a misspelling, a setting of a later version) is
+// refused, naming the nearest known field, instead of being ignored in silence; a reload that
+// meets one keeps the loaded directory.
 const senderSchema = z
-  .object({
+  .strictObject({
     senderId: z.uuid(),
     companyNameEn: z.string().min(1),
     addresses: z.array(z.email()).min(1),
@@ -48,6 +52,13 @@ export interface SenderDirectory {
   bySenderId(senderId: string): Sender | undefined;
 }
 
+/** The fields a sender entry may have: the schema's own. */
+const SENDER_FIELDS: readonly string[] = Object.keys(senderSchema.shape);
+
+function unknownField(key: string): string {
+  return `unknown field "${key}" (the nearest known field is "${nearestName(key, SENDER_FIELDS) ?? ''}")`;
+}
+
 export class SenderDirectoryError extends Error {
   override readonly name = 'SenderDirectoryError';
 }
@@ -56,7 +67,11 @@ export class SenderDirectoryError extends Error {
 export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_FILE'): SenderDirectory {
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    const lines = parsed.error.issues.flatMap((i) =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((key) => `  ${i.path.join('.')}: ${unknownField(key)}`)
+        : [`  ${i.path.join('.') || '(root)'}: ${i.message}`],
+    );
     throw new SenderDirectoryError(`${source} is not a valid sender directory:\n${lines.join('\n')}`);
   }
   const senders = parsed.data.senders.map((s, index): Sender => {

@@ -7,6 +7,7 @@ import { enhanceSizeReply } from '../fast-paths/index.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
 import { networkOf } from '../net/client-network.js';
+import { closeAfterClientFin } from './half-close.js';
 import { MemoryBudget } from './memory-budget.js';
 import { type ReceiveDeps, receiveMessage } from './receive-message.js';
 import { isProcessingAddress } from './recipient-policy.js';
@@ -63,6 +64,7 @@ class MxServer extends SMTPServer {
       connection.send(421, reply); // smtp-server closes the connection after a 421
     });
     enhanceSizeReply(connection, this.options.size);
+    closeAfterClientFin(connection);
   }
 }
 
@@ -115,6 +117,8 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     // Our close() already waited for transactions in flight; idle sessions are told 421 soon after.
     closeTimeout: Math.min(options.closeTimeoutMs, 1000),
     useProxy: options.useProxy,
+    // a client's FIN ends only its direction: what it sent before is still answered (half-close.ts)
+    allowHalfOpen: true,
     logger: false,
     ...(deps.tls === undefined ? {} : { key: deps.tls.key, cert: deps.tls.cert }),
 

@@ -181,6 +181,22 @@ describe('letter-intake doctor on broken deployments', () => {
     }
   }, 60_000);
 
+  it('names a variable of its own prefixes that it does not know, with the nearest known name: a ! line, and a warning at start', async () => {
+    const results = await doctor({ SMTP_COLOUR: 'blue', REDIS_VERSION: '7.4.1' });
+    expect(named(results, 'SMTP_COLOUR')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/nearest known name is SMTP_\w+/),
+    });
+    expect(named(results, 'REDIS_VERSION')).toBeUndefined();
+    const role = await startRole('smtp', { ...healthy, SMTP_COLOUR: 'blue', OPS_HTTP_PORT: '0' });
+    try {
+      const warning = await role.waitForLog((l) => l.event === 'config.unknown_variable');
+      expect(warning).toMatchObject({ level: 40, variable: 'SMTP_COLOUR', nearest: expect.stringMatching(/^SMTP_/) });
+    } finally {
+      await role.stop();
+    }
+  }, 60_000);
+
   it('warns about appendfsync everysec with its consequence', async () => {
     const relaxed = await startRedisServer(['--appendfsync', 'everysec']);
     try {

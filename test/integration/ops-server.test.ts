@@ -147,7 +147,7 @@ describe('probes', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       ready: true,
-      checks: { redis: { ok: true }, queue: { ok: true, counts: { waiting: 0 } }, senderApi: { ok: true } },
+      checks: { redis: 'ok', queue: 'ok', senderApi: 'ok' },
     });
   });
 
@@ -177,10 +177,7 @@ describe('probes', () => {
     expect(performance.now() - started).toBeLessThan(2500);
     expect(response.status).toBe(503);
     const body: unknown = await response.json();
-    expect(body).toMatchObject({
-      ready: false,
-      checks: { redis: { ok: false, error: expect.stringContaining('Redis') }, queue: { ok: false } },
-    });
+    expect(body).toMatchObject({ ready: false, checks: { redis: 'failing', queue: 'failing' } });
   });
 });
 

@@ -1,5 +1,7 @@
 // /readyz of a role that carries a raw store, started as the composition roots start it
-// (runtime/ops-part.ts): the store is probed, and a store that stops working makes it 503.
+// (runtime/ops-part.ts): the store is probed, and a store that stops working makes it 503. The
+// public answer names the failing check and nothing internal; the reason (the path, the errno)
+// is behind the admin login.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,12 +28,13 @@ async function startRoleWithStore(clock: () => number) {
     OPS_HTTP_HOST: '127.0.0.1',
     OPS_HTTP_PORT: '0',
     RAW_STORE_URL: pathToFileURL(dir).href,
+    DASHBOARD_PASSWORD: PASSWORD,
     LOG_LEVEL: 'silent',
   });
   const rawStore = openRawStore({ location: config.rawStore.location, timeoutMs: 1000, s3PathStyle: false });
   await rawStore.check();
   const ops = await startOpsPart({ config, env: {}, logger: createLogger({ level: 'silent' }), clock }, standaloneTopology(), {
-    admin: false,
+    admin: true,
     rawStore,
   });
   ops.markStarted();
@@ -39,10 +42,20 @@ async function startRoleWithStore(clock: () => number) {
   return { url: ops.url, dir };
 }
 
+const PASSWORD = 'readiness-password';
+
 const readyz = async (url: string) => {
   const response = await fetch(`${url}/readyz`);
-  const body = (await response.json()) as { checks: { rawStore: { ok: boolean; skipped?: boolean; error?: string } } };
-  return { status: response.status, rawStore: body.checks.rawStore };
+  const text = await response.text();
+  const body = JSON.parse(text) as { checks: { rawStore: unknown } };
+  return { status: response.status, rawStore: body.checks.rawStore, text };
+};
+
+const readinessDetails = async (url: string, password = PASSWORD) => {
+  const response = await fetch(`${url}/admin/readyz`, {
+    headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` },
+  });
+  return { status: response.status, text: await response.text() };
 };
 
 describe('/readyz and the raw store', () => {
@@ -51,15 +64,27 @@ describe('/readyz and the raw store', () => {
     const { url, dir } = await startRoleWithStore(() => now);
     const before = await readyz(url);
     expect(before.status).toBe(200);
-    expect(before.rawStore).toEqual({ ok: true });
+    expect(before.rawStore).toBe('ok');
 
     rmSync(dir, { recursive: true, force: true });
     writeFileSync(dir, 'not a directory');
     now += 60_000; // past any cached answer
     const after = await readyz(url);
     expect(after.status).toBe(503);
-    expect(after.rawStore.ok).toBe(false);
-    expect(after.rawStore.error).toMatch(/ENOTDIR|ENOENT|EEXIST/);
+    expect(after.rawStore).toBe('failing');
+    expect(after.text).not.toMatch(/ENOTDIR|ENOENT|EEXIST|Error|raw store/);
+    expect(after.text).not.toContain(dir);
+    expect(JSON.parse(after.text)).toEqual({
+      ready: false,
+      checks: { role: 'ok', redis: 'ok', queue: 'ok', rawStore: 'failing', senderApi: 'ok' },
+      loaded: {},
+    });
+
+    expect((await readinessDetails(url, 'wrong')).status).toBe(401);
+    const details = await readinessDetails(url);
+    expect(details.status).toBe(503);
+    expect(details.text).toMatch(/ENOTDIR|ENOENT|EEXIST/);
+    expect(details.text).toContain(dir);
   });
 
   it('answers from the last probe for a few seconds: a flood of probes does not write a flood of files', async () => {
