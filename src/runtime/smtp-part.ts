@@ -16,7 +16,8 @@ import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '..
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
 import { openRedis } from '../redis/connections.js';
-import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
+import { addressesInUse } from '../senders/addresses-in-use.js';
+import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
@@ -44,7 +45,9 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const log = ctx.logger.child({ role: 'smtp' });
   const sendersFile = required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders');
   // Both reload on SIGHUP and when their files change (reloads.ts); a listener not yet up takes the new pair at its start.
-  const registered = register(ctx, 'smtp-senders', reloadableRegisteredAddresses(sendersFile, ctx.clock));
+  const senders = liveSenderDirectory(
+    register(ctx, 'smtp-senders', reloadableListenerDirectory(sendersFile, ctx.clock, addressesInUse(config))),
+  );
   let listening: Listener | undefined;
   const tls =
     config.smtp.tls === undefined
@@ -85,7 +88,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       authTimeoutMs: config.authTimeoutMs,
     },
     {
-      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
+      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config), (from) => senders.byAddress(from)?.dkimSelectors),
       spool: rawStoreSpool(ctx.rawStore),
       accept: async (intake, message) => {
         const started = performance.now();
@@ -95,7 +98,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       },
       startWalk: startMimeWalk,
       rules: {
-        isRegistered: (address) => registered.current().has(address.toLowerCase()),
+        isRegistered: (address) => senders.byAddress(address) !== undefined,
         maxPdfBytes: config.maxPdfBytes,
         apiLimits: config.apiLimits,
       },
