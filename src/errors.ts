@@ -79,6 +79,10 @@ export const ERROR_CATALOG = {
   LineTooLong: { smtp: { code: 554, enhanced: '5.6.0' } },
   // RFC 7372 / RFC 3463: 5.7.1 delivery not authorized (SPF, DKIM, alignment).
   AuthenticationFailed: { smtp: { code: 550, enhanced: '5.7.1' } },
+  // RFC 3463 5.7.1: a sender's own processing address written to by another (or no) sender, and
+  // a sender that refuses the shared addresses writing to one (SENDERS_FILE, sharedAddress false).
+  NotTheAddressOwner: { smtp: { code: 550, enhanced: '5.7.1' } },
+  SharedAddressRefused: { smtp: { code: 550, enhanced: '5.7.1' } },
   // RFC 3463 4.7.0: temporary security failure (DNS time-out or SERVFAIL during SPF/DKIM).
   AuthenticationTemporary: { smtp: { code: 451, enhanced: '4.7.0' } },
   // RFC 3463 4.3.0: temporary mail system failure (Redis unreachable or slow, anything unexpected).

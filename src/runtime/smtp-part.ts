@@ -19,6 +19,7 @@ import { openRedis } from '../redis/connections.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
 import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
+import { judgeRecipients } from '../smtp/sender-addresses.js';
 import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
@@ -97,6 +98,8 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         return accepted;
       },
       startWalk: startMimeWalk,
+      isSenderAddress: (address) => senders.byProcessingAddress(address) !== undefined,
+      judgeRecipients: (from, rcptTo) => judgeRecipients(from, rcptTo, senders, config.inboundAddresses),
       rules: {
         isRegistered: (address) => senders.byAddress(address) !== undefined,
         maxPdfBytes: config.maxPdfBytes,
