@@ -12,11 +12,13 @@ import { authRefusals } from '../intake/auth-refusals.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
+import { SenderLimiter, useRatios } from '../intake/sender-limits.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
-import { openRedis } from '../redis/connections.js';
+import { openRedis, type RedisClient } from '../redis/connections.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
+import type { SenderDirectory } from '../senders/directory.js';
 import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { judgeRecipients } from '../smtp/sender-addresses.js';
@@ -80,6 +82,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     timeoutMs: config.enqueueTimeoutMs,
     replicas: replicas?.ack,
     markers: new IntakeMarkers(ctx.rawStore),
+    limits: senderLimiter(ctx, redis, senders),
   };
   const listener = await startListener(
     {
@@ -151,6 +154,26 @@ async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Each sender's limits, counted in the shared Redis; an intake's sender is its From's. */
+function senderLimiter(ctx: PartContext, redis: RedisClient, senders: SenderDirectory): SenderLimiter {
+  return new SenderLimiter({
+    redis,
+    prefix: ctx.config.redisPrefix,
+    clock: ctx.clock,
+    senderOf: (from) => {
+      const sender = senders.byAddress(from);
+      if (sender?.limits === undefined) return undefined;
+      return { senderId: sender.senderId, name: sender.companyNameEn, limits: sender.limits };
+    },
+    // Past the acceptance bound an intake has its record (or was answered 451 and released).
+    admittedGraceMs: 2 * ctx.config.enqueueTimeoutMs + 60_000,
+    openLifetimeMs: ctx.config.recordRetentionMs,
+    onUse: (sender, use) => {
+      for (const [limit, ratio] of useRatios(sender.limits, use)) ctx.observer.senderLimitUse?.(sender.senderId, limit, ratio);
+    },
+  });
 }
 
 function register<T>(ctx: PartContext, name: string, reloadable: Reloadable<T>): Reloadable<T> {
