@@ -102,14 +102,22 @@ export class SenderLimiter {
       .exec();
   }
 
-  /** A sender's use now, for the pages: the window's intakes and sizes, and its open intakes. */
-  async use(senderId: string): Promise<SenderUse> {
-    const since = this.deps.clock() - LIMIT_WINDOW_MS;
-    const ids = await this.deps.redis.zrangebyscore(this.keys.senderWindow(senderId), since, '+inf');
-    const sizes = ids.length === 0 ? [] : await this.deps.redis.hmget(this.keys.senderSizes(senderId), ...ids);
-    const open = await this.deps.redis.zcard(this.keys.senderOpen(senderId));
-    return { messages: ids.length, bytes: sizes.reduce((sum, s) => sum + Number(s ?? 0), 0), open };
+  /** A sender's use now (senderUse). */
+  use(senderId: string): Promise<SenderUse> {
+    return senderUse(this.deps.redis, this.deps.prefix, senderId, this.deps.clock());
   }
+}
+
+/**
+ * A sender's use at `now`, for the pages: the window's intakes and their sizes, and its open
+ * intakes as the last admission left them (ended ones are dropped at the next admission).
+ */
+export async function senderUse(redis: RedisClient, prefix: string, senderId: string, now: number): Promise<SenderUse> {
+  const keys = intakeKeys(prefix);
+  const ids = await redis.zrangebyscore(keys.senderWindow(senderId), `(${now - LIMIT_WINDOW_MS}`, '+inf');
+  const sizes = ids.length === 0 ? [] : await redis.hmget(keys.senderSizes(senderId), ...ids);
+  const open = await redis.zcard(keys.senderOpen(senderId));
+  return { messages: ids.length, bytes: sizes.reduce((sum, s) => sum + Number(s ?? 0), 0), open };
 }
 
 const UNITS: Record<LimitName, string> = {

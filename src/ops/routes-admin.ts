@@ -16,6 +16,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { intakeRoutes } from './routes-intakes.js';
+import { renderSenders, SENDERS_PATH, type SenderView } from './senders-page.js';
 
 export const QUEUES_PATH = '/admin/queues';
 
@@ -41,6 +42,8 @@ export interface AdminDeps {
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
   readonly redis?: Pick<RedisClient, 'status'> | undefined;
+  /** Each sender's settings and use of its limits; no senders page without it. */
+  readonly senders?: (() => Promise<readonly SenderView[]>) | undefined;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
@@ -89,6 +92,15 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
           clock: deps.clock,
         }),
       );
+    }
+    const senders = deps.senders;
+    if (senders !== undefined) {
+      app.get<{ Querystring: Record<string, string | undefined> }>(SENDERS_PATH, async (request, reply) => {
+        const views = await senders();
+        const html = request.query.format !== 'json' && (request.headers.accept ?? '').includes('text/html');
+        if (html) return reply.type('text/html; charset=utf-8').send(renderSenders(views));
+        return { senders: views };
+      });
     }
   };
 }

@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeError } from '../../src/errors.js';
 import { intakeKeys } from '../../src/intake/keys.js';
 import { LIMIT_WINDOW_MS, type LimitedSender, SenderLimiter } from '../../src/intake/sender-limits.js';
+import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { senderViews } from '../../src/ops/sender-views.js';
+import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
 import type { SenderLimits } from '../../src/senders/tenant-settings.js';
 import { fixture, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
@@ -119,11 +123,24 @@ describe('queuedIntakes', () => {
 
 describe('a sender with limits, through the listener', () => {
   let gateway: TestGateway;
+  let ops: OpsServer;
   beforeAll(async () => {
-    const file = tenantSendersFile({ acme: { limits: { messagesPerHour: 2 } } });
+    const file = tenantSendersFile({ acme: { limits: { messagesPerHour: 2 } }, globex: { dkimSelectors: ['rsa2048'] } });
     gateway = await startTestGateway({ env: { SENDERS_FILE: file } });
+    const { redis: gatewayRedis, prefix, config } = gateway;
+    ops = await startOpsServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger({ level: 'silent' }),
+      registry: createMetrics().registry,
+      redis: gatewayRedis,
+      dashboard: { user: 'admin', password: 'pw' },
+      senders: () => senderViews({ sendersFile: file, inUse: {}, redis: gatewayRedis, prefix, now: Date.now() }),
+    });
+    expect(config.sendersFile).toBe(file);
   }, 30_000);
   afterAll(async () => {
+    await ops?.close();
     await gateway?.close();
   });
 
@@ -145,5 +162,20 @@ describe('a sender with limits, through the listener', () => {
       raw: fixture('second-sender-globex.eml'),
     });
     expect(globex.data?.text).toMatch(/^250 /);
+  });
+
+  it("shows each sender's settings and use on the senders page", async () => {
+    const headers = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}`, accept: 'text/html' };
+    const html = await (await fetch(`${ops.url}/admin/intakes/senders`, { headers })).text();
+    expect(html).toContain('limits 2 messages/hour');
+    expect(html).toContain('2 of 2 (100%)');
+    expect(html).toContain('DKIM selectors rsa2048');
+    const json = (await (await fetch(`${ops.url}/admin/intakes/senders?format=json`, { headers })).json()) as {
+      senders: { companyNameEn: string; use?: { messages: number } }[];
+    };
+    expect(json.senders.map((s) => [s.companyNameEn, s.use?.messages])).toEqual([
+      ['Acme Utilities', 2],
+      ['Globex', undefined],
+    ]);
   });
 });
