@@ -144,7 +144,7 @@ describe('alert rules', () => {
 
   it.skipIf(!PROMTOOL)("pass promtool check rules, and the compose stack's Prometheus config loads them", () => {
     const run = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(run.stdout + run.stderr).toContain('SUCCESS: 6 rules found');
+    expect(run.stdout + run.stderr).toContain('SUCCESS: 7 rules found');
     expect(run.status).toBe(0);
     const config = spawnSync('promtool', ['check', 'config', resolve(REPO, 'deploy/prometheus/prometheus.yml')], { encoding: 'utf8' });
     expect(config.stdout + config.stderr).toContain('SUCCESS: 1 rule files found');
