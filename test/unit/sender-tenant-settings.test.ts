@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
+import { reloadableListenerDirectory } from '../../src/senders/live-directory.js';
 
 const acme = {
   senderId: '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f',
@@ -57,5 +61,21 @@ describe("a sender's own settings", () => {
     ['a limit of another name', [{ ...acme, limits: { lettersPerDay: 5 } }], 'limits'],
   ])('refuses %s, naming it', (_what, senders, fragment) => {
     expect(() => parse(senders)).toThrow(fragment);
+  });
+});
+
+describe("the listener's directory, reloaded", () => {
+  it("takes a sender's new settings, and keeps the loaded ones when the file breaks a rule", () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'senders-reload-')), 'senders.json');
+    const write = (sender: object): void => writeFileSync(file, JSON.stringify({ senders: [sender] }));
+    write({ ...acme, dkimSelectors: ['hk1'] });
+    const loaded = reloadableListenerDirectory(file, Date.now, SHARED);
+    expect(loaded.current().byAddress('letters@acme.example')?.dkimSelectors).toEqual(['hk1']);
+    write({ ...acme, dkimSelectors: ['hk2'], limits: { messagesPerHour: 10 } });
+    expect(loaded.reload().kind).toBe('reloaded');
+    expect(loaded.current().senders[0]).toMatchObject({ dkimSelectors: ['hk2'], limits: { messagesPerHour: 10 } });
+    write({ ...acme, processingAddresses: ['letters@intake.example'] });
+    expect(loaded.reload()).toMatchObject({ kind: 'failed', error: expect.stringContaining('is a shared address') });
+    expect(loaded.current().senders[0]?.dkimSelectors).toEqual(['hk2']);
   });
 });
