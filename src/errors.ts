@@ -79,6 +79,15 @@ export const ERROR_CATALOG = {
   LineTooLong: { smtp: { code: 554, enhanced: '5.6.0' } },
   // RFC 7372 / RFC 3463: 5.7.1 delivery not authorized (SPF, DKIM, alignment).
   AuthenticationFailed: { smtp: { code: 550, enhanced: '5.7.1' } },
+  // RFC 3463 5.7.1: a sender's own processing address written to by another (or no) sender, and
+  // a sender that refuses the shared addresses writing to one (SENDERS_FILE, sharedAddress false).
+  NotTheAddressOwner: { smtp: { code: 550, enhanced: '5.7.1' } },
+  SharedAddressRefused: { smtp: { code: 550, enhanced: '5.7.1' } },
+  // RFC 3463 4.7.1: a sender's own limit (SENDERS_FILE limits) is reached for now; its MTA
+  // retries, and the reply says when there is room. One message larger than the hourly byte
+  // limit never fits: 552 5.3.4, too big for the system.
+  SenderLimitReached: { smtp: { code: 451, enhanced: '4.7.1' } },
+  LargerThanSenderLimit: { smtp: { code: 552, enhanced: '5.3.4' } },
   // RFC 3463 4.7.0: temporary security failure (DNS time-out or SERVFAIL during SPF/DKIM).
   AuthenticationTemporary: { smtp: { code: 451, enhanced: '4.7.0' } },
   // RFC 3463 4.3.0: temporary mail system failure (Redis unreachable or slow, anything unexpected).

@@ -6,8 +6,9 @@
 //   spf        SPF `pass` for the envelope domain (MAIL FROM, or HELO for the null sender);
 //   alignment  that SPF domain is aligned with the From domain;
 //   dkim       a DKIM signature with result `pass`, aligned with the From domain, whose l= (if
-//              any) covers the whole body. mailauth's own `aligned` flag is not used: it is set
-//              even for signatures that failed.
+//              any) covers the whole body, and whose selector is one the sender lists (when its
+//              directory entry lists dkimSelectors). mailauth's own `aligned` flag is not used:
+//              it is set even for signatures that failed.
 // Outcome: a failed check → `fail` (550 5.7.1). Otherwise a check that hit a DNS temperror →
 // `temporary` (451 4.7.0): the sender's MTA retries. A definite failure wins over a temporary
 // one, since retrying cannot change it. The From check comes first: without one From domain
@@ -18,6 +19,8 @@ import type { AuthSummary, DkimSignatureSummary, SpfSummary } from './summary.js
 export interface AuthPolicy {
   /** Identifier alignment; docs/design.md §2.3 asks for relaxed (same organizational domain). */
   readonly alignment: AlignmentMode;
+  /** The From sender's own DKIM selectors (lower-cased): only a signature with one of them counts. */
+  readonly dkimSelectors?: readonly string[] | undefined;
 }
 
 export const DEFAULT_AUTH_POLICY: AuthPolicy = Object.freeze({ alignment: 'relaxed' });
@@ -56,7 +59,7 @@ export function judgeAuthentication(auth: AuthSummary, policy: AuthPolicy = DEFA
     from: result('pass', `one From address, ${author.address}`),
     spf,
     alignment: checkSpfAlignment(auth.spf, domain, policy.alignment),
-    dkim: checkDkim(auth.dkim, domain, policy.alignment),
+    dkim: checkDkim(auth.dkim, domain, policy.alignment, policy.dkimSelectors),
   };
   const judged = [checks.spf, checks.alignment, checks.dkim];
   const failed = judged.filter((c) => c.outcome === 'fail');
@@ -101,9 +104,15 @@ function checkSpfAlignment(spf: SpfSummary, fromDomain: string, mode: AlignmentM
   return result(aligned ? 'pass' : 'fail', `SPF domain ${spf.domain} is ${aligned ? '' : 'not '}aligned with ${fromDomain} (${mode})`);
 }
 
-function checkDkim(signatures: readonly DkimSignatureSummary[], fromDomain: string, mode: AlignmentMode): CheckResult {
-  // Only an aligned signature over the whole body could make the message pass.
-  const candidates = signatures.filter((s) => s.coversWholeBody && isAligned(s.signingDomain, fromDomain, mode));
+function checkDkim(
+  signatures: readonly DkimSignatureSummary[],
+  fromDomain: string,
+  mode: AlignmentMode,
+  selectors: readonly string[] | undefined,
+): CheckResult {
+  // Only an aligned signature over the whole body, with a listed selector, could make the message pass.
+  const listed = (s: DkimSignatureSummary): boolean => selectors === undefined || selectors.includes(s.selector.toLowerCase());
+  const candidates = signatures.filter((s) => s.coversWholeBody && isAligned(s.signingDomain, fromDomain, mode) && listed(s));
   const passing = candidates.find((s) => s.result === 'pass');
   if (passing !== undefined) {
     return result('pass', `DKIM pass for d=${passing.signingDomain} s=${passing.selector}, aligned with ${fromDomain}`);
@@ -114,15 +123,29 @@ function checkDkim(signatures: readonly DkimSignatureSummary[], fromDomain: stri
     return result('temporary', `DKIM key for d=${pending.signingDomain} s=${pending.selector} could not be fetched${why}`);
   }
   const found =
-    signatures.length === 0 ? 'none, the message is not signed' : signatures.map((s) => describe(s, fromDomain, mode)).join('; ');
-  return result('fail', `no passing DKIM signature aligned with ${fromDomain} (found: ${found})`);
+    signatures.length === 0
+      ? 'none, the message is not signed'
+      : signatures.map((s) => describe(s, fromDomain, mode, selectors)).join('; ');
+  if (selectors === undefined) return result('fail', `no passing DKIM signature aligned with ${fromDomain} (found: ${found})`);
+  return result(
+    'fail',
+    `no passing DKIM signature aligned with ${fromDomain} with a selector the sender lists (listed: ${selectors.join(', ')}; found: ${found})`,
+  );
 }
 
-function describe(signature: DkimSignatureSummary, fromDomain: string, mode: AlignmentMode): string {
-  const { signingDomain, result: outcome, comment, bodyLengthTag, coversWholeBody } = signature;
-  const parts = [`d=${signingDomain} ${outcome}${outcome !== 'pass' && comment !== undefined ? ` (${comment})` : ''}`];
+function describe(
+  signature: DkimSignatureSummary,
+  fromDomain: string,
+  mode: AlignmentMode,
+  selectors: readonly string[] | undefined,
+): string {
+  const { signingDomain, selector, result: outcome, comment, bodyLengthTag, coversWholeBody } = signature;
+  // With pinned selectors each signature's selector is named: it may be the reason it does not count.
+  const signer = selectors === undefined ? `d=${signingDomain}` : `d=${signingDomain} s=${selector}`;
+  const parts = [`${signer} ${outcome}${outcome !== 'pass' && comment !== undefined ? ` (${comment})` : ''}`];
   if (!isAligned(signingDomain, fromDomain, mode)) parts.push('unaligned');
   if (!coversWholeBody) parts.push(`l=${bodyLengthTag ?? '?'} leaves part of the body unsigned`);
+  if (selectors !== undefined && !selectors.includes(selector.toLowerCase())) parts.push(`selector ${selector} not listed`);
   return parts.join(', ');
 }
 

@@ -12,7 +12,9 @@ import { openRedis, type RedisClient } from '../redis/connections.js';
 import { prefixServer, prefixShard } from '../redis/prefix-shard.js';
 import { describeTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { createSenderApiClient } from '../sender-api/client.js';
+import { addressesInUse } from '../senders/addresses-in-use.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
+import { settingsLine } from '../senders/settings-text.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
 import { judgeDirectory, parseRawDirectory } from './directory-checks.js';
 import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks.js';
@@ -23,7 +25,7 @@ import { judgeRedis, judgeShard } from './redis-checks.js';
 import { readRedisFacts } from './redis-facts.js';
 import { judgeReplication, judgeSentinels } from './replication-checks.js';
 import { askSentinels, readReplicationFacts } from './replication-facts.js';
-import { type CheckResult, fail, warn } from './result.js';
+import { type CheckResult, fail, ok, warn } from './result.js';
 import { judgeTls, type TlsMaterial } from './tls-checks.js';
 import { judgeVariables } from './variable-checks.js';
 import { diskVersions } from './version-checks.js';
@@ -52,10 +54,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
         ...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.rawRetentionMs / 86_400_000)),
       );
     }
-    const { raw, directory } = readDirectory(config.sendersFile, deps.env, results);
+    const { raw, directory } = readDirectory(config, deps.env, results);
     const domains = senderDomains(directory);
+    results.push(...senderSettings(directory));
     results.push(...(await checkApi(deps, directory)));
-    const dns = await checkDns(deps, domains, redis);
+    const dns = await checkDns(deps, domains, redis, directory);
     results.push(...dns.results);
     results.push(...judgeTls(readTls(config), config.smtp.hostname, deps.clock()));
     if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
@@ -106,10 +109,11 @@ async function connectRedis(config: Config, results: CheckResult[]): Promise<Red
 }
 
 function readDirectory(
-  file: string | undefined,
+  config: Config,
   env: Env,
   results: CheckResult[],
 ): { raw: ReturnType<typeof parseRawDirectory>; directory: SenderDirectory | undefined } {
+  const file = config.sendersFile;
   if (file === undefined) {
     results.push(warn('Sender directory', 'SENDERS_FILE', 'unset: `start` uses the demo sender; the worker needs SENDERS_FILE'));
     return { raw: undefined, directory: undefined };
@@ -125,11 +129,16 @@ function readDirectory(
   }
   const raw = parseRawDirectory(json);
   try {
-    return { raw, directory: parseSenderDirectory(json, env, `SENDERS_FILE ${file}`) };
+    return { raw, directory: parseSenderDirectory(json, env, `SENDERS_FILE ${file}`, addressesInUse(config)) };
   } catch (err) {
     results.push(fail('Sender directory', 'valid', `the gateway will not start: ${err instanceof Error ? err.message : String(err)}`));
     return { raw, directory: undefined };
   }
+}
+
+/** Each sender's own settings, so the operator sees what the gateway applies to whom. */
+function senderSettings(directory: SenderDirectory | undefined): CheckResult[] {
+  return (directory?.senders ?? []).map((s) => ok('Sender directory', `settings of ${s.companyNameEn}`, settingsLine(s)));
 }
 
 function senderDomains(directory: SenderDirectory | undefined): Map<string, string[]> {
@@ -174,10 +183,13 @@ async function checkDns(
   deps: DoctorDeps,
   domains: ReadonlyMap<string, readonly string[]>,
   redis: RedisClient | undefined,
+  directory: SenderDirectory | undefined,
 ): Promise<{ results: CheckResult[]; domainsWithoutSpf: Set<string> }> {
   const { config, resolver } = deps;
   const results: CheckResult[] = [];
-  const inbound = [...new Set(config.inboundAddresses.map((a) => a.slice(a.lastIndexOf('@') + 1)))];
+  // The shared processing addresses and every sender's own: each domain's MX must point here.
+  const processing = [...config.inboundAddresses, ...(directory?.senders ?? []).flatMap((s) => s.processingAddresses ?? [])];
+  const inbound = [...new Set(processing.map((a) => a.slice(a.lastIndexOf('@') + 1)))];
   if (inbound.length === 0)
     results.push(warn('DNS', 'MX', 'INBOUND_ADDRESSES is unset: no processing domain to check (`start` uses the demo address)'));
   for (const domain of inbound) results.push(judgeMx(domain, config.smtp.hostname, await lookup(resolver, domain, 'MX')));
@@ -188,12 +200,24 @@ async function checkDns(
     if (spf.status === 'fail') domainsWithoutSpf.add(domain);
     results.push(spf);
     const signers = [...selectors].filter(([d]) => d === domain || d.endsWith(`.${domain}`) || domain.endsWith(`.${d}`));
-    if (signers.length === 0) results.push(noRecentSelectors(domain));
-    for (const [d, set] of signers) {
-      for (const s of set) results.push(judgeDkimKey(d, s, await lookup(resolver, `${s}._domainkey.${d}`, 'TXT')));
+    // A sender's listed selectors must have their keys published, whether or not mail came lately.
+    const listed = listedSelectors(directory, addresses);
+    if (signers.length === 0 && listed.length === 0) results.push(noRecentSelectors(domain));
+    const keys = new Set([
+      ...signers.flatMap(([d, set]) => [...set].map((s) => `${s}._domainkey.${d}`)),
+      ...listed.map((s) => `${s}._domainkey.${domain}`),
+    ]);
+    for (const name of keys) {
+      const [selector = '', d = ''] = name.split('._domainkey.');
+      results.push(judgeDkimKey(d, selector, await lookup(resolver, name, 'TXT')));
     }
   }
   return { results, domainsWithoutSpf };
+}
+
+function listedSelectors(directory: SenderDirectory | undefined, addresses: readonly string[]): string[] {
+  const senders = new Set(addresses.flatMap((a) => directory?.byAddress(a) ?? []));
+  return [...new Set([...senders].flatMap((s) => s.dkimSelectors ?? []))];
 }
 
 function readTls(config: Config): TlsMaterial | undefined {

@@ -10,6 +10,7 @@ import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
 import { replayIntake } from './replay.js';
 import { requeueJob } from './requeue.js';
+import type { Admission, SenderLimiter } from './sender-limits.js';
 import type { IntakeStore } from './store.js';
 
 export interface AcceptDeps {
@@ -23,6 +24,8 @@ export interface AcceptDeps {
   readonly replicas?: ReplicaAck | undefined;
   /** The raw store's markers: `accepted/` is the record of last resort that a 250 may have been sent. */
   readonly markers?: IntakeMarkers | undefined;
+  /** Each sender's limits (sender-limits.ts): checked and counted before the bytes are committed. */
+  readonly limits?: Pick<SenderLimiter, 'admit' | 'release'> | undefined;
 }
 
 /** What the listener hands over: the authentication header fields and the body. */
@@ -90,10 +93,20 @@ interface Stored extends Accepted {
 
 async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage, answered451: () => boolean): Promise<Stored> {
   const { intakeId } = intake;
-  const body = await message.body();
+  // Over a limit, nothing is written; a count whose intake is not made after all is taken back.
+  const admission: Admission = (await deps.limits?.admit(intake)) ?? { kind: 'unlimited' };
+  const takeBack = (): void => void deps.limits?.release(admission).catch(() => undefined);
+  const body = await message.body().catch((err: unknown) => {
+    takeBack();
+    throw err;
+  });
   const { blobKey } = body;
   const { headers } = message;
-  const created = await deps.store.create(intake, { headers: message.headers, body }, deps.clock());
+  const created = await deps.store.create(intake, { headers: message.headers, body }, deps.clock()).catch((err: unknown) => {
+    takeBack();
+    throw err;
+  });
+  if (!created.created) takeBack(); // a re-delivery after all: it counts nothing
   // A record Redis wrote after the client was told 451 goes no further: the message stays as a
   // stop between the record and the job leaves it (received, or failed and replayable), and the
   // MTA's retry, the same intake, queues it.

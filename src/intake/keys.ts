@@ -12,6 +12,10 @@ export interface IntakeKeys {
   readonly replicaTick: string;
   /** Where a replica acknowledgement's marks go, one per session (src/redis/replica-ack.ts). */
   readonly replicaMarks: string;
+  /** A sender's intakes of the last hour, their sizes, and its open intakes (sender-limits.ts). */
+  senderWindow(senderId: string): string;
+  senderSizes(senderId: string): string;
+  senderOpen(senderId: string): string;
 }
 
 export function intakeKeys(prefix: string): IntakeKeys {
@@ -21,5 +25,8 @@ export function intakeKeys(prefix: string): IntakeKeys {
     stateIndex: (state) => `${prefix}:state:${state}`,
     replicaTick: `${prefix}:replica-tick`,
     replicaMarks: `${prefix}:replica-mark`,
+    senderWindow: (id) => `${prefix}:sender:${id}:window`,
+    senderSizes: (id) => `${prefix}:sender:${id}:sizes`,
+    senderOpen: (id) => `${prefix}:sender:${id}:open`,
   };
 }

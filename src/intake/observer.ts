@@ -20,6 +20,8 @@ export interface IntakeObserver {
   noticeState(kind: NoticeKind, state: NoticeState): void;
   /** A message was refused in the SMTP session by one of its own rules (no intake was made). */
   sessionRefused(reasonCode: string): void;
+  /** A sender's use of one of its limits (0..1 and past), at an admission (sender-limits.ts). */
+  senderLimitUse?(senderId: string, limit: string, ratio: number): void;
 }
 
 export const silentObserver: IntakeObserver = {

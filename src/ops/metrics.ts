@@ -10,6 +10,7 @@ import { withTimeout } from '../bounded.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { errorCodeLabel, unlistedErrorCode } from '../sender-api/error-code-label.js';
 import { type ApiHealth, createApiHealth } from './api-health.js';
+import { senderLimitGauge } from './sender-limit-gauge.js';
 
 const PREFIX = 'letter_intake_';
 
@@ -111,6 +112,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
 
+  const senderUse = senderLimitGauge(registers, clock);
+
   const queue = options.queue;
   if (queue !== undefined) {
     new Gauge({
@@ -149,6 +152,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
     noticeState: (kind, state) => notices.inc({ kind, state }),
     sessionRefused: (reasonCode) => sessionRefusals.inc({ reason: reasonCode }),
+    senderLimitUse: senderUse,
   };
   return { registry, observer, apiHealth };
 }

@@ -18,6 +18,7 @@ import type { ReadinessProbe } from './readiness-probe.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { RedisWatch } from './redis-watch.js';
 import { intakeRoutes } from './routes-intakes.js';
+import { renderSenders, SENDERS_PATH, type SenderView } from './senders-page.js';
 
 export const QUEUES_PATH = '/admin/queues';
 /** /readyz's verdict with its reasons (errors, paths, queue counts, API health). */
@@ -48,6 +49,8 @@ export interface AdminDeps {
   /** /readyz's probe: its verdict in full (the reasons) at /admin/readyz. */
   readonly readiness?: ReadinessProbe | undefined;
   readonly loaded?: (() => Readonly<Record<string, unknown>>) | undefined;
+  /** Each sender's settings and use of its limits; no senders page without it. */
+  readonly senders?: (() => Promise<readonly SenderView[]>) | undefined;
 }
 
 export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
@@ -109,6 +112,15 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
           clock: deps.clock,
         }),
       );
+    }
+    const senders = deps.senders;
+    if (senders !== undefined) {
+      app.get<{ Querystring: Record<string, string | undefined> }>(SENDERS_PATH, async (request, reply) => {
+        const views = await senders();
+        const html = request.query.format !== 'json' && (request.headers.accept ?? '').includes('text/html');
+        if (html) return reply.type('text/html; charset=utf-8').send(renderSenders(views));
+        return { senders: views };
+      });
     }
   };
 }

@@ -1,6 +1,7 @@
 // The ops HTTP server: probes and metrics for everyone, the admin area (queue dashboard, intake
 // pages, replay) only when a dashboard password is configured. Request lines are logged at
 // debug level: probes and scrapes arrive every few seconds.
+
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -16,6 +17,7 @@ import type { ApiHealth } from './api-health.js';
 import { LoginThrottle } from './login-throttle.js';
 import { readinessProbe } from './readiness-probe.js';
 import { probeRoutes } from './routes-probes.js';
+import type { SenderView } from './senders-page.js';
 
 export interface OpsServerDeps {
   readonly host: string;
@@ -51,6 +53,8 @@ export interface OpsServerDeps {
   /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
   readonly started?: () => boolean;
   /** The loaded versions of the files the process reloads (sender directory, TLS pair), shown by /readyz. */
+  /** Each sender's settings and use of its limits, for the senders page. */
+  readonly senders?: (() => Promise<readonly SenderView[]>) | undefined;
   readonly loaded?: () => Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>;
 }
 
@@ -101,6 +105,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         redis: deps.redis,
         readiness,
         loaded,
+        senders: deps.senders,
       }),
     );
   }

@@ -5,6 +5,7 @@ import { describeUnknown, unknownVariablesIn } from '../config-unknown.js';
 import { useFastPaths } from '../fast-paths/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { terminalDestination } from '../log-terminal.js';
+import { addressesInUse } from '../senders/addresses-in-use.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { liveSenderDirectory, reloadableSenderDirectory } from '../senders/live-directory.js';
 import type { Reloads } from './reloads.js';
@@ -42,5 +43,5 @@ export function required<T>(value: T | undefined, variable: string, why: string)
 /** The sender directory from SENDERS_FILE, reloaded (as "senders") by `reloads`. */
 export function senderDirectoryOf(ctx: RoleContext, reloads: Reloads): SenderDirectory {
   const file = required(ctx.config.sendersFile, 'SENDERS_FILE', 'to know the senders');
-  return liveSenderDirectory(reloads.add('senders', reloadableSenderDirectory(file, ctx.env, ctx.clock)));
+  return liveSenderDirectory(reloads.add('senders', reloadableSenderDirectory(file, ctx.env, ctx.clock, addressesInUse(ctx.config))));
 }

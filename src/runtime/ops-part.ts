@@ -9,10 +9,12 @@ import { createIntakeQueue } from '../intake/queue.js';
 import { replayIntake } from '../intake/replay.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
+import { senderViews } from '../ops/sender-views.js';
 import { startOpsServer } from '../ops/server.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import { openRedis } from '../redis/connections.js';
 import type { RedisTopology } from '../redis/topology.js';
+import { addressesInUse } from '../senders/addresses-in-use.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
@@ -70,6 +72,8 @@ export async function startOpsPart(
     dashboard: { user: config.opsHttp.dashboardUser, password: options.admin ? config.opsHttp.dashboardPassword : undefined },
     trustedProxies: config.opsHttp.trustedProxies,
     started: () => started,
+    senders: () =>
+      senderViews({ sendersFile: config.sendersFile, inUse: addressesInUse(config), redis, prefix: config.redisPrefix, now: ctx.clock() }),
     ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
   });
   return {

@@ -12,12 +12,16 @@ import { authRefusals } from '../intake/auth-refusals.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
+import { SenderLimiter, useRatios } from '../intake/sender-limits.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
-import { openRedis } from '../redis/connections.js';
-import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
+import { openRedis, type RedisClient } from '../redis/connections.js';
+import { addressesInUse } from '../senders/addresses-in-use.js';
+import type { SenderDirectory } from '../senders/directory.js';
+import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
+import { judgeRecipients } from '../smtp/sender-addresses.js';
 import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
@@ -44,7 +48,9 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const log = ctx.logger.child({ role: 'smtp' });
   const sendersFile = required(config.sendersFile, 'SENDERS_FILE', 'to know the registered senders');
   // Both reload on SIGHUP and when their files change (reloads.ts); a listener not yet up takes the new pair at its start.
-  const registered = register(ctx, 'smtp-senders', reloadableRegisteredAddresses(sendersFile, ctx.clock));
+  const senders = liveSenderDirectory(
+    register(ctx, 'smtp-senders', reloadableListenerDirectory(sendersFile, ctx.clock, addressesInUse(config))),
+  );
   let listening: Listener | undefined;
   const tls =
     config.smtp.tls === undefined
@@ -76,6 +82,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     timeoutMs: config.enqueueTimeoutMs,
     replicas: replicas?.ack,
     markers: new IntakeMarkers(ctx.rawStore),
+    limits: senderLimiter(ctx, redis, senders),
   };
   const listener = await startListener(
     {
@@ -85,7 +92,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       authTimeoutMs: config.authTimeoutMs,
     },
     {
-      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config)),
+      authenticate: createAuthenticator(ctx.resolver ?? resolverFor(config), (from) => senders.byAddress(from)?.dkimSelectors),
       spool: rawStoreSpool(ctx.rawStore),
       accept: async (intake, message) => {
         const started = performance.now();
@@ -94,8 +101,10 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         return accepted;
       },
       startWalk: startMimeWalk,
+      isSenderAddress: (address) => senders.byProcessingAddress(address) !== undefined,
+      judgeRecipients: (from, rcptTo) => judgeRecipients(from, rcptTo, senders, config.inboundAddresses),
       rules: {
-        isRegistered: (address) => registered.current().has(address.toLowerCase()),
+        isRegistered: (address) => senders.byAddress(address) !== undefined,
         maxPdfBytes: config.maxPdfBytes,
         apiLimits: config.apiLimits,
       },
@@ -145,6 +154,26 @@ async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Each sender's limits, counted in the shared Redis; an intake's sender is its From's. */
+function senderLimiter(ctx: PartContext, redis: RedisClient, senders: SenderDirectory): SenderLimiter {
+  return new SenderLimiter({
+    redis,
+    prefix: ctx.config.redisPrefix,
+    clock: ctx.clock,
+    senderOf: (from) => {
+      const sender = senders.byAddress(from);
+      if (sender?.limits === undefined) return undefined;
+      return { senderId: sender.senderId, name: sender.companyNameEn, limits: sender.limits };
+    },
+    // Past the acceptance bound an intake has its record (or was answered 451 and released).
+    admittedGraceMs: 2 * ctx.config.enqueueTimeoutMs + 60_000,
+    openLifetimeMs: ctx.config.recordRetentionMs,
+    onUse: (sender, use) => {
+      for (const [limit, ratio] of useRatios(sender.limits, use)) ctx.observer.senderLimitUse?.(sender.senderId, limit, ratio);
+    },
+  });
 }
 
 function register<T>(ctx: PartContext, name: string, reloadable: Reloadable<T>): Reloadable<T> {

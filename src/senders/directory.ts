@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Env } from '../config.js';
 import { nearestName } from '../nearest-name.js';
 import type { NoticeKind } from '../notices/notice-kind.js';
+import { type AddressesInUse, type TenantSettings, tenantProblem, tenantSettingsOf, tenantSettingsShape } from './tenant-settings.js';
 
 const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be an address range like 127.0.0.1/32');
 
@@ -24,6 +25,7 @@ const senderSchema = z
     notify: z.array(z.enum(['submitted'])).default([]),
     /** The sender's PDFs may carry AcroForm fields (JavaScript stays forbidden). */
     allowPdfForms: z.boolean().default(false),
+    ...tenantSettingsShape,
   })
   .refine((s) => (s.apiClientSecret === undefined) !== (s.apiClientSecretEnv === undefined), {
     message: 'give exactly one of apiClientSecret and apiClientSecretEnv',
@@ -31,7 +33,7 @@ const senderSchema = z
 
 const fileSchema = z.object({ senders: z.array(senderSchema) });
 
-export interface Sender {
+export interface Sender extends TenantSettings {
   readonly senderId: string;
   readonly companyNameEn: string;
   /** Lower-cased registered addresses. */
@@ -50,6 +52,8 @@ export interface SenderDirectory {
   byAddress(address: string): Sender | undefined;
   byClientId(apiClientId: string): Sender | undefined;
   bySenderId(senderId: string): Sender | undefined;
+  /** The sender whose own processing address this is (case-insensitive), if any. */
+  byProcessingAddress(address: string): Sender | undefined;
 }
 
 /** The fields a sender entry may have: the schema's own. */
@@ -63,8 +67,11 @@ export class SenderDirectoryError extends Error {
   override readonly name = 'SenderDirectoryError';
 }
 
-/** Builds the directory from parsed JSON; `env` resolves `apiClientSecretEnv`. */
-export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_FILE'): SenderDirectory {
+/**
+ * Builds the directory from parsed JSON; `env` resolves `apiClientSecretEnv`; `inUse` names the
+ * addresses no sender may take as its processing address.
+ */
+export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_FILE', inUse: AddressesInUse = {}): SenderDirectory {
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
     const lines = parsed.error.issues.flatMap((i) =>
@@ -88,8 +95,11 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
       allowedIps: s.allowedIps,
       notify: s.notify,
       allowPdfForms: s.allowPdfForms,
+      ...tenantSettingsOf(s),
     };
   });
+  const problem = tenantProblem(senders, inUse);
+  if (problem !== undefined) throw new SenderDirectoryError(`${source}: ${problem}`);
   assertUnique(
     senders.flatMap((s) => s.addresses),
     'address',
@@ -109,16 +119,18 @@ export function parseSenderDirectory(json: unknown, env: Env, source = 'SENDERS_
   const byAddress = new Map(senders.flatMap((s) => s.addresses.map((a) => [a, s] as const)));
   const byClientId = new Map(senders.map((s) => [s.apiClientId, s] as const));
   const bySenderId = new Map(senders.map((s) => [s.senderId, s] as const));
+  const byProcessingAddress = new Map(senders.flatMap((s) => (s.processingAddresses ?? []).map((a) => [a, s] as const)));
   return {
     senders,
     byAddress: (address) => byAddress.get(address.toLowerCase()),
     byClientId: (id) => byClientId.get(id),
     bySenderId: (id) => bySenderId.get(id),
+    byProcessingAddress: (address) => byProcessingAddress.get(address.toLowerCase()),
   };
 }
 
-export function loadSenderDirectory(file: string, env: Env): SenderDirectory {
-  return parseSenderDirectory(readDirectoryFile(file), env, `SENDERS_FILE ${file}`);
+export function loadSenderDirectory(file: string, env: Env, inUse: AddressesInUse = {}): SenderDirectory {
+  return parseSenderDirectory(readDirectoryFile(file), env, `SENDERS_FILE ${file}`, inUse);
 }
 
 /**
@@ -131,9 +143,16 @@ export function loadRegisteredAddresses(file: string): ReadonlySet<string> {
 
 /** The registered addresses of a directory's JSON, validated as the whole directory is. */
 export function registeredAddressesIn(json: unknown, file: string): ReadonlySet<string> {
+  return new Set(listenerDirectoryOf(json, file).senders.flatMap((s) => s.addresses));
+}
+
+/**
+ * The directory as the listener reads it: every sender's addresses and settings, validated as
+ * the whole directory is, with no client secret resolved (their variables need not be set).
+ */
+export function listenerDirectoryOf(json: unknown, file: string, inUse: AddressesInUse = {}): SenderDirectory {
   const secretsUnused = new Proxy<Env>({}, { get: () => 'unused by the listener' });
-  const directory = parseSenderDirectory(json, secretsUnused, `SENDERS_FILE ${file}`);
-  return new Set(directory.senders.flatMap((s) => s.addresses));
+  return parseSenderDirectory(json, secretsUnused, `SENDERS_FILE ${file}`, inUse);
 }
 
 function readDirectoryFile(file: string): unknown {

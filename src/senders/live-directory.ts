@@ -3,7 +3,14 @@
 // never a mix. The listener's view (registered addresses only, no secrets) reloads the same way.
 import type { Env } from '../config.js';
 import { type Reloadable, reloadableFiles } from '../runtime/reloadable.js';
-import { parseSenderDirectory, registeredAddressesIn, type SenderDirectory, SenderDirectoryError } from './directory.js';
+import {
+  listenerDirectoryOf,
+  parseSenderDirectory,
+  registeredAddressesIn,
+  type SenderDirectory,
+  SenderDirectoryError,
+} from './directory.js';
+import type { AddressesInUse } from './tenant-settings.js';
 
 const unreadable = (file: string, err: unknown): Error =>
   new SenderDirectoryError(`SENDERS_FILE ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
@@ -16,10 +23,15 @@ function json(bytes: Buffer | undefined, file: string): unknown {
   }
 }
 
-export function reloadableSenderDirectory(file: string, env: Env, clock: () => number): Reloadable<SenderDirectory> {
+export function reloadableSenderDirectory(
+  file: string,
+  env: Env,
+  clock: () => number,
+  inUse: AddressesInUse = {},
+): Reloadable<SenderDirectory> {
   return reloadableFiles({
     files: [file],
-    parse: ([bytes]) => parseSenderDirectory(json(bytes, file), env, `SENDERS_FILE ${file}`),
+    parse: ([bytes]) => parseSenderDirectory(json(bytes, file), env, `SENDERS_FILE ${file}`, inUse),
     unreadable,
     clock,
   });
@@ -27,6 +39,11 @@ export function reloadableSenderDirectory(file: string, env: Env, clock: () => n
 
 export function reloadableRegisteredAddresses(file: string, clock: () => number): Reloadable<ReadonlySet<string>> {
   return reloadableFiles({ files: [file], parse: ([bytes]) => registeredAddressesIn(json(bytes, file), file), unreadable, clock });
+}
+
+/** The listener's view: every sender's settings, no secrets (directory.ts, listenerDirectoryOf). */
+export function reloadableListenerDirectory(file: string, clock: () => number, inUse: AddressesInUse = {}): Reloadable<SenderDirectory> {
+  return reloadableFiles({ files: [file], parse: ([bytes]) => listenerDirectoryOf(json(bytes, file), file, inUse), unreadable, clock });
 }
 
 /** A SenderDirectory that always answers from the currently loaded version. */
@@ -38,5 +55,6 @@ export function liveSenderDirectory(loaded: Reloadable<SenderDirectory>): Sender
     byAddress: (address) => loaded.current().byAddress(address),
     byClientId: (id) => loaded.current().byClientId(id),
     bySenderId: (id) => loaded.current().bySenderId(id),
+    byProcessingAddress: (address) => loaded.current().byProcessingAddress(address),
   };
 }

@@ -61,6 +61,8 @@ export interface ReceiveDeps {
   readonly rules: RuleContext;
   /** Keeps a short record of a message refused by its own rules (bounded; never throws). */
   readonly refused: (refusal: SessionRefusal) => Promise<void>;
+  /** Refuses the recipients given the authenticated From (sender-addresses.ts); absent: any recipient taken at RCPT. */
+  readonly judgeRecipients?: (from: string, rcptTo: readonly string[]) => IntakeError | undefined;
   /** The same for a message refused because it failed authentication (its own record and budget). */
   readonly refusedAuthentication?: (refusal: SessionRefusal) => Promise<void>;
 }
@@ -148,7 +150,24 @@ async function accept(
     throw failure;
   }
 
-  // Authentication passed: now the message's own rules, on what the walk read.
+  // Authentication passed: a sender's own address takes only that sender's mail.
+  const misaddressed = deps.judgeRecipients?.(auth.from, envelope.rcptTo);
+  if (misaddressed !== undefined) {
+    await deps.refused({
+      at: deps.clock(),
+      reasonCode: misaddressed.code,
+      reply: `${misaddressed.smtp.code} ${misaddressed.smtp.enhanced} ${misaddressed.message}`,
+      from: auth.from,
+      messageId: fields.messageId,
+      subject: fields.subject,
+      envelopeFrom: envelope.mailFrom,
+      clientIp: envelope.clientIp,
+      helo: envelope.helo,
+    });
+    throw misaddressed;
+  }
+
+  // Then the message's own rules, on what the walk read.
   const broken = brokenRule(await settledWalk(walk.result), auth.from, deps.rules);
   if (broken !== undefined) {
     const refusal = refusalFor(broken, deps.rules);

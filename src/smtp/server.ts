@@ -30,6 +30,8 @@ const ADMIT_BYTES = 512 * 1024;
 export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'memory' | 'onAuthSeconds'> {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
+  /** A sender's own processing address (SENDERS_FILE), taken at RCPT like INBOUND_ADDRESSES. */
+  readonly isSenderAddress?: ((address: string) => boolean) | undefined;
   /** The STARTTLS key and certificate, read and checked (tls-material.ts); absent: STARTTLS is off. */
   readonly tls?: TlsPair | undefined;
 }
@@ -158,7 +160,9 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
 
     onRcptTo(address, session, callback) {
-      if (isProcessingAddress(address.address, options.inboundAddresses)) return callback();
+      if (isProcessingAddress(address.address, options.inboundAddresses) || deps.isSenderAddress?.(address.address) === true) {
+        return callback();
+      }
       callback(refuse(session, 'RCPT', new IntakeError('RecipientNotAccepted', `<${address.address}>: no such mailbox here`)));
     },
 

@@ -291,6 +291,32 @@ describe('letter-intake doctor on broken deployments', () => {
     });
   });
 
+  it("shows each sender's settings, checks its own addresses' MX and its listed selectors' keys", async () => {
+    const file = join(dir, 'senders-settings.json');
+    const senders = JSON.parse(readFileSync(join(dir, 'senders.json'), 'utf8')) as { senders: Record<string, unknown>[] };
+    const [acme, globex] = senders.senders;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        senders: [
+          { ...acme, processingAddresses: ['acme@letters.elsewhere.example'], dkimSelectors: ['rsa2048', 'gone'] },
+          { ...globex, limits: { messagesPerHour: 100 } },
+        ],
+      }),
+    );
+    const results = await doctor({ SENDERS_FILE: file });
+    expect(named(results, 'settings of Acme Utilities')?.detail).toBe(
+      'DKIM selectors rsa2048, gone; own addresses acme@letters.elsewhere.example',
+    );
+    expect(named(results, 'settings of Globex')?.detail).toBe('limits 100 messages/hour');
+    expect(named(results, 'MX of letters.elsewhere.example')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('no MX record'),
+    });
+    expect(named(results, 'MX of intake.example')?.status).toBe('ok');
+    expect(named(results, 'DKIM key gone._domainkey.acme.example')?.status).toBe('fail');
+  });
+
   it('names an address claimed by two senders and a secret written into the file', async () => {
     const file = join(dir, 'senders-dup.json');
     const senders: unknown = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8'));

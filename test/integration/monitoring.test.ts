@@ -16,6 +16,7 @@ import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, REPO, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { sendOnce } from '../helpers/smtp-client.js';
+import { tenantSendersFile } from '../helpers/tenant-senders.js';
 
 const RULES = resolve(REPO, 'deploy/prometheus/alerts.yml');
 const DASHBOARD = resolve(REPO, 'deploy/grafana/letter-intake.json');
@@ -68,7 +69,9 @@ const redis = connectTestRedis();
 beforeAll(async () => {
   const queue = createIntakeQueue(redis, prefix);
   const metrics = createMetrics({ queue });
-  gateway = await startTestGateway({ worker: true, observer: metrics.observer, env: { REDIS_PREFIX: prefix } });
+  // Acme has a limit: its use is exported per sender.
+  const senders = tenantSendersFile({ acme: { limits: { messagesPerHour: 1000 } } });
+  gateway = await startTestGateway({ worker: true, observer: metrics.observer, env: { REDIS_PREFIX: prefix, SENDERS_FILE: senders } });
   ops = await startOpsServer({
     host: '127.0.0.1',
     port: 0,
@@ -118,7 +121,7 @@ function assertExported(expr: string, where: string): void {
 
 describe('alert rules', () => {
   it('read only metrics and labels the gateway exports', () => {
-    expect(rules.map((r) => r.alert)).toHaveLength(6);
+    expect(rules.map((r) => r.alert)).toHaveLength(7);
     for (const rule of rules.filter((r) => r.alert !== 'LetterIntakeDown')) assertExported(rule.expr, rule.alert);
   });
 
@@ -141,7 +144,7 @@ describe('alert rules', () => {
 
   it.skipIf(!PROMTOOL)("pass promtool check rules, and the compose stack's Prometheus config loads them", () => {
     const run = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(run.stdout + run.stderr).toContain('SUCCESS: 6 rules found');
+    expect(run.stdout + run.stderr).toContain('SUCCESS: 7 rules found');
     expect(run.status).toBe(0);
     const config = spawnSync('promtool', ['check', 'config', resolve(REPO, 'deploy/prometheus/prometheus.yml')], { encoding: 'utf8' });
     expect(config.stdout + config.stderr).toContain('SUCCESS: 1 rule files found');
@@ -205,6 +208,7 @@ function ruleTests(): unknown {
   const buckets = scraped.filter((s) => s.name === 'letter_intake_end_to_end_seconds_bucket');
   const accepted = scrapedSeries('letter_intake_smtp_replies_total', { code: '250', command: 'DATA' });
   const refused = scrapedSeries('letter_intake_smtp_replies_total', { code: '550', command: 'DATA' });
+  const senderUse = scrapedSeries('letter_intake_sender_limit_use_ratio', { limit: 'messagesPerHour' });
   expect(buckets.length).toBeGreaterThan(5);
   // Every observation between 5 and 10 seconds: the p99 is well over the 5 s threshold.
   const slowBuckets = buckets.map((b) => ({
@@ -229,6 +233,7 @@ function ruleTests(): unknown {
           { series: `up{job="letter-intake",instance="gateway:8080"}`, values: '1 1 0x40' },
           { series: selector(accepted), values: '0+30x40' },
           { series: selector(refused, { code: '451' }), values: '0+6x40' },
+          { series: selector(senderUse), values: '0.9x40' },
         ],
         alert_rule_test: [
           alert('LetterIntakeOperatorAlert', '5m', [
@@ -270,6 +275,15 @@ function ruleTests(): unknown {
               exp_annotations: { summary: 'gateway:8080 does not answer its scrape', runbook: runbook('LetterIntakeDown') },
             },
           ]),
+          alert('LetterIntakeSenderNearLimit', '5m', [
+            {
+              exp_labels: { severity: 'ticket', sender: senderUse.labels.sender ?? '', limit: 'messagesPerHour' },
+              exp_annotations: {
+                summary: `Sender ${senderUse.labels.sender ?? ''} is near its messagesPerHour limit`,
+                runbook: runbook('LetterIntakeSenderNearLimit'),
+              },
+            },
+          ]),
           alert('LetterIntakeTemporaryFailures', '25m', [
             {
               exp_labels: { severity: 'page' },
@@ -292,6 +306,7 @@ function ruleTests(): unknown {
           { series: `up{job="letter-intake",instance="gateway:8080"}`, values: '1x40' },
           { series: selector(accepted), values: '0+30x40' },
           { series: selector(refused), values: '0+1x40' },
+          { series: selector(senderUse), values: '0.1x40' },
         ],
         alert_rule_test: rules.map((r) => alert(r.alert, '25m', [])),
       },

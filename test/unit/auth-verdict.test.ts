@@ -317,3 +317,25 @@ describe('judgeAuthentication', () => {
     });
   });
 });
+
+describe('judgeAuthentication with the sender’s DKIM selectors', () => {
+  const pinned = { alignment: 'relaxed' as const, dkimSelectors: ['hk1'] };
+
+  it.each([
+    ['a listed selector, any case', [signature({ selector: 'HK1' })], 'pass'],
+    ['another passing selector beside a listed one', [signature({ selector: 'crm' }), signature({ selector: 'hk1' })], 'pass'],
+    ['only another passing selector', [signature({ selector: 'crm' })], 'fail'],
+    ['a listed selector whose key could not be fetched', [signature({ selector: 'hk1', result: 'temperror' })], 'temporary'],
+    ['another selector whose key could not be fetched', [signature({ selector: 'crm', result: 'temperror' })], 'fail'],
+  ] as const)('%s: %s', (_what, dkim, outcome) => {
+    expect(judgeAuthentication(summary({ dkim }), pinned).checks.dkim.outcome).toBe(outcome);
+  });
+
+  it('names the signature’s selector and the listed ones when none counts', () => {
+    const verdict = judgeAuthentication(summary({ dkim: [signature({ selector: 'crm' })] }), pinned);
+    expect(verdict.checks.dkim.detail).toBe(
+      'no passing DKIM signature aligned with acme.example with a selector the sender lists ' +
+        '(listed: hk1; found: d=acme.example s=crm pass, selector crm not listed)',
+    );
+  });
+});

@@ -24,6 +24,7 @@ function documented(header: string, name: 'KEYS' | 'ARGV'): { readonly each: num
 describe('the Lua scripts in src/', () => {
   it('are there (the stores run on them)', () => {
     expect(scripts.map((f) => relative(SRC, f)).sort()).toEqual([
+      'intake/scripts/admit-sender-7.lua',
       'intake/scripts/append-stray-draft-1.lua',
       'intake/scripts/checkpoint-1.lua',
       'intake/scripts/checkpoint-letter-2.lua',
