@@ -12,6 +12,7 @@ import {
   type PortalContext,
   type SignedIn,
   setSessionCookie,
+  setSignedIn,
   viewerOf,
 } from './context.js';
 import { csrfField, esc, isoTime } from './html.js';
@@ -63,6 +64,7 @@ export function securityRoutes(ctx: PortalContext, full: (request: FastifyReques
       // A factor change: a new session id for this browser.
       const session = await ctx.sessions.create(who.user.userId, 'full', originOf(request), who.session.hash);
       setSessionCookie(reply, session.id);
+      setSignedIn(request, { ...who, id: session.id, session: { ...who.session, hash: session.hash } });
       await ctx.audit({ action: 'two-factor sign-in enabled (TOTP)', userId: who.user.userId, email: who.user.email, ip: request.ip });
       return html(
         reply,
@@ -71,7 +73,7 @@ export function securityRoutes(ctx: PortalContext, full: (request: FastifyReques
         `<p>Keep these backup codes somewhere safe. Each works once, in place of a code from your app. They are shown only now.</p>
 <ul class="codes">${codes.map((c) => `<li>${c}</li>`).join('')}</ul>
 <p><a href="/portal/intakes">Continue to your intakes</a></p>`,
-        undefined,
+        viewerOf(ctx, request, reply),
       );
     });
 

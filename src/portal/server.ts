@@ -6,7 +6,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyRequest, LogController } from 'fastify';
 import {
   clearSessionCookie,
   csrfBinding,
@@ -60,11 +60,17 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 } as const;
 
+/** Request lines are not logged (the audit log says what matters); errors are. */
+class QuietRequests extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(): void {}
+}
+
 export async function startPortalServer(ctx: PortalContext, options: PortalServerOptions): Promise<PortalServer> {
   const trusted = options.trustedProxies;
   const app = Fastify({
     loggerInstance: ctx.logger.child({ component: 'portal-http' }),
-    disableRequestLogging: true,
+    logController: new QuietRequests(),
     trustProxy: trusted.length > 0 ? [...trusted] : false,
     bodyLimit: 64 * 1024,
   });
