@@ -9,6 +9,8 @@ import { csrfToken, html, type PortalContext, type SignedIn, viewerOf } from './
 import { csrfField, esc } from './html.js';
 import type { UploadedPdf } from './upload.js';
 
+const mib = (bytes: number): string => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
 /** How long the submit waits for the worker's verdict before showing the intake as it is. */
 const VERDICT_WAIT_MS = 5000;
 const FIELD_MAX_BYTES = 64 * 1024;
@@ -62,7 +64,7 @@ export function uploadRoutes(ctx: PortalContext, full: (request: FastifyRequest)
           who,
           form,
           'PdfTooLarge',
-          `"${form.tooLarge}" is larger than ${ctx.maxPdfBytes} bytes; send a smaller PDF`,
+          `"${form.tooLarge}" is larger than ${mib(ctx.maxPdfBytes)}; send a smaller PDF`,
         );
       }
       const outcome = await ctx.upload({
@@ -177,7 +179,7 @@ async function formPage(
     reply,
     status,
     'Upload a letter',
-    `${message}<p>The letter goes the same way as one you e-mail: the same rules and PDF checks, and it is made once. PDFs of at most ${ctx.maxPdfBytes} bytes each, at most ${ctx.maxPdfs}.</p>
+    `${message}<p>The letter goes the same way as one you e-mail: the same rules and PDF checks, and it is made once. PDFs of at most ${mib(ctx.maxPdfBytes)} each, at most ${ctx.maxPdfs}.</p>
 <form method="post" action="/portal/letters/new?_csrf=${encodeURIComponent(csrf)}" enctype="multipart/form-data">${csrfField(csrf)}
 <input type="hidden" name="form" value="${esc(formToken)}">
 <label for="title">Title</label><input id="title" name="title" type="text" value="${esc(form.title)}" required>
