@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { portalKeys } from '../portal/keys.js';
 import { hashPassword } from '../portal/passwords.js';
 import { PortalUsers } from '../portal/users.js';
-import { openRedis } from '../redis/connections.js';
 import type { RedisTopology } from '../redis/topology.js';
+import { connectForCommand } from './command-redis.js';
 
 export const DEMO_PORTAL_EMAIL = 'portal@acme.example';
 const DEMO_SENDER_ID = '8d3c6f1e-2f7a-4c1e-9a57-0f1b2c3d4e5f';
@@ -15,7 +15,7 @@ export async function demoPortalUser(
   prefix: string,
   clock: () => number,
 ): Promise<{ email: string; password: string }> {
-  const redis = openRedis(topology, { kind: 'producer', commandTimeoutMs: 5000 });
+  const redis = await connectForCommand(topology, 5000);
   try {
     const users = new PortalUsers(redis, portalKeys(prefix));
     const existing = await users.byEmail(DEMO_PORTAL_EMAIL);

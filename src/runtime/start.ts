@@ -133,8 +133,12 @@ export async function startCommand(): Promise<'running'> {
       'letter-intake is running',
     );
     if (demo) {
-      const login = await demoPortalUser(redisTopology, config.redisPrefix, ctx.clock);
-      process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl) + demoPortal(portal.url, login));
+      // The demo user is a convenience: without it the gateway runs all the same.
+      const login = await demoPortalUser(redisTopology, config.redisPrefix, ctx.clock).catch((err: unknown) => {
+        logger.warn({ err, event: 'start.demo_portal_user_failed' }, 'the demo portal user could not be made');
+        return undefined;
+      });
+      process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl) + (login === undefined ? '' : demoPortal(portal.url, login)));
     }
     return 'running';
   } catch (err) {

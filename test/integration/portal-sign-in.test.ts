@@ -21,7 +21,6 @@ const PASSWORD = 'a long enough passphrase';
 let gateway: TestGateway;
 let portal: PortalPart;
 let users: PortalUsers;
-let ahead = 0;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
@@ -29,7 +28,7 @@ beforeAll(async () => {
     {
       config: { ...gateway.config, portal: { host: '127.0.0.1', port: 0, publicUrl: undefined } },
       logger: createLogger({ level: 'silent' }),
-      clock: () => Date.now() + ahead,
+      clock: Date.now,
       observer: silentObserver,
       redisTopology: { kind: 'standalone', url: TEST_REDIS_URL, tls: undefined },
       rawStore: gateway.rawStore,
