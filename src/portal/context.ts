@@ -40,6 +40,8 @@ export interface PortalContext {
   readonly upload: (upload: Upload) => Promise<UploadOutcome>;
   readonly maxPdfBytes: number;
   readonly maxPdfs: number;
+  /** The whole upload as a message (MAX_MESSAGE_BYTES). */
+  readonly maxUploadBytes: number;
   readonly clock: () => number;
   readonly logger: Logger;
 }

@@ -21,6 +21,8 @@ interface Form {
   formToken: string;
   pdfs: UploadedPdf[];
   tooLarge: string | undefined;
+  /** The PDFs together passed the message size cap (the rest were read and dropped). */
+  overTotal: boolean;
 }
 
 export function uploadRoutes(ctx: PortalContext, full: (request: FastifyRequest) => SignedIn) {
@@ -43,7 +45,7 @@ export function uploadRoutes(ctx: PortalContext, full: (request: FastifyRequest)
         );
       if (!request.isMultipart())
         return formPage(ctx, request, reply, who, 400, 'The form must be sent as multipart/form-data.', { title: '', description: '' });
-      const form = await readForm(request.parts(), ctx.maxPdfBytes);
+      const form = await readForm(request.parts(), ctx.maxPdfBytes, ctx.maxUploadBytes);
       const claim = await ctx.formTokens.claim(who.user.userId, form.formToken);
       if (claim.kind === 'done') return reply.redirect(`/portal/intakes/${encodeURIComponent(claim.intakeId)}`, 303);
       if (claim.kind === 'busy')
@@ -55,6 +57,18 @@ export function uploadRoutes(ctx: PortalContext, full: (request: FastifyRequest)
           viewerOf(ctx, request, reply),
         );
       if (claim.kind === 'unknown') return formPage(ctx, request, reply, who, 400, 'This form has expired; send it again.', form);
+      if (form.overTotal) {
+        await ctx.formTokens.settle(who.user.userId, form.formToken, undefined);
+        return refusedPage(
+          ctx,
+          request,
+          reply,
+          who,
+          form,
+          'MessageTooLarge',
+          `the PDFs together are larger than ${mib(ctx.maxUploadBytes / 1.37)}; send fewer`,
+        );
+      }
       if (form.tooLarge !== undefined) {
         await ctx.formTokens.settle(who.user.userId, form.formToken, undefined);
         return refusedPage(
@@ -123,13 +137,17 @@ async function verdict(ctx: PortalContext, sender: NonNullable<SignedIn['sender'
 }
 
 /** The multipart body, read within the multipart plugin's limits (files, parts, field sizes). */
-async function readForm(parts: AsyncIterableIterator<Multipart>, maxPdfBytes: number): Promise<Form> {
-  const form: Form = { title: '', description: '', formToken: '', pdfs: [], tooLarge: undefined };
+async function readForm(parts: AsyncIterableIterator<Multipart>, maxPdfBytes: number, maxTotalBytes: number): Promise<Form> {
+  const form: Form = { title: '', description: '', formToken: '', pdfs: [], tooLarge: undefined, overTotal: false };
+  let total = 0;
   for await (const part of parts) {
     if (part.type === 'file') {
       const content = await part.toBuffer();
       if (part.fieldname !== 'pdf' || (part.filename === '' && content.length === 0)) continue;
-      if (part.file.truncated || content.length > maxPdfBytes) form.tooLarge ??= part.filename;
+      total += content.length;
+      // base64 makes a PDF a third larger in the message: past the cap, the rest is not kept
+      if (total * 1.37 > maxTotalBytes) form.overTotal = true;
+      else if (part.file.truncated || content.length > maxPdfBytes) form.tooLarge ??= part.filename;
       else form.pdfs.push({ fileName: part.filename || 'letter.pdf', contentType: pdfType(part.mimetype, part.filename), content });
       continue;
     }

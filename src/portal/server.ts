@@ -29,8 +29,6 @@ export interface PortalServerOptions {
   readonly port: number;
   /** Proxies whose X-Forwarded-For names the client (none: the socket's address). */
   readonly trustedProxies: readonly string[];
-  /** Bound on a whole upload request body (the message size cap). */
-  readonly maxBodyBytes: number;
 }
 
 export interface PortalServer {

@@ -91,6 +91,7 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
     upload: (upload) => handOffUpload(uploadDeps, upload),
     maxPdfBytes: config.maxPdfBytes,
     maxPdfs: PORTAL_MAX_PDFS,
+    maxUploadBytes: config.maxMessageBytes,
     clock: ctx.clock,
     logger: log,
   };
@@ -98,7 +99,6 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
     host: config.portal.host,
     port: config.portal.port,
     trustedProxies: config.opsHttp.trustedProxies,
-    maxBodyBytes: config.maxMessageBytes,
   });
   log.info({ event: 'portal.listening', url: server.url }, 'sender portal ready');
   return {
