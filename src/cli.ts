@@ -14,6 +14,11 @@ const USAGE = `usage: letter-intake <command> [options]
   start                 listener + worker + ops HTTP in one process, embedded defaults for
                         what is not configured (private redis-server, sandbox Sender API, demo setup)
   smtp | worker | ops   one role each, for scaling out
+  portal                the sender portal alone (PORTAL_PORT)
+  portal-user add --sender SENDER_ID --email ADDRESS
+                        make a portal user; prints its one-time set-password link
+                        (also for a forgotten password: \`portal-user link --email ADDRESS\`)
+  portal-user list | disable --email ADDRESS | link --email ADDRESS
   sandbox-api           the sandbox Sender API alone (SANDBOX_PORT)
   send FILE.eml         send a message over SMTP and print the reply
                         [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]
@@ -37,6 +42,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   smtp: async () => (await import('./runtime/roles.js')).smtpCommand,
   worker: async () => (await import('./runtime/roles.js')).workerCommand,
   ops: async () => (await import('./runtime/roles.js')).opsCommand,
+  portal: async () => (await import('./runtime/roles.js')).portalCommand,
+  'portal-user': async () => (await import('./runtime/portal-user-command.js')).portalUserCommand,
   'sandbox-api': async () => (await import('./runtime/sandbox-role.js')).sandboxCommand,
   send: async () => (await import('./runtime/send-command.js')).sendCommand,
   status: async () => (await import('./runtime/intake-commands.js')).statusCommand,
@@ -59,6 +66,7 @@ const OPTIONS = {
   since: { type: 'string' },
   until: { type: 'string' },
   sender: { type: 'string' },
+  email: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -201,6 +201,11 @@ const schema = z.object({
     )
     .pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { message: 'each entry must be an IP address or a CIDR range' }))),
   DASHBOARD_USER: z.string().min(1).default('admin'),
+  /** The sender portal's listener (it faces senders; the ops server does not). */
+  PORTAL_HOST: z.string().default('0.0.0.0'),
+  PORTAL_PORT: port(8081),
+  /** The portal's address as senders reach it, the base of set-password links (unset: http://127.0.0.1:PORTAL_PORT). */
+  PORTAL_PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
   DASHBOARD_PASSWORD: optionalText,
   /** STARTTLS key and certificate; both or neither. Without them STARTTLS is not offered. */
   TLS_KEY_FILE: optionalText,
@@ -316,6 +321,7 @@ export interface Config {
     readonly dashboardUser: string;
     readonly dashboardPassword: string | undefined;
   };
+  readonly portal: { readonly host: string; readonly port: number; readonly publicUrl: string | undefined };
   readonly rawRetentionMs: number;
   readonly recordRetentionMs: number;
   readonly refusedMaxBytes: number;
@@ -416,6 +422,7 @@ export function loadConfig(env: Env): Config {
       dashboardUser: e.DASHBOARD_USER,
       dashboardPassword: e.DASHBOARD_PASSWORD,
     },
+    portal: { host: e.PORTAL_HOST, port: e.PORTAL_PORT, publicUrl: e.PORTAL_PUBLIC_URL?.replace(/\/+$/, '') },
     rawRetentionMs: e.RAW_RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     refusedMaxBytes: e.REFUSED_MAX_BYTES,

@@ -92,6 +92,10 @@ const storedSchema = z.object({
   /** The content digest the id was made from, and its scheme (content-digest.ts); absent on older records. */
   contentDigest: z.string().optional(),
   contentDigestScheme: z.coerce.number().optional(),
+  /** How the message came: absent for e-mail; `web` for a letter uploaded on the sender portal. */
+  channel: z.enum(['web']).optional(),
+  /** The portal user (e-mail address) who uploaded it (channel web). */
+  uploadedBy: z.string().optional(),
   /** Each authentication check's result in words (spf, dkim, alignment, from). */
   auth: json(z.record(z.string(), z.string())),
   /** The message's blob in the raw store (CREATE writes it with the record). */

@@ -95,6 +95,19 @@ export class IntakeSearch {
     return [...new Set([text, ...(byLetter === null ? [] : [byLetter]), ...byMessageId, ...byFrom])];
   }
 
+  /**
+   * Intake ids received from any of these From addresses between two times, newest first, at most
+   * `count` (the sender portal's scope: one sender's registered addresses, never a filter on a page).
+   */
+  async fromAddresses(addresses: readonly string[], fromMs: number, toMs: number, count: number): Promise<string[]> {
+    const lists = await Promise.all(
+      addresses.map((a) => this.redis.zrevrangebyscore(this.key('from', a.toLowerCase()), toMs, fromMs, 'WITHSCORES', 'LIMIT', 0, count)),
+    );
+    const scored: { id: string; at: number }[] = [];
+    for (const list of lists) for (let i = 0; i + 1 < list.length; i += 2) scored.push({ id: list[i] ?? '', at: Number(list[i + 1]) });
+    return [...new Set(scored.sort((a, b) => b.at - a.at).map((s) => s.id))].slice(0, count);
+  }
+
   /** How many intakes ended in each state and reason in the last hour and day. */
   async endedCounts(now: number): Promise<EndedCount[]> {
     const pairs = (await this.redis.smembers(`${this.prefix}:ended`)).sort();

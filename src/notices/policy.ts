@@ -38,6 +38,13 @@ export function noticeFor(
   // A replay can change the outcome while the notice waits: only the current outcome is told.
   if (record.state !== kind) return no(`the intake is now ${record.state}, not ${kind}`);
   if (!wantsNotice(kind, prefs, leftFailed(record))) return no('the sender did not ask for confirmations');
+  // A letter uploaded on the sender portal: its user signed in (no e-mail authentication to prove),
+  // and its notices go to that user.
+  if (record.channel === 'web') {
+    return record.uploadedBy === undefined || record.uploadedBy === ''
+      ? no('an upload without its user')
+      : { due: true, to: record.uploadedBy };
+  }
   const unproven = AUTH_CHECKS.filter((check) => !(record.auth[check] ?? '').startsWith('pass'));
   if (record.from === '' || unproven.length > 0) {
     return no(`the From address is not authenticated (${unproven.length > 0 ? unproven.join(', ') : 'no From'})`);

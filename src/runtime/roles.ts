@@ -1,4 +1,4 @@
-// `letter-intake smtp | worker | ops`: one role per process, for scaling out. Each serves its
+// `letter-intake smtp | worker | ops | portal`: one role per process, for scaling out. Each serves its
 // own /healthz, /readyz and /metrics on OPS_HTTP_PORT; `ops` adds the dashboard and intake pages.
 import type { Config } from '../config.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
@@ -27,6 +27,17 @@ export async function workerCommand(): Promise<'running'> {
   return runRole(ctx, 'worker', reloads, async (part) => (await import('./worker-part.js')).startWorkerPart(part, directory, apiUrl));
 }
 
+export async function portalCommand(): Promise<'running'> {
+  const ctx = roleContext(process.env, 'portal');
+  required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to address the uploads of the portal');
+  const reloads = new Reloads(ctx.logger);
+  const directory = senderDirectoryOf(ctx, reloads);
+  const apiUrl = required(ctx.config.senderApiUrl, 'SENDER_API_URL', 'to show the status of letters');
+  return runRole(ctx, 'portal', reloads, async (part) =>
+    listeningAs('PORTAL_PORT', ctx.config.portal, (await import('./portal-part.js')).startPortalPart(part, directory, apiUrl)),
+  );
+}
+
 export async function opsCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'ops');
   return runRole(ctx, 'ops', new Reloads(ctx.logger), async () => undefined);
@@ -34,7 +45,7 @@ export async function opsCommand(): Promise<'running'> {
 
 async function runRole(
   ctx: RoleContext,
-  role: 'smtp' | 'worker' | 'ops',
+  role: 'smtp' | 'worker' | 'ops' | 'portal',
   reloads: Reloads,
   start: (part: PartContext) => Promise<Closable | undefined>,
 ): Promise<'running'> {

@@ -13,6 +13,8 @@ import { type EmbeddedRedis, startEmbeddedRedis, stopLeftoverRedis } from './emb
 import { type Closable, closeOnSignals } from './lifecycle.js';
 import { listeningAs } from './listen-errors.js';
 import { startOpsPart } from './ops-part.js';
+import { demoPortalUser } from './portal-demo.js';
+import { startPortalPart } from './portal-part.js';
 import { Reloads } from './reloads.js';
 import { shutdownBoundMs } from './roles.js';
 import { startSmtpPart } from './smtp-part.js';
@@ -50,6 +52,8 @@ export function withDemoDefaults(env: Env): { env: Env; demo: boolean } {
       DNS_ZONE_FILE: env.DNS_ZONE_FILE ?? `${FIXTURES}zone.json`,
       DASHBOARD_PASSWORD: env.DASHBOARD_PASSWORD ?? 'demo',
       OPS_HTTP_HOST: orDefault(env.OPS_HTTP_HOST, LOOPBACK),
+      // the demo user's password is printed on the terminal: the portal stays on this machine too
+      PORTAL_HOST: orDefault(env.PORTAL_HOST, LOOPBACK),
       SANDBOX_HOST: orDefault(env.SANDBOX_HOST, LOOPBACK),
     },
   };
@@ -104,11 +108,13 @@ export async function startCommand(): Promise<'running'> {
     started.add(smtp);
     const worker = await startWorkerPart(part, directory, apiUrl);
     started.add(worker);
+    const portal = await listeningAs('PORTAL_PORT', config.portal, startPortalPart(part, directory, apiUrl));
+    started.add(portal);
     ops.markStarted();
     reloads.onSignal();
     // Shutdown order: stop taking mail, finish jobs, then what they used; Redis and the lock last.
     closeOnSignals(
-      started.inOrder(['smtp', 'worker', 'ops', 'raw-store', 'sandbox', 'redis', 'data-dir-lock']),
+      started.inOrder(['portal', 'smtp', 'worker', 'ops', 'raw-store', 'sandbox', 'redis', 'data-dir-lock']),
       logger,
       shutdownBoundMs(config),
     );
@@ -118,6 +124,7 @@ export async function startCommand(): Promise<'running'> {
         event: 'start.ready',
         smtpPort: smtp.port,
         ops: ops.url,
+        portal: portal.url,
         senderApi: apiUrl,
         redis: redis === undefined ? describeTopology(redisTopology) : 'embedded',
         ...(redis === undefined ? {} : { redisPid: redis.pid }),
@@ -125,12 +132,26 @@ export async function startCommand(): Promise<'running'> {
       },
       'letter-intake is running',
     );
-    if (demo) process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl));
+    if (demo) {
+      // The demo user is a convenience: without it the gateway runs all the same.
+      const login = await demoPortalUser(redisTopology, config.redisPrefix, ctx.clock).catch((err: unknown) => {
+        logger.warn({ err, event: 'start.demo_portal_user_failed' }, 'the demo portal user could not be made');
+        return undefined;
+      });
+      process.stdout.write(demoInstructions(smtp.port, ops.url, apiUrl) + (login === undefined ? '' : demoPortal(portal.url, login)));
+    }
     return 'running';
   } catch (err) {
     await started.closeAll();
     throw err;
   }
+}
+
+function demoPortal(url: string, login: { email: string; password: string }): string {
+  return `  The sender portal (what Acme sees of its letters):
+    ${url}/portal/login                  (user ${login.email}, password ${login.password})
+
+`;
 }
 
 /** Takes DATA_DIR, stops a Redis a killed predecessor left running, and starts ours. */

@@ -40,6 +40,7 @@ beforeAll(async () => {
     SMTP_PORT: String(smtpPort),
     SENDER_API_URL: sandbox.url,
     OPS_HTTP_PORT: '0',
+    PORTAL_PORT: '0',
     NOTICE_SMTP_URL: relay.url,
     WORKER_LOCK_MS: '2000',
   });

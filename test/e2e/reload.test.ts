@@ -82,6 +82,7 @@ describe('reloading without a restart', () => {
       testEnv(prefix, {
         DATA_DIR: dir,
         OPS_HTTP_PORT: '0',
+        PORTAL_PORT: '0',
         SANDBOX_PORT: '0',
         SENDERS_FILE: sendersFile,
         TLS_KEY_FILE: keyFile,

@@ -34,6 +34,7 @@ beforeAll(async () => {
   env = testEnv(prefix, {
     SENDER_API_URL: sandbox.url,
     OPS_HTTP_PORT: '0',
+    PORTAL_PORT: '0',
     SMTP_CLOSE_TIMEOUT_MS: '5000',
     WORKER_CLOSE_TIMEOUT_MS: '1000',
     WORKER_LOCK_MS: '2000',

@@ -29,6 +29,7 @@ async function startDemo(extra: Record<string, string> = {}): Promise<RoleProces
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '0',
     OPS_HTTP_PORT: '0',
+    PORTAL_PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'info',
     ...extra,
@@ -77,6 +78,26 @@ describe('letter-intake start on demo defaults', () => {
       expect(await canConnect(ownAddress, Number(ops.port))).toBe(false);
       expect(await canConnect(ownAddress, Number(api.port))).toBe(false);
     }
+  });
+
+  it('prints a portal user of the demo sender with its password, and the portal takes it (on loopback)', async () => {
+    const proc = await startDemo();
+    const ready = await proc.waitForLog((l) => l.event === 'start.ready');
+    const portal = new URL(String(ready.portal));
+    expect(portal.hostname).toBe('127.0.0.1');
+    await expect.poll(() => proc.text(), { timeout: 10_000 }).toMatch(/\(user portal@acme\.example, password \S+\)/);
+    const password = /\(user portal@acme\.example, password (\S+)\)/.exec(proc.text())?.[1] ?? '';
+    const form = await fetch(`${portal.origin}/portal/login`);
+    const cookie = (form.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+    const signIn = await fetch(`${portal.origin}/portal/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'portal@acme.example', password }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toBe('/portal/intakes');
   });
 
   it.skipIf(ownAddress === undefined)('listens on every interface when OPS_HTTP_HOST says so', async () => {

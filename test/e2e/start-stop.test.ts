@@ -37,6 +37,7 @@ function startEnv(dataDir: string, extra: Record<string, string> = {}): Record<s
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '0',
     OPS_HTTP_PORT: '0',
+    PORTAL_PORT: '0',
     SANDBOX_PORT: '0',
     LOG_LEVEL: 'info',
     ...extra,

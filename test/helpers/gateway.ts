@@ -72,6 +72,8 @@ export function testEnv(prefix: string, extra: Record<string, string> = {}): Rec
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: '0',
     SMTP_HOSTNAME: 'mx.intake.example',
+    // roles that serve the portal (start, portal) take any free port: 8081 may be taken
+    PORTAL_PORT: '0',
     INBOUND_ADDRESSES: PROCESSING_ADDRESS,
     DNS_ZONE_FILE: resolve(FIXTURE_DIR, 'zone.json'),
     SENDERS_FILE: resolve(FIXTURE_DIR, 'senders.json'),

@@ -50,6 +50,9 @@ const FORBIDDEN: readonly (readonly [string, string, string])[] = [
   ['senders', 'intake', 'the sender directory knows nothing of intake records'],
   ['smtp', 'ops', 'the listener does not depend on the ops server'],
   ['doctor', 'ops', 'the doctor does not depend on the ops server'],
+  ['portal', 'ops', 'the sender portal faces the internet and never imports the ops pages'],
+  ['portal', 'worker', 'an upload reaches the worker through the queue, as an e-mail does'],
+  ['ops', 'portal', 'the ops server knows nothing of the sender portal'],
 ];
 
 describe('imports between the folders of src/', () => {

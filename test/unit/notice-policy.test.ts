@@ -31,6 +31,12 @@ const headers = (...lines: string[]): string => `${['From: letters@acme.example'
 const optedIn = { notify: ['submitted'] as const };
 
 describe('whether an outcome earns its sender a notice', () => {
+  it("sends a portal upload's news to the user who uploaded it, with no e-mail authentication to check", () => {
+    const upload = record({ channel: 'web', uploadedBy: 'clerk@acme.example', auth: {}, envelopeFrom: '' });
+    expect(noticeFor(upload, 'rejected', undefined, headers())).toEqual({ due: true, to: 'clerk@acme.example' });
+    expect(noticeFor({ ...upload, uploadedBy: undefined }, 'rejected', undefined, headers())).toMatchObject({ due: false });
+  });
+
   it('sends bad news to the authenticated From address, not to the envelope sender', () => {
     expect(noticeFor(record(), 'rejected', undefined, headers())).toEqual({ due: true, to: 'letters@acme.example' });
     expect(noticeFor(record({ state: 'failed' }), 'failed', undefined, headers('Auto-Submitted: no'))).toEqual({

@@ -1,0 +1,50 @@
+// The upload form's one-time token: made when the form is shown, claimed by its first submit, and
+// then naming the intake that submit made. A second submit of the same form (a double click, a
+// reload) finds the intake instead of making another.
+import { randomBytes } from 'node:crypto';
+import type { RedisClient } from '../redis/connections.js';
+import { type PortalKeys, sha256 } from './keys.js';
+
+const FORM_MS = 24 * 3600 * 1000;
+const OPEN = 'open';
+const BUSY = 'busy';
+
+export type Claim =
+  | { readonly kind: 'claimed' }
+  | { readonly kind: 'done'; readonly intakeId: string }
+  | { readonly kind: 'busy' | 'unknown' };
+
+export class FormTokens {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: PortalKeys,
+  ) {}
+
+  async issue(userId: string): Promise<string> {
+    const token = randomBytes(18).toString('base64url');
+    await this.redis.set(this.keys.formToken(sha256(`${userId}:${token}`)), OPEN, 'PX', FORM_MS);
+    return token;
+  }
+
+  /** The first submit claims the token; later ones learn what it made (or that it is under way). */
+  async claim(userId: string, token: string): Promise<Claim> {
+    const key = this.keys.formToken(sha256(`${userId}:${token}`));
+    const claimed = await this.redis.eval(
+      "local v = redis.call('GET', KEYS[1]) if v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return {'claimed'} end return {v or false}",
+      1,
+      key,
+      OPEN,
+      BUSY,
+    );
+    const value: unknown = Array.isArray(claimed) ? claimed[0] : undefined;
+    if (value === 'claimed') return { kind: 'claimed' };
+    if (value === BUSY) return { kind: 'busy' };
+    if (typeof value === 'string' && value !== '') return { kind: 'done', intakeId: value };
+    return { kind: 'unknown' };
+  }
+
+  /** The claimed token names its intake, or (refused) opens again so the corrected form can be sent. */
+  async settle(userId: string, token: string, intakeId: string | undefined): Promise<void> {
+    await this.redis.set(this.keys.formToken(sha256(`${userId}:${token}`)), intakeId ?? OPEN, 'PX', FORM_MS);
+  }
+}
