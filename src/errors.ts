@@ -214,7 +214,8 @@ export const NOTICE_FAILURES = {
  * open, so the queue waits for the API instead of spending attempts on it.
  */
 export const API_OUTAGE = {
-  ApiOutage: 'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused until a probe gets an answer.',
+  ApiOutage:
+    'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused, one real call tried every interval, until one succeeds.',
 } as const;
 
 /**

@@ -4,7 +4,7 @@
 // anything else is a defect, retried like any transient failure until the last attempt fails the intake.
 import { OwnershipLost, ruleSentence, WORKER_FAILURES } from '../errors.js';
 import { PdfRecheckLater } from '../pdf/checker-pool.js';
-import { SenderApiError } from '../sender-api/index.js';
+import { ApiHeld, SenderApiError } from '../sender-api/index.js';
 import { describeFailure } from './failure.js';
 import type { Outcome } from './outcome.js';
 import { failed, ownershipLost, rejected } from './record-end.js';
@@ -25,6 +25,8 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
   if (err instanceof OwnershipLost) return ownershipLost(run, err.message);
   const redis = redisOutcome(err, job, log);
   if (redis !== undefined) return redis;
+  // Held at the circuit's gate: the call never left the process, and no attempt is spent on it.
+  if (err instanceof ApiHeld) return { kind: 'api-outage', waitMs: err.heldMs };
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (!(err instanceof SenderApiError)) {
     // A defect (or a Redis error of no known kind): retried like any transient failure, and always shown with its stack.
@@ -41,7 +43,7 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     return failed(run, failure, true);
   }
   if (failure.retryAfterMs !== undefined) return { kind: 'rate-limited', waitMs: failure.retryAfterMs };
-  const outagePauseMs = failure.kind === 'retryable' ? deps.apiOutagePauseMs?.() : undefined;
+  const outagePauseMs = failure.kind === 'retryable' ? deps.apiCircuit?.pauseMsIfOpen() : undefined;
   if (outagePauseMs !== undefined) return { kind: 'api-outage', waitMs: outagePauseMs };
   if (lastAttempt) return failed(run, failure);
   return { kind: 'retry', error: err }; // BullMQ waits the backoff and tries again
