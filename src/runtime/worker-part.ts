@@ -22,6 +22,7 @@ import { letterApiFor } from '../worker/letter-api.js';
 import type { JobResult } from '../worker/outcome.js';
 import { createProcessor } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
+import { redisLetterStatuses } from '../worker/status-book.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
@@ -82,6 +83,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     store,
     directory,
     lettersFor: (sender) => letterApiFor(client.as(sender)),
+    letterStatuses: redisLetterStatuses(connection, config.redisPrefix, senderApiUrl, ctx.clock),
     replicas: replicas === undefined ? undefined : { ack: replicas.ack, waitMs: config.enqueueTimeoutMs },
     clock: ctx.clock,
     logger,

@@ -13,6 +13,7 @@ import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { ApiLimits } from '../policy/message-rules.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ApiCircuit } from './api-circuit.js';
+import type { LetterStatuses } from './letter-statuses.js';
 import type { Owner } from './ownership.js';
 import type { CheckpointReplicas } from './redis-outcome.js';
 import type { LetterApi } from './submit-letter.js';
@@ -21,6 +22,8 @@ export interface ProcessorDeps {
   readonly store: IntakeStore;
   readonly directory: SenderDirectory;
   readonly lettersFor: (sender: Sender) => LetterApi;
+  /** What the Sender API's letter statuses were seen to mean (letter-statuses.ts). */
+  readonly letterStatuses: LetterStatuses;
   readonly clock: () => number;
   readonly logger: Logger;
   readonly observer: IntakeObserver;

@@ -4,7 +4,7 @@
 // Fakes stand in only for what the function touches: the final transition, the notice, the alert.
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { OwnershipLost, ReplicasBehind } from '../../src/errors.js';
+import { OwnershipLost, ReplicasBehind, UnknownLetterStatus } from '../../src/errors.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import type { IntakeJobData } from '../../src/intake/queue.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
@@ -191,6 +191,14 @@ const TABLE: readonly (readonly [string, unknown, Situation, Fate])[] = [
     apiError('retryable', 503, 'ServiceUnavailable'),
     { circuitOpenMs: 10_000, attempt: 'last' },
     { kind: 'api-outage' },
+  ],
+  // A status that proves neither a draft nor a submit: read again, then an operator's.
+  ['UnknownLetterStatus on a middle attempt', new UnknownLetterStatus('L-1', 'Processing'), {}, { kind: 'retry' }],
+  [
+    'UnknownLetterStatus on the last attempt',
+    new UnknownLetterStatus('L-1', 'Processing'),
+    { attempt: 'last' },
+    { kind: 'failed', recorded: 'failed UnknownLetterStatus', alerts: ['UnknownLetterStatus'] },
   ],
   // Held at the circuit's gate: never sent, so no attempt, even the last, and even once the circuit has closed meanwhile.
   [
