@@ -99,6 +99,13 @@ describe('a backend outage behind an authentication layer that still answers 401
       }
       return { before, after };
     });
+    // While any intake still waited (a worker that fails them all stops calling): the rate and the largest burst.
+    const failedAt = records.map((r) => (r.state === 'failed' ? (r.timeline.failed ?? endedAt) : endedAt));
+    const liveUntil = Math.min(endedAt, Math.max(...failedAt));
+    const realWhileLive = real.filter((c) => c.at < liveUntil);
+    const bins = new Map<number, number>();
+    for (const c of realWhileLive)
+      bins.set(Math.floor((c.at - openedAt) / INTERVAL_MS), (bins.get(Math.floor((c.at - openedAt) / INTERVAL_MS)) ?? 0) + 1);
     const stillOpen = gateway.logs.filter((l) => l.event === 'worker.api_circuit_still_open');
     const numbers = {
       outageMs: endedAt - openedAt,
@@ -106,6 +113,9 @@ describe('a backend outage behind an authentication layer that still answers 401
       realCallsWhileOpen: real.length,
       realCallsPerInterval: Number((real.length / intervals).toFixed(2)),
       sessionlessCallsWhileOpen: whileOpen.length - real.length,
+      intakesWaitedMs: liveUntil - openedAt,
+      realCallsPerIntervalWhileIntakesWaited: Number((realWhileLive.length / Math.max(1, (liveUntil - openedAt) / INTERVAL_MS)).toFixed(2)),
+      mostRealCallsInOneInterval: Math.max(0, ...bins.values()),
       circuitOpenings: gateway.logs.filter((l) => l.event === 'worker.api_circuit_open').length,
       circuitClosings: gateway.logs.filter((l) => l.event === 'worker.api_circuit_closed').length,
       attemptsSpentBeforeOpen: spent.reduce((sum, s) => sum + s.before, 0),
@@ -126,6 +136,7 @@ describe('a backend outage behind an authentication layer that still answers 401
     // One trial per interval, and a little room for the interval's edges; never a burst of jobs.
     expect(real.length).toBeLessThanOrEqual(Math.ceil(intervals) + 2);
     expect(real.length).toBeGreaterThanOrEqual(Math.floor(intervals / 2));
+    expect(numbers.mostRealCallsInOneInterval).toBeLessThanOrEqual(2);
     // The circuit opened once and closed once: no session-less answer closed it on the way.
     expect(numbers.circuitOpenings).toBe(1);
     expect(numbers.circuitClosings).toBe(1);
