@@ -21,6 +21,7 @@ import { createSenderApiClient } from '../src/sender-api/index.js';
 import { loadSenderDirectory } from '../src/senders/directory.js';
 import { decide } from '../src/worker/decide.js';
 import { letterApiFor } from '../src/worker/letter-api.js';
+import { memoryLetterStatuses } from '../src/worker/letter-statuses.js';
 import { parseMessage } from '../src/worker/parse-message.js';
 import { type Checkpoint, submitExactlyOnce } from '../src/worker/submit-letter.js';
 import { buildBenchMessage, isSizeName, SIZE_NAMES, type SizeName, storedBody } from './messages.js';
@@ -87,7 +88,7 @@ try {
         letterApiFor(client.as(decision.sender)),
         memoryCheckpoint(),
         { letter: decision.letter, pdfSha256s: decision.pdfs.map((p) => p.sha256) },
-        { clock: Date.now, signal: new AbortController().signal, isInvalidData: () => false },
+        { clock: Date.now, signal: new AbortController().signal, isInvalidData: () => false, statuses: memoryLetterStatuses() },
       );
       const used = process.cpuUsage(before);
       if (seq < WARM_UP) continue;

@@ -135,9 +135,11 @@ const schema = z.object({
   SENDER_API_URL: z.url({ protocol: /^https?$/, message: 'must be an https:// (or loopback http://) URL' }).optional(),
   /** Time-out for one Sender API request. */
   SENDER_API_TIMEOUT_MS: int(100, 30_000),
-  /** The Sender API circuit: calls in the last minute before most of them failing opens it, and how often it then probes the API. */
+  /** The Sender API circuit: calls in the last minute before most of them failing opens it, and how often it then lets one real call try. */
   API_CIRCUIT_MIN_CALLS: int(1, 5),
   API_CIRCUIT_PROBE_INTERVAL_MS: int(50, 5000),
+  /** An open circuit repeats its ApiOutage alert, saying how long and what the last trial got, this often. */
+  API_CIRCUIT_MAX_HOLD_MS: int(1000, 30 * 60_000),
   /**
    * Limits of the real Sender API that its contract does not state, when an operator knows them
    * (unset: none). They become rules of the message's own policy: the SMTP session refuses a
@@ -290,7 +292,7 @@ export interface Config {
   readonly sendersFile: string | undefined;
   readonly senderApiUrl: string | undefined;
   readonly senderApiTimeoutMs: number;
-  readonly apiCircuit: { readonly minCalls: number; readonly probeIntervalMs: number };
+  readonly apiCircuit: { readonly minCalls: number; readonly probeIntervalMs: number; readonly maxHoldMs: number };
   /** The real API's own limits, when known (API_TITLE_MAX_CHARS, API_MAX_PARTS); undefined: none. */
   readonly apiLimits: { readonly titleMaxChars: number | undefined; readonly maxParts: number | undefined };
   readonly dns: { readonly zoneFile: string | undefined; readonly timeoutMs: number; readonly tries: number };
@@ -397,7 +399,11 @@ export function loadConfig(env: Env): Config {
     sendersFile: e.SENDERS_FILE,
     senderApiUrl: e.SENDER_API_URL,
     senderApiTimeoutMs: e.SENDER_API_TIMEOUT_MS,
-    apiCircuit: { minCalls: e.API_CIRCUIT_MIN_CALLS, probeIntervalMs: e.API_CIRCUIT_PROBE_INTERVAL_MS },
+    apiCircuit: {
+      minCalls: e.API_CIRCUIT_MIN_CALLS,
+      probeIntervalMs: e.API_CIRCUIT_PROBE_INTERVAL_MS,
+      maxHoldMs: e.API_CIRCUIT_MAX_HOLD_MS,
+    },
     apiLimits: { titleMaxChars: e.API_TITLE_MAX_CHARS, maxParts: e.API_MAX_PARTS },
     dns: { zoneFile: e.DNS_ZONE_FILE, timeoutMs: e.DNS_TIMEOUT_MS, tries: e.DNS_TRIES },
     maxMessageBytes: e.MAX_MESSAGE_BYTES,

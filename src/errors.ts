@@ -188,6 +188,21 @@ export class OwnershipLost extends Error {
 }
 
 /**
+ * The letter shows a status that proves neither a draft nor a submit (worker/letter-statuses.ts):
+ * the job reads it again after its backoff; its last attempt fails the intake UnknownLetterStatus.
+ */
+export class UnknownLetterStatus extends Error {
+  override readonly name = 'UnknownLetterStatus';
+
+  constructor(
+    readonly letterId: string,
+    readonly status: string,
+  ) {
+    super(`letter ${letterId} shows status ${JSON.stringify(status)}, which proves neither a draft nor a submit`);
+  }
+}
+
+/**
  * Fewer replicas than REDIS_REPLICAS_ACK acknowledged a worker's checkpoint in time: the worker
  * must not go on to the Sender API call the checkpoint guards, since a failover could lose it.
  */
@@ -205,6 +220,8 @@ export const WORKER_FAILURES = {
   WorkerError: 'The worker failed with an unexpected error on every attempt.',
   JobAbandoned: 'The queue gave up on the job outside the worker (it stalled too often).',
   JobLost: 'The intake was left unfinished and its job no longer runs.',
+  UnknownLetterStatus:
+    "The letter shows a status that proves neither a draft nor a submit (not its draft status, not learned from a submit of ours, not one of the contract's), on every attempt: check the letter at the Sender API, then replay.",
 } as const;
 
 export type WorkerFailure = keyof typeof WORKER_FAILURES;
@@ -223,7 +240,8 @@ export const NOTICE_FAILURES = {
  * open, so the queue waits for the API instead of spending attempts on it.
  */
 export const API_OUTAGE = {
-  ApiOutage: 'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused until a probe gets an answer.',
+  ApiOutage:
+    'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused, one real call tried every interval, until one succeeds.',
 } as const;
 
 /**

@@ -7,7 +7,7 @@
 // queued:     the job is in the queue; the client was told 250.
 // processing: a worker holds the job; `owner` is its BullMQ lock token, and only the owner may
 //             write checkpoints or the outcome (a worker whose lock lapsed is fenced off).
-// submitted:  the letter exists in status PendingApproval (letterId set).
+// submitted:  the letter is submitted (letterId set; letterStatus the status the API showed).
 // rejected:   the message breaks a rule (reasonCode + reason); never retried.
 // failed:     retries exhausted or an operator must act (errorCode, traceId); replayable.
 //

@@ -213,9 +213,15 @@ export class IntakeStore {
 
   /**
    * Records the intake's letter id (write-once) and the status its draft showed, while `owner`
-   * holds the intake and no other intake has recorded that letter ('taken').
+   * holds the intake and no other intake has recorded that letter ('taken'). Without a draft
+   * status (its read-back failed) only the id is recorded.
    */
-  async checkpointLetter(intakeId: string, owner: string, letterId: string, draftStatus: string): Promise<CheckpointResult | 'taken'> {
+  async checkpointLetter(
+    intakeId: string,
+    owner: string,
+    letterId: string,
+    draftStatus: string | undefined,
+  ): Promise<CheckpointResult | 'taken'> {
     const entry = this.search.letterEntry(letterId);
     const result = await CHECKPOINT_LETTER(
       this.redis,
@@ -225,8 +231,7 @@ export class IntakeStore {
       intakeId,
       String(entry.keepMs),
       letterId,
-      'draftStatus',
-      draftStatus,
+      ...(draftStatus === undefined ? [] : ['draftStatus', draftStatus]),
     );
     return result === 'ok' || result === 'conflict' || result === 'taken' ? result : 'notowner';
   }

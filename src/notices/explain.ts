@@ -42,14 +42,16 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
     `was received by the letter gateway on ${new Date(record.receivedAt).toUTCString()} as intake ${record.intakeId}.`;
   if (kind === 'submitted') {
     const letter = record.letterId ?? '(unknown)';
+    // The status the Sender API showed for the letter when it ended; some APIs show none.
+    const shown = record.letterStatus;
     return {
       subject: `Letter created: ${record.subject}`,
       text:
-        `${about}\n\nThe letter has been created: letter id ${letter}, status PendingApproval.\n` +
+        `${about}\n\nThe letter has been created: letter id ${letter}, ${shown === undefined ? 'submitted' : `status ${shown}`}.\n` +
         `Nothing more to do; quote the intake id or the letter id if you ask us about it.\n`,
       action: 'delivered',
       status: '2.0.0',
-      diagnostic: `Submitted: letter ${letter} PendingApproval`,
+      diagnostic: `Submitted: letter ${letter}${shown === undefined ? '' : ` ${shown}`}`,
     };
   }
   if (kind === 'rejected') {

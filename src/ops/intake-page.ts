@@ -65,7 +65,9 @@ function letterSection(record: IntakeRecord): string {
   if (record.letterId === undefined) return '<h2>Letter</h2>\n<p>No letter was created for this intake.</p>';
   // A letter id without `submitted` is a draft the exactly-once checkpoint keeps for the next attempt.
   const status =
-    record.state === 'submitted' ? 'PendingApproval (when submitted; approval may have moved it on)' : 'Draft (not submitted yet)';
+    record.state === 'submitted'
+      ? `${record.letterStatus ?? 'submitted'} (when submitted; approval may have moved it on)`
+      : `${record.draftStatus ?? 'a draft'} (not submitted yet)`;
   return `<h2>Letter</h2>
 <table class="letter">
 <tbody>

@@ -22,7 +22,7 @@ const grouped = (n: number): string => n.toLocaleString('en');
 function outcomeLines(record: IntakeRecord): string[] {
   switch (record.state) {
     case 'submitted':
-      return [`letter    ${record.letterId ?? '(no id recorded)'}, PendingApproval when submitted`];
+      return [`letter    ${record.letterId ?? '(no id recorded)'}, ${record.letterStatus ?? 'no status shown'} when submitted`];
     case 'rejected':
       return [`reason    ${codeAndReason(record.reasonCode, record.reason)}`];
     case 'failed':

@@ -16,13 +16,13 @@ import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { openRedis } from '../redis/connections.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { createApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../worker/api-circuit.js';
-import { senderApiProbe } from '../worker/api-probe.js';
+import { ApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../worker/api-circuit.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import type { JobResult } from '../worker/outcome.js';
 import { createProcessor } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
+import { redisLetterStatuses } from '../worker/status-book.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
@@ -41,10 +41,12 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
   const replicas = await startReplicaAck(ctx, connection, logger, 'worker.replica_ack_redis_error');
   let worker: Worker<IntakeJobData, JobResult> | undefined;
-  const apiCircuit = createApiCircuit({
+  // One circuit per Sender API: its calls alone judge it.
+  const apiCircuit = new ApiCircuit({
+    api: senderApiUrl,
     policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },
-    probeIntervalMs: config.apiCircuit.probeIntervalMs,
-    probe: senderApiProbe(senderApiUrl, Math.min(config.senderApiTimeoutMs, config.apiCircuit.probeIntervalMs)),
+    trialIntervalMs: config.apiCircuit.probeIntervalMs,
+    maxHoldMs: config.apiCircuit.maxHoldMs,
     pause: async (ms) => worker?.rateLimit(ms),
     clock: ctx.clock,
     logger,
@@ -55,10 +57,8 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     clock: ctx.clock,
     timeoutMs: config.senderApiTimeoutMs,
     logger,
-    onCall: (e) => {
-      ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000);
-      apiCircuit.record(e.status);
-    },
+    onCall: (e) => ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000),
+    gate: apiCircuit,
   });
   const store = storeFor(ctx, connection);
   const markers = new IntakeMarkers(ctx.rawStore);
@@ -83,6 +83,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     store,
     directory,
     lettersFor: (sender) => letterApiFor(client.as(sender)),
+    letterStatuses: redisLetterStatuses(connection, config.redisPrefix, senderApiUrl, ctx.clock),
     replicas: replicas === undefined ? undefined : { ack: replicas.ack, waitMs: config.enqueueTimeoutMs },
     clock: ctx.clock,
     logger,
@@ -91,7 +92,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     apiLimits: config.apiLimits,
     notices: notices.notices,
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
-    apiOutagePauseMs: () => apiCircuit.pauseMsIfOpen(),
+    apiCircuit,
     rateLimit: async (ms: number) => worker?.rateLimit(ms),
     markers,
   });

@@ -3,6 +3,7 @@
 import { senderApiFetch } from '../fast-paths/index.js';
 import type { Logger } from '../log.js';
 import { checkBaseUrl } from './base-url.js';
+import type { ApiGate } from './gate.js';
 import { type SenderCredentials, SenderSession } from './sender-session.js';
 import { DEFAULT_REFRESH_MARGIN_MS } from './session-policy.js';
 import type { ApiCallEvent } from './transport.js';
@@ -21,6 +22,8 @@ export interface SenderApiClientDeps {
   readonly refreshMarginMs?: number;
   /** Called once per HTTP request, for metrics. */
   readonly onCall?: (event: ApiCallEvent) => void;
+  /** Asked before each call (the worker's circuit): a held call never leaves the process. */
+  readonly gate?: ApiGate;
 }
 
 export interface SenderApiClient {
@@ -36,6 +39,7 @@ export function createSenderApiClient(deps: SenderApiClientDeps): SenderApiClien
     timeoutMs: deps.timeoutMs,
     logger: deps.logger.child({ component: 'sender-api' }),
     onCall: deps.onCall,
+    gate: deps.gate,
     refreshMarginMs: deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
   };
   const handles = new Map<string, SenderSession>();

@@ -20,6 +20,7 @@ export type {
   UtcDateTime,
 } from './documents-wire.js';
 export { type FailureKind, SenderApiConfigError, SenderApiError } from './errors.js';
+export { type Admission, type ApiGate, ApiHeld } from './gate.js';
 export { type CallOptions, LETTER_ENDPOINTS, type ListQuery, type SenderCredentials, SenderSession } from './sender-session.js';
 export { ASSUMED_SESSION_MS, DEFAULT_REFRESH_MARGIN_MS, type SessionAction, sessionAction, sessionEndMs } from './session-policy.js';
 export type { ApiCallEvent } from './transport.js';

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { MAX_RESPONSE_BYTES, readBoundedText } from './bounded-body.js';
 import { type ApiFailure, classifyApiFailure } from './classify.js';
 import { SenderApiError } from './errors.js';
+import { type Admission, type ApiGate, ApiHeld } from './gate.js';
 import { errorEnvelopeSchema } from './wire.js';
 
 export interface ApiCallEvent {
@@ -23,7 +24,11 @@ export interface TransportDeps {
   readonly timeoutMs: number;
   readonly logger: Logger;
   readonly onCall: ((event: ApiCallEvent) => void) | undefined;
+  /** Asked before each call; a held call never leaves the process (the worker's circuit). */
+  readonly gate?: ApiGate | undefined;
 }
+
+const ALWAYS: Admission = { go: true, settle: () => undefined, cancel: () => undefined };
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST' | 'PUT';
@@ -38,11 +43,15 @@ export interface ApiRequest {
 }
 
 export async function callApi<S extends z.ZodType>(deps: TransportDeps, request: ApiRequest, schema: S): Promise<z.output<S>> {
+  const admission = deps.gate?.admit() ?? ALWAYS;
+  if (!admission.go) throw new ApiHeld(request.endpoint, admission.heldMs);
   const started = deps.clock();
   const timeout = AbortSignal.timeout(deps.timeoutMs);
   const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
-  const report = (status: number | undefined, errorCode: string | undefined): void =>
+  const report = (status: number | undefined, errorCode: string | undefined): void => {
+    admission.settle(status);
     deps.onCall?.({ endpoint: request.endpoint, status, errorCode, durationMs: deps.clock() - started });
+  };
 
   let status: number | undefined;
   let retryAfter: string | undefined;
@@ -60,7 +69,10 @@ export async function callApi<S extends z.ZodType>(deps: TransportDeps, request:
   } catch (err) {
     // Stopped by us (shutdown, a lost lock): it says nothing about the API, so it is no call of it
     // (an outage to the circuit, a `none` in the metrics).
-    if (request.signal?.aborted === true) throw request.signal.reason;
+    if (request.signal?.aborted === true) {
+      admission.cancel();
+      throw request.signal.reason;
+    }
     const failure: ApiFailure = timeout.aborted ? { timeout: true } : { network: true };
     const reason = timeout.aborted ? `no answer within ${deps.timeoutMs} ms` : `network error: ${errorText(err)}`;
     throw fail(deps, request, report, { ...failure, status: undefined }, reason, err);

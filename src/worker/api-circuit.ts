@@ -1,17 +1,23 @@
-// The Sender API circuit: when most recent calls meet an outage (a 5xx, a time-out, a refused
-// connection), retrying each intake on its own only burns the attempt budget (12 attempts span
-// about 20 minutes), and after it every intake fails and every sender is told so. The circuit
-// opens instead: the queue is paused (BullMQ's rate limit, as for a 429), a job whose call
-// meets the outage goes back to the queue without spending an attempt, and a probe asks the API
-// every interval; the first answer closes the circuit and the queue runs again. The opening is
-// an operator alert (ApiOutage) and an error log line; the closing a warn line.
+// The Sender API circuit, one per Sender API (its base URL), judged by the calls it protects.
+// When most recent calls meet an outage (a 5xx, a time-out, a refused connection), retrying each
+// intake on its own only burns the attempt budget (12 attempts span about 20 minutes), and after
+// it every intake fails and every sender is told so. The circuit opens instead: the queue is
+// paused (BullMQ's rate limit, as for a 429) and every Sender API call of this process is held
+// at the client's gate (sender-api/gate.ts) without reaching the API and without spending an
+// attempt. Every `trialIntervalMs` one real call is let through as the trial (a login, or one
+// waiting job's next step); it closes the circuit only when it succeeds. A call without a
+// session proves nothing: an authentication layer answers it 401 while the backend behind it is
+// down, so no such call opens or closes the circuit.
+// The opening is an operator alert (ApiOutage) and an error log line; a hold longer than
+// `maxHoldMs` repeats both, saying how long and what the last trial got; the closing is a warn line.
 //
-// `judgeCircuit` is the pure decision; `createApiCircuit` keeps the recent calls and the probe
-// loop. Each worker process has its own circuit; the pause it sets holds every worker of the
-// queue, so a process that saw nothing does not hammer the API meanwhile.
+// `judgeCircuit` and `trialSucceeded` are the pure decisions; `ApiCircuit` keeps the recent
+// calls and the trial slot. Each worker process has its own circuit per API; the pause it sets
+// holds every worker of the queue, so a process that saw nothing does not hammer the API meanwhile.
 import { API_OUTAGE } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
+import type { Admission, ApiGate } from '../sender-api/index.js';
 
 export interface CircuitPolicy {
   /** Calls in the window before the circuit may open (one failed call is a blip). */
@@ -36,6 +42,15 @@ export function isOutage(status: number | undefined): boolean {
   return status === undefined || status >= 500;
 }
 
+/**
+ * A trial succeeds when the API itself answered it: any status below 500 but a 401, which an
+ * authentication layer in front of a dead backend still gives (the session it refuses is renewed
+ * by the next trial's login).
+ */
+export function trialSucceeded(status: number | undefined): boolean {
+  return !isOutage(status) && status !== 401;
+}
+
 /** Open when the window holds at least `minCalls` calls and more than half of them met an outage. */
 export function judgeCircuit(calls: readonly CallRecord[], policy: CircuitPolicy, now: number): 'open' | 'closed' {
   const recent = calls.filter((c) => now - c.at <= policy.windowMs).slice(-policy.windowCalls);
@@ -44,11 +59,13 @@ export function judgeCircuit(calls: readonly CallRecord[], policy: CircuitPolicy
 }
 
 export interface ApiCircuitDeps {
+  /** The Sender API this circuit protects (its base URL), for the logs. */
+  readonly api: string;
   readonly policy: CircuitPolicy;
-  /** How often the open circuit asks the API; the queue's pause is renewed at each failed probe. */
-  readonly probeIntervalMs: number;
-  /** Resolves true when the API answered (any status below 500), false otherwise; never throws. */
-  readonly probe: () => Promise<boolean>;
+  /** While open: one real call is let through this often (API_CIRCUIT_PROBE_INTERVAL_MS). */
+  readonly trialIntervalMs: number;
+  /** An open circuit says again that it still holds, and why, this often (API_CIRCUIT_MAX_HOLD_MS). */
+  readonly maxHoldMs: number;
   /** Pauses the whole queue for this long (BullMQ's rate limit). */
   readonly pause: (ms: number) => Promise<void>;
   readonly clock: () => number;
@@ -56,84 +73,165 @@ export interface ApiCircuitDeps {
   readonly observer: Pick<IntakeObserver, 'operatorAlert'>;
 }
 
-export interface ApiCircuit {
-  /** One Sender API call's answer (its HTTP status, undefined for none). */
-  record(status: number | undefined): void;
-  /** While open: how long a job whose call met the outage holds the queue; undefined while closed. */
-  pauseMsIfOpen(): number | undefined;
-  readonly state: 'open' | 'closed';
-  /** Stops probing (shutdown). */
-  stop(): void;
+/** What the last trial of an open circuit got: its status, or none (time-out, refused connection). */
+interface TrialRecord {
+  readonly at: number;
+  readonly status: number | undefined;
 }
 
-export function createApiCircuit(deps: ApiCircuitDeps): ApiCircuit {
-  // Covers the time to the next probe and the probe itself: the queue stays paused between them.
-  const pauseMs = 2 * deps.probeIntervalMs;
-  let calls: CallRecord[] = [];
-  let state: 'open' | 'closed' = 'closed';
-  let openedAt = 0;
-  let probes = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
+export class ApiCircuit implements ApiGate {
+  #calls: CallRecord[] = [];
+  #state: 'open' | 'closed' = 'closed';
+  #openedAt = 0;
+  #alertedAt = 0;
+  #trials = 0;
+  #nextTrialAt = 0;
+  #trialInFlight = false;
+  #lastTrial: TrialRecord | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
-  const holdQueue = (): void => {
-    deps
-      .pause(pauseMs)
-      .catch((err: unknown) => deps.logger.warn({ err, event: 'worker.api_circuit_pause_error' }, 'the queue could not be paused'));
-  };
+  constructor(private readonly deps: ApiCircuitDeps) {}
 
-  const scheduleProbe = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => void probeOnce(), deps.probeIntervalMs);
-    timer.unref();
-  };
+  get state(): 'open' | 'closed' {
+    return this.#state;
+  }
 
-  const probeOnce = async (): Promise<void> => {
-    probes += 1;
-    const answered = await deps.probe();
-    if (stopped || state === 'closed') return;
-    if (!answered) {
-      holdQueue();
-      scheduleProbe();
-      return;
+  /** Before each call (sender-api/gate.ts): closed, every call goes; open, only the trial when it is due. */
+  admit(): Admission {
+    if (this.#state === 'closed') {
+      return { go: true, settle: (status) => this.#record(status), cancel: () => undefined };
     }
-    state = 'closed';
-    calls = [];
-    deps.logger.warn(
-      { event: 'worker.api_circuit_closed', openMs: deps.clock() - openedAt, probes },
-      'the Sender API answers again: the queue runs',
-    );
-  };
+    const now = this.deps.clock();
+    if (this.#trialInFlight || now < this.#nextTrialAt) return { go: false, heldMs: this.#untilTrial(now) };
+    this.#trialInFlight = true;
+    this.#trials += 1;
+    this.#nextTrialAt = now + this.deps.trialIntervalMs;
+    let settled = false;
+    return {
+      go: true,
+      settle: (status) => {
+        if (settled) return;
+        settled = true;
+        this.#settleTrial(status);
+      },
+      cancel: () => {
+        if (settled) return;
+        settled = true;
+        this.#trialInFlight = false;
+        this.#nextTrialAt = this.deps.clock(); // nothing was learned: the next call may try
+      },
+    };
+  }
 
-  const open = (now: number): void => {
-    state = 'open';
-    openedAt = now;
-    probes = 0;
-    const outages = calls.filter((c) => c.outage).length;
-    deps.observer.operatorAlert('ApiOutage');
-    deps.logger.error(
-      { event: 'worker.api_circuit_open', errorCode: 'ApiOutage', outages, calls: calls.length, probeIntervalMs: deps.probeIntervalMs },
+  /** While open: how long a job that met the outage holds the queue (until the next trial); undefined while closed. */
+  pauseMsIfOpen(): number | undefined {
+    return this.#state === 'open' ? this.#untilTrial(this.deps.clock()) : undefined;
+  }
+
+  /**
+   * While open and no trial is due: how long a job about to start holds the queue instead (it
+   * would only be held at the gate). Undefined while closed or when a trial is due: the job runs.
+   */
+  jobHoldMs(): number | undefined {
+    if (this.#state === 'closed') return undefined;
+    const now = this.deps.clock();
+    return this.#trialInFlight || now < this.#nextTrialAt ? this.#untilTrial(now) : undefined;
+  }
+
+  /** Stops the hold alert's timer (shutdown). */
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #untilTrial(now: number): number {
+    // At least a tenth of the interval: a job held just before a trial is due does not spin.
+    return Math.max(this.#nextTrialAt - now, Math.ceil(this.deps.trialIntervalMs / 10));
+  }
+
+  #record(status: number | undefined): void {
+    if (this.#state === 'open') return; // a call let through before it opened: the trials decide now
+    const now = this.deps.clock();
+    this.#calls.push({ at: now, outage: isOutage(status) });
+    this.#calls = this.#calls.filter((c) => now - c.at <= this.deps.policy.windowMs).slice(-this.deps.policy.windowCalls);
+    if (judgeCircuit(this.#calls, this.deps.policy, now) === 'open') this.#open(now);
+  }
+
+  #open(now: number): void {
+    this.#state = 'open';
+    this.#openedAt = now;
+    this.#alertedAt = now;
+    this.#trials = 0;
+    this.#lastTrial = undefined;
+    this.#nextTrialAt = now + this.deps.trialIntervalMs;
+    const outages = this.#calls.filter((c) => c.outage).length;
+    this.deps.observer.operatorAlert('ApiOutage');
+    this.deps.logger.error(
+      {
+        event: 'worker.api_circuit_open',
+        errorCode: 'ApiOutage',
+        api: this.deps.api,
+        outages,
+        calls: this.#calls.length,
+        trialIntervalMs: this.deps.trialIntervalMs,
+      },
       API_OUTAGE.ApiOutage,
     );
-    holdQueue();
-    scheduleProbe();
-  };
+    this.#holdQueue(this.deps.trialIntervalMs);
+    const checkEvery = Math.min(this.deps.trialIntervalMs, this.deps.maxHoldMs);
+    this.#timer = setInterval(() => this.#alertIfHeldLong(), checkEvery);
+    this.#timer.unref();
+  }
 
-  return {
-    record(status) {
-      if (state === 'open') return; // the probe decides when it closes
-      const now = deps.clock();
-      calls.push({ at: now, outage: isOutage(status) });
-      calls = calls.filter((c) => now - c.at <= deps.policy.windowMs).slice(-deps.policy.windowCalls);
-      if (judgeCircuit(calls, deps.policy, now) === 'open') open(now);
-    },
-    pauseMsIfOpen: () => (state === 'open' ? pauseMs : undefined),
-    get state() {
-      return state;
-    },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  #settleTrial(status: number | undefined): void {
+    this.#trialInFlight = false;
+    const now = this.deps.clock();
+    this.#lastTrial = { at: now, status };
+    if (this.#state === 'closed') return;
+    if (!trialSucceeded(status)) {
+      this.#nextTrialAt = now + this.deps.trialIntervalMs;
+      this.deps.logger.info(
+        { event: 'worker.api_trial_failed', api: this.deps.api, status: status ?? 'none', trials: this.#trials },
+        'the Sender API circuit stays open: its trial call met the outage',
+      );
+      return;
+    }
+    this.#state = 'closed';
+    this.#calls = [];
+    this.stop();
+    this.deps.logger.warn(
+      { event: 'worker.api_circuit_closed', api: this.deps.api, openMs: now - this.#openedAt, trials: this.#trials, status },
+      'the Sender API answers a real call again: the queue runs',
+    );
+  }
+
+  #alertIfHeldLong(): void {
+    if (this.#state === 'closed') return;
+    const now = this.deps.clock();
+    if (now - this.#alertedAt < this.deps.maxHoldMs) return;
+    this.#alertedAt = now;
+    const last = this.#lastTrial;
+    this.deps.observer.operatorAlert('ApiOutage');
+    this.deps.logger.error(
+      {
+        event: 'worker.api_circuit_still_open',
+        errorCode: 'ApiOutage',
+        api: this.deps.api,
+        openMs: now - this.#openedAt,
+        trials: this.#trials,
+        lastTrialStatus: last === undefined ? undefined : (last.status ?? 'none'),
+        lastTrialAgoMs: last === undefined ? undefined : now - last.at,
+      },
+      `${API_OUTAGE.ApiOutage} Still holding after ${Math.round((now - this.#openedAt) / 1000)} s: ` +
+        (last === undefined
+          ? 'no call has needed the API since it opened.'
+          : `the last trial got ${last.status === undefined ? 'no answer' : `HTTP ${last.status}`}.`),
+    );
+  }
+
+  #holdQueue(ms: number): void {
+    this.deps
+      .pause(ms)
+      .catch((err: unknown) => this.deps.logger.warn({ err, event: 'worker.api_circuit_pause_error' }, 'the queue could not be paused'));
+  }
 }

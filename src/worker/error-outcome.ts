@@ -2,9 +2,9 @@
 // matters: a shutdown explains any error first; then the kinds the worker expects to meet
 // (a PDF re-check later, another owner, Redis away or its replicas behind, a Sender API answer);
 // anything else is a defect, retried like any transient failure until the last attempt fails the intake.
-import { OwnershipLost, ruleSentence, WORKER_FAILURES } from '../errors.js';
+import { OwnershipLost, ruleSentence, UnknownLetterStatus, WORKER_FAILURES } from '../errors.js';
 import { PdfRecheckLater } from '../pdf/checker-pool.js';
-import { SenderApiError } from '../sender-api/index.js';
+import { ApiHeld, SenderApiError } from '../sender-api/index.js';
 import { describeFailure } from './failure.js';
 import type { Outcome } from './outcome.js';
 import { failed, ownershipLost, rejected } from './record-end.js';
@@ -25,7 +25,16 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
   if (err instanceof OwnershipLost) return ownershipLost(run, err.message);
   const redis = redisOutcome(err, job, log);
   if (redis !== undefined) return redis;
+  // Held at the circuit's gate: the call never left the process, and no attempt is spent on it.
+  if (err instanceof ApiHeld) return { kind: 'api-outage', waitMs: err.heldMs };
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  if (err instanceof UnknownLetterStatus) {
+    // Read again after the backoff (a state the letter passes through ends); never taken for a submit.
+    log.warn({ event: 'intake.unknown_letter_status', letterId: err.letterId, status: err.status }, err.message);
+    if (!lastAttempt) return { kind: 'retry', error: err };
+    deps.observer.operatorAlert('UnknownLetterStatus');
+    return failed(run, { code: 'UnknownLetterStatus', message: `${WORKER_FAILURES.UnknownLetterStatus} ${err.message}` }, true);
+  }
   if (!(err instanceof SenderApiError)) {
     // A defect (or a Redis error of no known kind): retried like any transient failure, and always shown with its stack.
     log.error({ err, event: 'intake.worker_error' }, 'unexpected error while processing the intake');
@@ -41,7 +50,7 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     return failed(run, failure, true);
   }
   if (failure.retryAfterMs !== undefined) return { kind: 'rate-limited', waitMs: failure.retryAfterMs };
-  const outagePauseMs = failure.kind === 'retryable' ? deps.apiOutagePauseMs?.() : undefined;
+  const outagePauseMs = failure.kind === 'retryable' ? deps.apiCircuit?.pauseMsIfOpen() : undefined;
   if (outagePauseMs !== undefined) return { kind: 'api-outage', waitMs: outagePauseMs };
   if (lastAttempt) return failed(run, failure);
   return { kind: 'retry', error: err }; // BullMQ waits the backoff and tries again

@@ -58,7 +58,12 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
     ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
     checkpoint,
     { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
-    { clock: deps.clock, signal: run.abort, isInvalidData: (err) => describeFailure(err).code === 'InvalidData' },
+    {
+      clock: deps.clock,
+      signal: run.abort,
+      isInvalidData: (err) => describeFailure(err).code === 'InvalidData',
+      statuses: deps.letterStatuses,
+    },
   );
   deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);
   // The letter exists now: whatever recording it meets, the intake must not end failed. A

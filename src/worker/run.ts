@@ -12,6 +12,8 @@ import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
 import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { ApiLimits } from '../policy/message-rules.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
+import type { ApiCircuit } from './api-circuit.js';
+import type { LetterStatuses } from './letter-statuses.js';
 import type { Owner } from './ownership.js';
 import type { CheckpointReplicas } from './redis-outcome.js';
 import type { LetterApi } from './submit-letter.js';
@@ -20,6 +22,8 @@ export interface ProcessorDeps {
   readonly store: IntakeStore;
   readonly directory: SenderDirectory;
   readonly lettersFor: (sender: Sender) => LetterApi;
+  /** What the Sender API's letter statuses were seen to mean (letter-statuses.ts). */
+  readonly letterStatuses: LetterStatuses;
   readonly clock: () => number;
   readonly logger: Logger;
   readonly observer: IntakeObserver;
@@ -32,8 +36,8 @@ export interface ProcessorDeps {
   readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** Pauses the whole queue for a while (a 429, the open API circuit) without spending an attempt. */
   readonly rateLimit: (ms: number) => Promise<void>;
-  /** While the Sender API circuit is open (api-circuit.ts): how long a job that met the outage holds the queue. */
-  readonly apiOutagePauseMs?: () => number | undefined;
+  /** The Sender API circuit (api-circuit.ts): while open, how long a job holds the queue instead of reaching the API. */
+  readonly apiCircuit?: Pick<ApiCircuit, 'pauseMsIfOpen' | 'jobHoldMs'> | undefined;
   /** With REDIS_REPLICAS_ACK: the replicas that must hold each checkpoint before the API call after it. */
   readonly replicas?: CheckpointReplicas | undefined;
   /** The raw store's markers (`letter/`, `ended/`): the record of last resort if Redis is lost. */

@@ -1,6 +1,5 @@
-// Letter status names the worker meets. The contract names no status the gateway may rely on
-// (submit-letter.ts decides through the recorded draft status alone), so a name outside the ones
-// our own documentation lists is logged once, for an operator reading what the real API says.
+// Letter status names the worker meets. A name outside the contract's four is logged once, for an
+// operator reading what the real API says (what a status proves is letter-statuses.ts's to judge).
 // The set of names already logged is bounded: an API inventing names cannot grow it forever.
 import type { Logger } from '../log.js';
 

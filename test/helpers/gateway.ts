@@ -47,6 +47,8 @@ export interface GatewayOptions {
   readonly workerSendersFile?: string;
   /** The raw store: a fresh place of this kind (its setup() done), or a store the test made. Default: a fresh directory. */
   readonly rawStore?: RawStoreKind | RawStore;
+  /** The Sender API the worker calls, given the sandbox's address (a front before it); default: the sandbox. */
+  readonly senderApiUrl?: (sandboxUrl: string) => string;
 }
 
 export interface TestGateway {
@@ -144,7 +146,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
       port: 0,
       contractMode: config.sandbox.contractMode,
     });
-    parts.push(await startWorkerPart(ctx, directory, sandbox.url));
+    parts.push(await startWorkerPart(ctx, directory, options.senderApiUrl?.(sandbox.url) ?? sandbox.url));
     const running = sandbox;
     parts.push({ name: 'sandbox', close: () => running.close() });
   }

@@ -231,11 +231,11 @@ describe('paging', () => {
 describe("an intake's page", () => {
   it("shows the letter in the Sender API's terms and the notices sent to the sender", async () => {
     const { url, store, prefix } = await startPages();
-    const submitted = await intake(store, 'submitted', { letterId: 'letter-42' }, { endedAt: NOW - MINUTE });
+    const submitted = await intake(store, 'submitted', { letterId: 'letter-42', letterStatus: 'Approved' }, { endedAt: NOW - MINUTE });
     const submittedPage = await page(`${url}/admin/intakes/${submitted}`);
     expect(rows(submittedPage, 'letter')).toEqual([
       ['id', 'letter-42'],
-      ['status', 'PendingApproval (when submitted; approval may have moved it on)'],
+      ['status', 'Approved (when submitted; approval may have moved it on)'],
       ['in the Sender API', 'GET /api/v1/letters/letter-42'],
     ]);
     expect(submittedPage).not.toContain('Notices to the sender');

@@ -12,6 +12,7 @@ import { Base64Data, createSenderApiClient, SenderApiError } from '../../src/sen
 import { parseSenderDirectory, type Sender } from '../../src/senders/directory.js';
 import type { LetterDraft } from '../../src/worker/decide.js';
 import { letterApiFor } from '../../src/worker/letter-api.js';
+import { memoryLetterStatuses } from '../../src/worker/letter-statuses.js';
 import { type Checkpoint, type LetterApi, submitExactlyOnce } from '../../src/worker/submit-letter.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -82,11 +83,11 @@ function memoryCheckpoint(
     draftStatuses,
     strays,
     markDraftRequested: async () => {},
-    recordLetterId: async (id: string, draftStatus: string) => {
+    recordLetterId: async (id: string, draftStatus: string | undefined) => {
       if (claimed.has(id)) return 'taken' as const;
       claimed.add(id);
       recorded.push(id);
-      draftStatuses.push(draftStatus);
+      draftStatuses.push(draftStatus ?? '(unread)');
       return 'ok' as const;
     },
     recordStrayDraft: async (stray: unknown) => {
@@ -100,6 +101,7 @@ const deps = {
   clock: Date.now,
   signal: new AbortController().signal,
   isInvalidData: (e: unknown) => e instanceof SenderApiError && e.errorCode === 'InvalidData',
+  statuses: memoryLetterStatuses(),
 };
 /** The API, noting each call by name. */
 function counting(inner: LetterApi): { api: LetterApi; made: string[] } {

@@ -4,14 +4,14 @@
 // Fakes stand in only for what the function touches: the final transition, the notice, the alert.
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { OwnershipLost, ReplicasBehind } from '../../src/errors.js';
+import { OwnershipLost, ReplicasBehind, UnknownLetterStatus } from '../../src/errors.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import type { IntakeJobData } from '../../src/intake/queue.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import type { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { PdfRecheckLater } from '../../src/pdf/checker-pool.js';
-import { type FailureKind, SenderApiError } from '../../src/sender-api/index.js';
+import { ApiHeld, type FailureKind, SenderApiError } from '../../src/sender-api/index.js';
 import { outcomeOfError } from '../../src/worker/error-outcome.js';
 import type { ProcessorDeps, Run } from '../../src/worker/run.js';
 
@@ -64,7 +64,7 @@ function fakeRun(situation: Situation) {
     observer: { ...silentObserver, operatorAlert: (code: string) => alerts.push(code) },
     notices: { onOutcome: async () => {} },
     maxPdfBytes: 10 * 1024 * 1024,
-    apiOutagePauseMs: () => situation.circuitOpenMs,
+    apiCircuit: { pauseMsIfOpen: () => situation.circuitOpenMs, jobHoldMs: () => undefined },
   };
   const attemptsMade = situation.attempt === 'last' ? ATTEMPTS - 1 : 1;
   const job = {
@@ -190,6 +190,21 @@ const TABLE: readonly (readonly [string, unknown, Situation, Fate])[] = [
     'a 503 on the last attempt while the circuit is open',
     apiError('retryable', 503, 'ServiceUnavailable'),
     { circuitOpenMs: 10_000, attempt: 'last' },
+    { kind: 'api-outage' },
+  ],
+  // A status that proves neither a draft nor a submit: read again, then an operator's.
+  ['UnknownLetterStatus on a middle attempt', new UnknownLetterStatus('L-1', 'Processing'), {}, { kind: 'retry' }],
+  [
+    'UnknownLetterStatus on the last attempt',
+    new UnknownLetterStatus('L-1', 'Processing'),
+    { attempt: 'last' },
+    { kind: 'failed', recorded: 'failed UnknownLetterStatus', alerts: ['UnknownLetterStatus'] },
+  ],
+  // Held at the circuit's gate: never sent, so no attempt, even the last, and even once the circuit has closed meanwhile.
+  [
+    'a call held at the open circuit, on the last attempt',
+    new ApiHeld('PUT /api/v1/letters/draft', 4000),
+    { attempt: 'last' },
     { kind: 'api-outage' },
   ],
   // Anything else is a defect of ours: retried, and failed on the last attempt.

@@ -103,15 +103,29 @@ describe('a notice in the RFC 3464 shape', () => {
     );
   });
 
-  it('confirms a created letter with its id and status PendingApproval', async () => {
+  it('confirms a created letter with its id and the status the API showed', async () => {
     const { mail, parts } = await composed(
-      record({ state: 'submitted', letterId: 'L-42', reasonCode: undefined, reason: undefined }),
+      record({ state: 'submitted', letterId: 'L-42', letterStatus: 'PendingApproval', reasonCode: undefined, reason: undefined }),
       'submitted',
     );
     expect(mail.text).toContain('letter id L-42, status PendingApproval');
     const status = part(parts, 'message/delivery-status');
     expect(statusField(status, 'Action')).toBe('delivered');
     expect(statusField(status, 'Status')).toBe('2.0.0');
+  });
+
+  it('names the status the API showed, whatever it is called, and none when it showed none', () => {
+    const shown = (letterStatus: string | undefined) =>
+      explain(record({ state: 'submitted', letterId: 'L-7', letterStatus, reasonCode: undefined, reason: undefined }), 'submitted');
+    expect(shown('Approved')).toMatchObject({
+      text: expect.stringContaining('letter id L-7, status Approved.'),
+      diagnostic: 'Submitted: letter L-7 Approved',
+    });
+    expect(shown('Queued').text).not.toContain('PendingApproval');
+    expect(shown(undefined)).toMatchObject({
+      text: expect.stringContaining('letter id L-7, submitted.'),
+      diagnostic: 'Submitted: letter L-7',
+    });
   });
 
   it('gives each rule its own status and advice', () => {
