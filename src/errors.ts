@@ -140,6 +140,11 @@ export const REJECTION_REASONS = {
     says: 'a PDF carries active content (JavaScript, a Launch action, embedded files, an XFA form or form fields)',
     todo: 'remove scripts, actions, attached files and form fields from the PDF and send it again',
   },
+  // The malware scan (worker only, with CLAMD_URL): clamd named a signature in the message or a PDF.
+  MalwareFound: {
+    says: 'the malware scanner found a known threat in the message',
+    todo: 'scan the computer that produced the letter, export the letter again and send it from a clean one',
+  },
 } as const satisfies Record<string, { readonly says: string; readonly todo: string }>;
 
 export type RejectionReason = keyof typeof REJECTION_REASONS;
@@ -215,6 +220,14 @@ export const NOTICE_FAILURES = {
  */
 export const API_OUTAGE = {
   ApiOutage: 'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused until a probe gets an answer.',
+} as const;
+
+/**
+ * Operator alerts that end no intake: clamd (CLAMD_URL) has not answered for longer than
+ * CLAMD_ALERT_AFTER_MS, so letters wait unscanned (scan/malware-scan.ts).
+ */
+export const SCANNER_OUTAGE = {
+  ClamdUnavailable: 'clamd has not answered for longer than CLAMD_ALERT_AFTER_MS: letters wait to be scanned, none is passed on unscanned.',
 } as const;
 
 /**

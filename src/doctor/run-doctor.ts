@@ -13,6 +13,7 @@ import { describeTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { createSenderApiClient } from '../sender-api/client.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
+import { checkClamd } from './clamd-checks.js';
 import { judgeDirectory, parseRawDirectory } from './directory-checks.js';
 import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks.js';
 import { lookup } from './dns-lookup.js';
@@ -56,6 +57,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     const dns = await checkDns(deps, domains, redis);
     results.push(...dns.results);
     results.push(...judgeTls(readTls(config), config.smtp.hostname, deps.clock()));
+    results.push(...(await checkClamd(config.privacy.clamd, deps.clock(), CONNECT_TIMEOUT_MS)));
     if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
     results.push(...diskVersions(config));
   } finally {
