@@ -14,6 +14,8 @@ import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { LoginThrottle } from './login-throttle.js';
+import type { MtaStsSettings } from './mta-sts-policy.js';
+import { mtaStsRoutes } from './routes-mta-sts.js';
 import { probeRoutes } from './routes-probes.js';
 
 export interface OpsServerDeps {
@@ -49,6 +51,8 @@ export interface OpsServerDeps {
   readonly clock?: () => number;
   /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
   readonly started?: () => boolean;
+  /** With MTA_STS_MODE: the policy served at /.well-known/mta-sts.txt. */
+  readonly mtaSts?: MtaStsSettings | undefined;
   /** The loaded versions of the files the process reloads (sender directory, TLS pair), shown by /readyz. */
   readonly loaded?: () => Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>;
 }
@@ -77,6 +81,8 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
       loaded: deps.loaded ?? (() => ({})),
     }),
   );
+
+  if (deps.mtaSts !== undefined) await app.register(mtaStsRoutes(deps.mtaSts));
 
   const password = deps.dashboard.password;
   if (password === undefined) {

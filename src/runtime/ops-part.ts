@@ -69,6 +69,7 @@ export async function startOpsPart(
     replayFailed: (filter) => replayFailed(replayDeps, filter),
     dashboard: { user: config.opsHttp.dashboardUser, password: options.admin ? config.opsHttp.dashboardPassword : undefined },
     trustedProxies: config.opsHttp.trustedProxies,
+    mtaSts: config.privacy.mtaSts,
     started: () => started,
     ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
   });
