@@ -201,6 +201,8 @@ export const WORKER_FAILURES = {
   WorkerError: 'The worker failed with an unexpected error on every attempt.',
   JobAbandoned: 'The queue gave up on the job outside the worker (it stalled too often).',
   JobLost: 'The intake was left unfinished and its job no longer runs.',
+  RawStoreSealBroken:
+    'The raw message does not open under the raw store keys (altered, truncated, or sealed under a key missing from RAW_STORE_KEYS): nothing of it was read.',
 } as const;
 
 export type WorkerFailure = keyof typeof WORKER_FAILURES;
