@@ -3,7 +3,7 @@
 // MX record matches a policy `mx` name and is covered by the STARTTLS certificate (an enforcing
 // MTA refuses a host it cannot verify), and `_smtp._tls` asks for reports.
 import { X509Certificate } from 'node:crypto';
-import { type MtaStsSettings, mtaStsPolicyId, mxMatches } from '../ops/mta-sts-policy.js';
+import { type MtaStsSettings, mtaStsPolicyId, mxMatches } from '../mta-sts/policy.js';
 import type { Lookup } from './dns-lookup.js';
 import { mxExchanges, txtStrings } from './dns-lookup.js';
 import { type CheckResult, fail, ok, warn } from './result.js';

@@ -2,7 +2,7 @@
 // proxy in front terminates TLS for mta-sts.<domain> and forwards this one path; the rest of the
 // ops server stays internal (docs/deploying.md).
 import type { FastifyPluginAsync } from 'fastify';
-import { MTA_STS_PATH, type MtaStsSettings, mtaStsPolicyText } from './mta-sts-policy.js';
+import { MTA_STS_PATH, type MtaStsSettings, mtaStsPolicyText } from '../mta-sts/policy.js';
 
 export function mtaStsRoutes(settings: MtaStsSettings): FastifyPluginAsync {
   const text = mtaStsPolicyText(settings);

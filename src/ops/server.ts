@@ -10,11 +10,11 @@ import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { MtaStsSettings } from '../mta-sts/policy.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { LoginThrottle } from './login-throttle.js';
-import type { MtaStsSettings } from './mta-sts-policy.js';
 import { mtaStsRoutes } from './routes-mta-sts.js';
 import { probeRoutes } from './routes-probes.js';
 

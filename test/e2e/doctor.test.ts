@@ -12,7 +12,7 @@ import type { CheckResult } from '../../src/doctor/result.js';
 import { runDoctor } from '../../src/doctor/run-doctor.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { createLogger } from '../../src/log.js';
-import { mtaStsPolicyId } from '../../src/ops/mta-sts-policy.js';
+import { mtaStsPolicyId } from '../../src/mta-sts/policy.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';

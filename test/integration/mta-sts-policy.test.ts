@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { mtaStsPolicyId, mxMatches } from '../../src/ops/mta-sts-policy.js';
+import { mtaStsPolicyId, mxMatches } from '../../src/mta-sts/policy.js';
 import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
 
 const servers: OpsServer[] = [];
