@@ -21,6 +21,8 @@ const USAGE = `usage: letter-intake <command> [options]
   replay ID             re-queue a failed intake
   replay-failed         re-queue every failed intake that matches
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
+  erase ID --reason TEXT  erase an intake's personal data (raw mail, markers, record fields,
+                        job data, refusals) [--by NAME] [--force]; or --sender ID --before DATE
   recover               after Redis lost intake records: bring back from the raw store every
                         intake answered 250 (idempotent; safe while listeners and workers run)
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
@@ -43,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'replay-failed': async () => (await import('./runtime/replay-failed-command.js')).replayFailedCommand,
   recover: async () => (await import('./runtime/recover-command.js')).recoverCommand,
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
+  erase: async () => (await import('./runtime/erase-command.js')).eraseCommand,
 };
 
 const OPTIONS = {
@@ -55,6 +58,10 @@ const OPTIONS = {
   since: { type: 'string' },
   until: { type: 'string' },
   sender: { type: 'string' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
+  before: { type: 'string' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -88,6 +88,8 @@ export const ERROR_CATALOG = {
   Unexpected: { smtp: { code: 451, enhanced: '4.3.0' } },
   // RFC 3463 5.0.0: the same message again after its intake was rejected; it can only fare the same.
   AlreadyRejected: { smtp: { code: 550, enhanced: '5.0.0' } },
+  // RFC 3463 5.0.0: the same message again after its intake was erased on request; it is not taken again.
+  Erased: { smtp: { code: 550, enhanced: '5.0.0' } },
   // RFC 5321 §4.2.3 452 insufficient system storage / RFC 3463 4.3.1 mail system full: the
   // listener's memory budget is spent by other messages in flight; the sender tries again later.
   MemoryBudgetExhausted: { smtp: { code: 452, enhanced: '4.3.1' } },
