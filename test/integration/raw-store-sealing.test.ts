@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import { keyringOf } from '../../src/raw-store/sealing/keyring.js';
+import { rekeyMarkers } from '../../src/raw-store/sealing/rekey.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway, testRawDir } from '../helpers/gateway.js';
 import { letterPdf } from '../helpers/pdf-samples.js';
 import { randomPrefix } from '../helpers/redis.js';
@@ -142,5 +143,34 @@ describe('S3 server-side encryption', () => {
       store.close();
       await proxy.close();
     }
+  });
+});
+
+describe('a key rotation', () => {
+  it('reads what the old key sealed, and after rekey the markers open under the new key alone', async () => {
+    const dir = testRawDir(`${randomPrefix()}-rekey`);
+    const open = (keys: readonly string[]) =>
+      openRawStore({
+        location: parseRawStoreUrl(pathToFileURL(dir).href),
+        timeoutMs: 5000,
+        s3PathStyle: false,
+        keyring: keyringOf(keys, 'test'),
+      });
+    const NEW = Buffer.alloc(32, 43).toString('base64');
+    const before = open([KEY]);
+    await before.putMarker('accepted', 'in0001', '{"subject":"Kontoauszug"}', 'replace');
+    const write = before.begin();
+    await write.write(Buffer.from('Subject: Kontoauszug\r\n\r\nbody\r\n'));
+    await write.commit();
+    before.close();
+    const rotated = open([KEY, NEW]);
+    expect(await rotated.getMarker('accepted', 'in0001')).toBe('{"subject":"Kontoauszug"}');
+    expect((await rotated.readBuffer(write.key))?.toString()).toContain('Kontoauszug');
+    expect(await rekeyMarkers(rotated)).toEqual({ markers: 1, unopened: [] });
+    rotated.close();
+    const newOnly = open([NEW]);
+    expect(await newOnly.getMarker('accepted', 'in0001')).toBe('{"subject":"Kontoauszug"}');
+    await expect(newOnly.readBuffer(write.key)).rejects.toThrow(/not among RAW_STORE_KEYS/);
+    newOnly.close();
   });
 });
