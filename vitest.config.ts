@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/faults/**', 'test/container/**', 'test/cluster/**'],
+    exclude: ['test/faults/**', 'test/container/**', 'test/cluster/**', 'test/clamd/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -185,7 +185,8 @@ function handle(name: string, child: ChildProcess, logFile: string): Running {
 
 /** Only what a role needs from the outside environment: not the bench's own NODE_OPTIONS etc. */
 function baseEnv(): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR'];
+  // RAW_STORE_KEY passes through for the encryption-at-rest rows (RAW_STORE_KEY=… npm run bench).
+  const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'RAW_STORE_KEY'];
   return {
     ...Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k] ?? '']]))),
     NODE_OPTIONS: PRODUCTION_NODE_OPTIONS, // as the Dockerfile runs every role

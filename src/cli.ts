@@ -27,6 +27,10 @@ const USAGE = `usage: letter-intake <command> [options]
   replay ID             re-queue a failed intake
   replay-failed         re-queue every failed intake that matches
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
+  erase ID --reason TEXT  erase an intake's personal data (raw mail, markers, record fields,
+                        job data, refusals) [--by NAME] [--force]; or --sender ID --before DATE
+  rekey                 after a key rotation (RAW_STORE_KEYS old,new): seal every marker again
+                        under the new key
   recover               after Redis lost intake records: bring back from the raw store every
                         intake answered 250 (idempotent; safe while listeners and workers run)
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,
@@ -51,6 +55,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'replay-failed': async () => (await import('./runtime/replay-failed-command.js')).replayFailedCommand,
   recover: async () => (await import('./runtime/recover-command.js')).recoverCommand,
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
+  rekey: async () => (await import('./runtime/rekey-command.js')).rekeyCommand,
+  erase: async () => (await import('./runtime/erase-command.js')).eraseCommand,
 };
 
 /** The long-running commands: SIGHUP reloads them; it ends the others, as for any program. */
@@ -67,6 +73,10 @@ const OPTIONS = {
   until: { type: 'string' },
   sender: { type: 'string' },
   email: { type: 'string' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
+  before: { type: 'string' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

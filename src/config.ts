@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { renamedVariablesIn } from './config-renames.js';
 import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
+import { PRIVACY_VARIABLES, type PrivacySettings, privacySection } from './privacy-settings.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 import {
   CLUSTER_DEFAULT_PORT,
@@ -257,6 +258,7 @@ const schema = z.object({
   NOTICE_ATTEMPTS: int(1, 8),
   /** Bound on connecting to the relay and on each of its replies. */
   NOTICE_TIMEOUT_MS: int(100, 30_000),
+  ...PRIVACY_VARIABLES,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `on`: the replacements of dependencies' internals in src/fast-paths; `off`: the stock libraries (docs/design.md §20). */
   FAST_PATHS: z.enum(['on', 'off']).default('on'),
@@ -343,6 +345,8 @@ export interface Config {
     readonly attempts: number;
     readonly timeoutMs: number;
   };
+  /** The malware scan, MTA-STS, encryption at rest (privacy-settings.ts). */
+  readonly privacy: PrivacySettings;
   readonly logLevel: Parsed['LOG_LEVEL'];
   /** FAST_PATHS=on: src/fast-paths replaces dependencies' internals; false: the stock libraries. */
   readonly fastPaths: boolean;
@@ -373,6 +377,8 @@ export function loadConfig(env: Env): Config {
   if (retentionProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${retentionProblem}`);
   const deadlineProblem = sessionDeadlineProblemOf(e);
   if (deadlineProblem !== undefined) throw new ConfigError(`invalid configuration:\n  ${deadlineProblem}`);
+  const privacy = privacySection(e);
+  if (typeof privacy === 'string') throw new ConfigError(`invalid configuration:\n  ${privacy}`);
   const topology = redisTopologyOf(e);
   if (typeof topology === 'string') throw new ConfigError(`invalid configuration:\n  ${topology}`);
   return deepFreeze({
@@ -441,6 +447,7 @@ export function loadConfig(env: Env): Config {
       attempts: e.NOTICE_ATTEMPTS,
       timeoutMs: e.NOTICE_TIMEOUT_MS,
     },
+    privacy,
     logLevel: e.LOG_LEVEL,
     fastPaths: e.FAST_PATHS === 'on',
   });

@@ -97,6 +97,8 @@ export const ERROR_CATALOG = {
   Unexpected: { smtp: { code: 451, enhanced: '4.3.0' } },
   // RFC 3463 5.0.0: the same message again after its intake was rejected; it can only fare the same.
   AlreadyRejected: { smtp: { code: 550, enhanced: '5.0.0' } },
+  // RFC 3463 5.0.0: the same message again after its intake was erased on request; it is not taken again.
+  Erased: { smtp: { code: 550, enhanced: '5.0.0' } },
   // RFC 5321 §4.2.3 452 insufficient system storage / RFC 3463 4.3.1 mail system full: the
   // listener's memory budget is spent by other messages in flight; the sender tries again later.
   MemoryBudgetExhausted: { smtp: { code: 452, enhanced: '4.3.1' } },
@@ -148,6 +150,11 @@ export const REJECTION_REASONS = {
   PdfActiveContent: {
     says: 'a PDF carries active content (JavaScript, a Launch action, embedded files, an XFA form or form fields)',
     todo: 'remove scripts, actions, attached files and form fields from the PDF and send it again',
+  },
+  // The malware scan (worker only, with CLAMD_URL): clamd named a signature in the message or a PDF.
+  MalwareFound: {
+    says: 'the malware scanner found a known threat in the message',
+    todo: 'scan the computer that produced the letter, export the letter again and send it from a clean one',
   },
 } as const satisfies Record<string, { readonly says: string; readonly todo: string }>;
 
@@ -222,6 +229,8 @@ export const WORKER_FAILURES = {
   JobLost: 'The intake was left unfinished and its job no longer runs.',
   UnknownLetterStatus:
     "The letter shows a status that proves neither a draft nor a submit (not its draft status, not learned from a submit of ours, not one of the contract's), on every attempt: check the letter at the Sender API, then replay.",
+  RawStoreSealBroken:
+    'The raw message does not open under the raw store keys (altered, truncated, or sealed under a key missing from RAW_STORE_KEYS): nothing of it was read.',
 } as const;
 
 export type WorkerFailure = keyof typeof WORKER_FAILURES;
@@ -242,6 +251,14 @@ export const NOTICE_FAILURES = {
 export const API_OUTAGE = {
   ApiOutage:
     'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused, one real call tried every interval, until one succeeds.',
+} as const;
+
+/**
+ * Operator alerts that end no intake: clamd (CLAMD_URL) has not answered for longer than
+ * CLAMD_ALERT_AFTER_MS, so letters wait unscanned (scan/malware-scan.ts).
+ */
+export const SCANNER_OUTAGE = {
+  ClamdUnavailable: 'clamd has not answered for longer than CLAMD_ALERT_AFTER_MS: letters wait to be scanned, none is passed on unscanned.',
 } as const;
 
 /**

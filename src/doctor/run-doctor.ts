@@ -16,9 +16,11 @@ import { addressesInUse } from '../senders/addresses-in-use.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
 import { settingsLine } from '../senders/settings-text.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
+import { checkClamd } from './clamd-checks.js';
 import { judgeDirectory, parseRawDirectory } from './directory-checks.js';
 import { judgeDkimKey, judgeMx, judgeSpf, noRecentSelectors } from './dns-checks.js';
 import { lookup } from './dns-lookup.js';
+import { judgeMtaSts } from './mta-sts-checks.js';
 import { checkRawStore, type RawStoreProbe, redisRawStoreProbe } from './raw-store-checks.js';
 import { recentDkimSelectors } from './recent-selectors.js';
 import { judgeRedis, judgeShard } from './redis-checks.js';
@@ -61,6 +63,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     const dns = await checkDns(deps, domains, redis, directory);
     results.push(...dns.results);
     results.push(...judgeTls(readTls(config), config.smtp.hostname, deps.clock()));
+    results.push(...(await checkClamd(config.privacy.clamd, deps.clock(), CONNECT_TIMEOUT_MS)));
+    results.push(...(await checkMtaSts(deps)));
     if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
     results.push(...diskVersions(config));
     results.push(...judgeVariables(unknownVariablesIn(deps.env)));
@@ -218,6 +222,21 @@ async function checkDns(
 function listedSelectors(directory: SenderDirectory | undefined, addresses: readonly string[]): string[] {
   const senders = new Set(addresses.flatMap((a) => directory?.byAddress(a) ?? []));
   return [...new Set([...senders].flatMap((s) => s.dkimSelectors ?? []))];
+}
+
+async function checkMtaSts(deps: DoctorDeps): Promise<CheckResult[]> {
+  const { config, resolver } = deps;
+  const certPem = readTls(config)?.certPem || undefined;
+  const results: CheckResult[] = [];
+  for (const domain of new Set(config.inboundAddresses.map((a) => a.slice(a.lastIndexOf('@') + 1)))) {
+    const [stsTxt, mx, tlsRptTxt] = await Promise.all([
+      lookup(resolver, `_mta-sts.${domain}`, 'TXT'),
+      lookup(resolver, domain, 'MX'),
+      lookup(resolver, `_smtp._tls.${domain}`, 'TXT'),
+    ]);
+    results.push(...judgeMtaSts(config.privacy.mtaSts, { domain, stsTxt, mx, tlsRptTxt, certPem }));
+  }
+  return results;
 }
 
 function readTls(config: Config): TlsMaterial | undefined {

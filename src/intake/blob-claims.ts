@@ -5,7 +5,9 @@
 // deleted, unless Redis holds the intake's record pointing at another copy of the same bytes:
 // this blob is then a re-delivery's orphan copy, and the marker is pointed at the record's blob
 // before it goes. A blob whose id cannot be computed again as the listener did is kept.
+
 import { headerBlockOf } from '../mime/header-block.js';
+import { SealBroken } from '../raw-store/sealing/seal-format.js';
 import { withContentDigest } from './content-digest.js';
 import { intakeIdFor } from './intake-id.js';
 import type { RawSpool } from './raw-spool.js';
@@ -27,7 +29,19 @@ export function intakeIdOfBlob(bytes: Buffer): string | undefined {
 /** True when the blob must be kept: it may have been answered 250 (and it is recovered now). */
 export function acceptedBlobCheck(deps: RecoverDeps): (blobKey: string) => Promise<boolean> {
   return async (blobKey) => {
-    const bytes = await deps.rawStore.readBuffer(blobKey);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await deps.rawStore.readBuffer(blobKey);
+    } catch (err) {
+      if (!(err instanceof SealBroken)) throw err;
+      // A blob that does not open may be a letter answered 250 under a key we lack: kept, never deleted unread.
+      deps.observer?.operatorAlert('RawStoreSealBroken');
+      deps.logger.error(
+        { err, event: 'raw_store.seal_broken', blobKey },
+        'an unreferenced blob does not open under the raw store keys: kept',
+      );
+      return true;
+    }
     if (bytes === undefined) return false; // gone already
     const intakeId = intakeIdOfBlob(bytes);
     if (intakeId === undefined) {

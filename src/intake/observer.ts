@@ -5,7 +5,7 @@ import type { NoticeKind } from '../notices/notice-kind.js';
 import type { NoticeState } from './notice-fields.js';
 import type { IntakeState } from './record.js';
 
-export type Stage = 'auth' | 'store' | 'queue_wait' | 'parse' | 'api';
+export type Stage = 'auth' | 'store' | 'queue_wait' | 'parse' | 'malware_scan' | 'api';
 
 export interface IntakeObserver {
   smtpConnection(): void;

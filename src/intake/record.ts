@@ -121,6 +121,10 @@ const storedSchema = z.object({
   pdfs: json(z.array(pdfSchema)).optional(),
   ignoredAttachments: json(z.array(z.string())).optional(),
   earlierRuns: json(z.array(earlierRunSchema)).optional(),
+  /** Set when the intake's personal data was erased (intake/erase.ts): when, why, by whom. */
+  erasedAt: z.coerce.number().optional(),
+  erasedReason: z.string().optional(),
+  erasedBy: z.string().optional(),
 });
 
 type Stored = z.infer<typeof storedSchema>;

@@ -74,6 +74,8 @@ export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> 
 /** Brings back one intake if Redis lost it; says what it did. */
 export async function recoverIntake(deps: RecoverDeps, intakeId: string): Promise<keyof RecoverCounts> {
   if ((await deps.store.get(intakeId)) !== undefined) return 'keep';
+  // An erased intake never comes back, whatever of it a stop half-way through the erasure left.
+  if ((await deps.rawStore.getMarker('erased', intakeId)) !== undefined) return 'keep';
   const accepted = await deps.markers.accepted(intakeId);
   // Listed, then gone: retention deleted the markers of an intake that ended (accepted/ goes first).
   if (accepted === undefined) return 'expired';

@@ -24,7 +24,8 @@ export function replayForm(id: string): string {
 
 const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | number | undefined]> = [
   ['intake', (r) => r.intakeId],
-  ['state', (r) => r.state],
+  ['state', (r) => (r.erasedAt === undefined ? r.state : `${r.state}, erased`)],
+  ['erased', (r) => (r.erasedAt === undefined ? undefined : `${isoTime(r.erasedAt)} by ${r.erasedBy ?? '?'}: ${r.erasedReason ?? ''}`)],
   ['letter id', (r) => r.letterId],
   ['reason code', (r) => r.reasonCode],
   ['reason', (r) => r.reason],

@@ -11,11 +11,13 @@ import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { MtaStsSettings } from '../mta-sts/policy.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { LoginThrottle } from './login-throttle.js';
 import { readinessProbe } from './readiness-probe.js';
+import { mtaStsRoutes } from './routes-mta-sts.js';
 import { probeRoutes } from './routes-probes.js';
 import type { SenderView } from './senders-page.js';
 
@@ -52,6 +54,8 @@ export interface OpsServerDeps {
   readonly clock?: () => number;
   /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
   readonly started?: () => boolean;
+  /** With MTA_STS_MODE: the policy served at /.well-known/mta-sts.txt. */
+  readonly mtaSts?: MtaStsSettings | undefined;
   /** The loaded versions of the files the process reloads (sender directory, TLS pair), shown by /readyz. */
   /** Each sender's settings and use of its limits, for the senders page. */
   readonly senders?: (() => Promise<readonly SenderView[]>) | undefined;
@@ -80,6 +84,8 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   });
   const loaded = deps.loaded ?? (() => ({}));
   await app.register(probeRoutes({ registry: deps.registry, readiness, loaded }));
+
+  if (deps.mtaSts !== undefined) await app.register(mtaStsRoutes(deps.mtaSts));
 
   const password = deps.dashboard.password;
   if (password === undefined) {

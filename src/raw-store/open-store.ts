@@ -1,12 +1,16 @@
 // RAW_STORE_URL → a RawStore, and the start-up check that fails fast naming the variable.
 
-import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { PrivacySettings } from '../privacy-settings.js';
 import { fileRawStore } from './file-store.js';
 import { describeLocation, type RawStoreLocation } from './location.js';
 import { type RawStore, WRITE_ONCE_UNPROTECTED } from './raw-store.js';
+import { askForServerSideEncryption, type S3Sse } from './s3-sse.js';
 import { s3RawStore } from './s3-store.js';
+import { type Keyring, keyringFromFile, keyringOf } from './sealing/keyring.js';
+import { sealedRawStore } from './sealing/sealed-store.js';
 
 export interface RawStoreSettings {
   readonly location: RawStoreLocation;
@@ -14,18 +18,39 @@ export interface RawStoreSettings {
   readonly s3PathStyle: boolean;
   /** Client settings beyond the SDK's standard configuration (tests: a loopback endpoint). */
   readonly s3Client?: S3ClientConfig;
+  /** RAW_STORE_S3_SSE: asked for on every put. */
+  readonly s3Sse?: S3Sse | undefined;
+  /** The master keys: every blob and marker is sealed under them (sealing/sealed-store.ts). */
+  readonly keyring?: Keyring | undefined;
 }
 
 export function openRawStore(settings: RawStoreSettings): RawStore {
   const { location, timeoutMs } = settings;
-  if (location.kind === 'file') return fileRawStore({ dir: location.dir, timeoutMs });
-  return s3RawStore({
-    bucket: location.bucket,
-    prefix: location.prefix,
-    timeoutMs,
-    forcePathStyle: settings.s3PathStyle,
-    ...(settings.s3Client === undefined ? {} : { client: settings.s3Client }),
-  });
+  const sse = settings.s3Sse;
+  const store =
+    location.kind === 'file'
+      ? fileRawStore({ dir: location.dir, timeoutMs })
+      : s3RawStore({
+          bucket: location.bucket,
+          prefix: location.prefix,
+          timeoutMs,
+          forcePathStyle: settings.s3PathStyle,
+          ...(settings.s3Client === undefined ? {} : { client: settings.s3Client }),
+          ...(sse === undefined ? {} : { onClient: (client: S3Client) => askForServerSideEncryption(client, sse) }),
+        });
+  return settings.keyring === undefined ? store : sealedRawStore(store, settings.keyring);
+}
+
+/** The master keys the settings name (RAW_STORE_KEY_FILE is read here), or undefined: blobs as sent. */
+export function keyringOfSettings(keys: PrivacySettings['rawStoreKeys']): Keyring | undefined {
+  if (keys === undefined) return undefined;
+  try {
+    return 'file' in keys ? keyringFromFile(keys.file) : keyringOf(keys.keys, 'RAW_STORE_KEYS');
+  } catch (err) {
+    throw new StartupError(`the raw store's master keys cannot be read: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
 }
 
 /**
@@ -59,6 +84,7 @@ export async function openCheckedRawStore(
   config: {
     readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
     readonly enqueueTimeoutMs: number;
+    readonly privacy?: Pick<PrivacySettings, 'rawStoreKeys' | 's3Sse'>;
   },
   /** Where a role's start warns about a store without conditional puts. */
   logger?: Logger,
@@ -68,6 +94,8 @@ export async function openCheckedRawStore(
     location: config.rawStore.location,
     timeoutMs: config.enqueueTimeoutMs,
     s3PathStyle: config.rawStore.s3PathStyle,
+    s3Sse: config.privacy?.s3Sse,
+    keyring: keyringOfSettings(config.privacy?.rawStoreKeys),
   });
   try {
     await checkRawStoreAtStart(store, config.rawStore.location, logger);

@@ -13,7 +13,8 @@
 // The store keeps their bytes; what they say is the intake side's (intake/markers.ts).
 import type { Readable } from 'node:stream';
 
-export const MARKER_KINDS = ['accepted', 'letter', 'ended'] as const;
+// `erased/<id>`: an erasure's tombstone (intake/erase.ts), without personal data.
+export const MARKER_KINDS = ['accepted', 'letter', 'ended', 'erased'] as const;
 export type MarkerKind = (typeof MARKER_KINDS)[number];
 
 /** An intake id as a marker's name: safe as a file name and an S3 key. */

@@ -30,6 +30,8 @@ export interface S3StoreOptions {
   readonly forcePathStyle: boolean;
   /** Anything else for the client; unset fields come from the SDK's standard configuration. */
   readonly client?: S3ClientConfig;
+  /** Called with the client once made (RAW_STORE_S3_SSE adds its middleware, s3-sse.ts). */
+  readonly onClient?: (client: S3Client) => void;
 }
 
 /** S3's minimum part size; the last part may be smaller, and a message under it is one PUT. */
@@ -42,6 +44,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
     ...options.client,
   });
+  options.onClient?.(client);
   const objectKey = (key: string): string => {
     if (!isBlobKey(key)) throw new Error(`not a raw store key: ${JSON.stringify(key)}`);
     return prefix + key;

@@ -71,6 +71,7 @@ export async function startOpsPart(
     replayFailed: (filter) => replayFailed(replayDeps, filter),
     dashboard: { user: config.opsHttp.dashboardUser, password: options.admin ? config.opsHttp.dashboardPassword : undefined },
     trustedProxies: config.opsHttp.trustedProxies,
+    mtaSts: config.privacy.mtaSts,
     started: () => started,
     senders: () =>
       senderViews({ sendersFile: config.sendersFile, inUse: addressesInUse(config), redis, prefix: config.redisPrefix, now: ctx.clock() }),

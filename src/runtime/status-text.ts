@@ -82,7 +82,10 @@ function earlierRunLines(record: IntakeRecord): string[] {
 export function formatStatus(record: IntakeRecord): string {
   const pdfs = record.pdfs ?? [];
   const lines = [
-    `intake ${record.intakeId}: ${record.state}`,
+    `intake ${record.intakeId}: ${record.erasedAt === undefined ? record.state : `${record.state}, erased`}`,
+    ...(record.erasedAt === undefined
+      ? []
+      : [`  erased    ${new Date(record.erasedAt).toISOString()} by ${record.erasedBy ?? '?'}: ${record.erasedReason ?? ''}`]),
     ...outcomeLines(record).map((l) => `  ${l}`),
     `  from      ${record.from} (envelope ${record.envelopeFrom === '' ? '<>' : record.envelopeFrom}, client ${record.clientIp}, HELO ${record.helo})`,
     `  subject   ${record.subject}`,

@@ -29,6 +29,7 @@ import { type PartContext, storeFor } from './part-context.js';
 import { startPeriodic } from './periodic.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
+import { malwareScannerFor } from './scan-part.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
@@ -93,6 +94,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     notices: notices.notices,
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     apiCircuit,
+    scanForMalware: malwareScannerFor(ctx, config.privacy.clamd),
     rateLimit: async (ms: number) => worker?.rateLimit(ms),
     markers,
   });

@@ -4,6 +4,7 @@
 // anything else is a defect, retried like any transient failure until the last attempt fails the intake.
 import { OwnershipLost, ruleSentence, UnknownLetterStatus, WORKER_FAILURES } from '../errors.js';
 import { PdfRecheckLater } from '../pdf/checker-pool.js';
+import { SealBroken } from '../raw-store/sealing/seal-format.js';
 import { ApiHeld, SenderApiError } from '../sender-api/index.js';
 import { describeFailure } from './failure.js';
 import type { Outcome } from './outcome.js';
@@ -23,6 +24,12 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     return { kind: 'pdf-recheck-later', retryInMs: err.retryInMs, reason: err.message };
   }
   if (err instanceof OwnershipLost) return ownershipLost(run, err.message);
+  if (err instanceof SealBroken) {
+    // Tampering, truncation or a missing key: never retried into a letter; an operator looks (replayable once fixed).
+    deps.observer.operatorAlert('RawStoreSealBroken');
+    log.error({ err, event: 'intake.seal_broken', errorCode: 'RawStoreSealBroken' }, err.message);
+    return failed(run, { code: 'RawStoreSealBroken', message: WORKER_FAILURES.RawStoreSealBroken }, true);
+  }
   const redis = redisOutcome(err, job, log);
   if (redis !== undefined) return redis;
   // Held at the circuit's gate: the call never left the process, and no attempt is spent on it.

@@ -6,6 +6,7 @@ import { isStorageError } from '../redis/redis-errors.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
 import { markedCheckpoint } from './letter-marker.js';
+import { scanStep } from './malware-step.js';
 import type { Outcome } from './outcome.js';
 import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
@@ -33,6 +34,9 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
   } finally {
     deps.observer.stageDuration('parse', (performance.now() - parseStarted) / 1000);
   }
+
+  const scanned = await scanStep(run, raw, parsed);
+  if (scanned !== undefined) return scanned;
 
   // The sender is the From address authentication judged (record.from), not mailparser's
   // reading of the header: the two parsers disagree on crafted Froms (a group plus an RFC 2047

@@ -37,6 +37,11 @@ export type Outcome =
   | { readonly kind: 'redis-unavailable'; readonly retryInMs: number; readonly reason: string }
   /** A checkpoint (or a letter id the claim read) is not on REDIS_REPLICAS_ACK replicas yet: the API call after it waits, the job comes back soon, no attempt spent. */
   | { readonly kind: 'replicas-behind'; readonly retryInMs: number; readonly reason: string }
+  /**
+   * clamd (CLAMD_URL) did not answer: the job comes back later, no attempt spent. Not a `retryInMs`
+   * return: the scanner raises its own alert after CLAMD_ALERT_AFTER_MS (scan/malware-scan.ts).
+   */
+  | { readonly kind: 'scanner-unavailable'; readonly againInMs: number; readonly reason: string }
   /** Shutdown aborted the work: the job goes back to the queue now, no attempt spent. */
   | { readonly kind: 'shutting-down'; readonly reason: string }
   /** The Sender API answered 429: the whole queue waits, no attempt spent. */

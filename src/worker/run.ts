@@ -11,6 +11,7 @@ import type { NoticeOutcomes } from '../notices/queue.js';
 import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
 import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { ApiLimits } from '../policy/message-rules.js';
+import type { MalwareScanner } from '../scan/malware-scan.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ApiCircuit } from './api-circuit.js';
 import type { LetterStatuses } from './letter-statuses.js';
@@ -34,6 +35,8 @@ export interface ProcessorDeps {
   readonly notices: NoticeOutcomes;
   /** The deep PDF checks (src/pdf/check-pdfs.ts), bound to the checker threads. */
   readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
+  /** With CLAMD_URL: the malware scan, before the deep PDF checks and the Sender API. */
+  readonly scanForMalware?: MalwareScanner | undefined;
   /** Pauses the whole queue for a while (a 429, the open API circuit) without spending an attempt. */
   readonly rateLimit: (ms: number) => Promise<void>;
   /** The Sender API circuit (api-circuit.ts): while open, how long a job holds the queue instead of reaching the API. */

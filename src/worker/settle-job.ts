@@ -38,6 +38,9 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
     case 'replicas-behind':
       await job.delayUntil(job.now() + outcome.retryInMs);
       throw new DelayedError(outcome.reason);
+    case 'scanner-unavailable':
+      await job.delayUntil(job.now() + outcome.againInMs);
+      throw new DelayedError(outcome.reason);
     case 'shutting-down':
       await job.delayUntil(job.now());
       throw new DelayedError(outcome.reason);

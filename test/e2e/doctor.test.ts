@@ -12,6 +12,7 @@ import type { CheckResult } from '../../src/doctor/result.js';
 import { runDoctor } from '../../src/doctor/run-doctor.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { createLogger } from '../../src/log.js';
+import { mtaStsPolicyId } from '../../src/mta-sts/policy.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import { startSmtpPart } from '../../src/runtime/smtp-part.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
@@ -42,10 +43,15 @@ function writeSenders(file: string): void {
   writeFileSync(file, text);
 }
 
+/** The policy the healthy deployment serves, and whose id its zone publishes. */
+const MTA_STS = { mode: 'enforce', mx: ['mx.intake.example'], maxAgeSeconds: 604_800 } as const;
+
 /** The fixture zone plus the inbound domain's MX, minus the names in `without`. */
 function writeZone(file: string, without: readonly string[] = []): string {
   const zone: Record<string, unknown> = JSON.parse(readFileSync(join(FIXTURE_DIR, 'zone.json'), 'utf8'));
   zone['intake.example'] = { MX: [{ exchange: 'mx.intake.example.', priority: 10 }] };
+  zone['_mta-sts.intake.example'] = { TXT: [`v=STSv1; id=${mtaStsPolicyId(MTA_STS)}`] };
+  zone['_smtp._tls.intake.example'] = { TXT: ['v=TLSRPTv1; rua=mailto:tls-reports@intake.example'] };
   for (const name of without) delete zone[name];
   writeFileSync(file, JSON.stringify(zone));
   return file;
@@ -82,6 +88,8 @@ beforeAll(async () => {
     TLS_CERT_FILE: tls.cert,
     TLS_KEY_FILE: tls.key,
     SMTP_HOSTNAME: 'mx.intake.example',
+    MTA_STS_MODE: MTA_STS.mode,
+    MTA_STS_MX: MTA_STS.mx.join(','),
     ...SECRETS,
   });
   const directory = loadSenderDirectory(join(dir, 'senders.json'), healthy);
@@ -120,10 +128,48 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+describe('doctor on MTA-STS', () => {
+  it('names a stale policy id, an MX outside the policy and its certificate, and a missing TLS-RPT record', async () => {
+    const zone = join(dir, 'zone-mta-sts.json');
+    writeZone(zone, ['_smtp._tls.intake.example']);
+    const records = JSON.parse(readFileSync(zone, 'utf8'));
+    records['_mta-sts.intake.example'] = { TXT: ['v=STSv1; id=20260101'] };
+    records['intake.example'] = {
+      MX: [
+        { exchange: 'mx.intake.example.', priority: 10 },
+        { exchange: 'backup.other.example.', priority: 20 },
+      ],
+    };
+    writeFileSync(zone, JSON.stringify(records));
+    const results = await doctor({ DNS_ZONE_FILE: zone });
+    expect(named(results, '_mta-sts.intake.example')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining(`id=20260101, while the policy served now is id=${mtaStsPolicyId(MTA_STS)}`),
+    });
+    expect(named(results, 'policy mx of intake.example')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('MX backup.other.example matches no MTA_STS_MX name'),
+    });
+    expect(named(results, "certificate for intake.example's MX")).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('does not cover backup.other.example'),
+    });
+    expect(named(results, '_smtp._tls.intake.example')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('no v=TLSRPTv1 record'),
+    });
+  });
+
+  it('without MTA_STS_MODE warns that a stripped STARTTLS goes unnoticed', async () => {
+    const results = await doctor({ MTA_STS_MODE: '', MTA_STS_MX: '' });
+    expect(named(results, 'policy of intake.example')).toMatchObject({ status: 'warn', detail: expect.stringContaining('clear text') });
+  });
+});
+
 describe('letter-intake doctor on a healthy deployment', () => {
-  it('passes every check; the only remark is the plain-http loopback Sender API', async () => {
+  it('passes every check; the only remarks are the plain-http loopback Sender API and no malware scanner', async () => {
     const results = await doctor();
-    expect(problems(results)).toEqual(['warn HTTPS']);
+    expect(problems(results)).toEqual(['warn HTTPS', 'warn CLAMD_URL']);
     expect(named(results, 'HTTPS')?.detail).toContain('loopback');
     const names = results.map((r) => `${r.area} / ${r.name}`);
     expect(names).toEqual(
@@ -143,6 +189,10 @@ describe('letter-intake doctor on a healthy deployment', () => {
         'TLS / key matches certificate',
         'TLS / covers SMTP_HOSTNAME',
         'TLS / expiry',
+        'MTA-STS / _mta-sts.intake.example',
+        'MTA-STS / policy mx of intake.example',
+        "MTA-STS / certificate for intake.example's MX",
+        'MTA-STS / _smtp._tls.intake.example',
         'Sender directory / duplicate addresses',
         'Sender directory / secrets',
       ]),

@@ -198,4 +198,57 @@ describe('configuration', () => {
       expect(loadConfig({ ...atOrphan, SMTP_SESSION_TIMEOUT_MS: '74999' }).smtp.sessionTimeoutMs).toBe(74_999);
     });
   });
+
+  describe('the malware scan, MTA-STS and encryption at rest', () => {
+    const KEY = Buffer.alloc(32, 7).toString('base64');
+    const OTHER = Buffer.alloc(32, 9).toString('base64');
+
+    it('are all off by default', () => {
+      expect(loadConfig({}).privacy).toEqual({ clamd: undefined, mtaSts: undefined, rawStoreKeys: undefined, s3Sse: undefined });
+    });
+
+    it('scans with clamd where CLAMD_URL says, holding letters while it is away unless CLAMD_REQUIRED=false', () => {
+      expect(loadConfig({ CLAMD_URL: 'unix:/run/clamav/clamd.ctl' }).privacy.clamd).toEqual({
+        address: { kind: 'unix', path: '/run/clamav/clamd.ctl' },
+        timeoutMs: 30_000,
+        required: true,
+        alertAfterMs: 600_000,
+      });
+      expect(loadConfig({ CLAMD_URL: 'tcp://clamav:3310', CLAMD_REQUIRED: 'false' }).privacy.clamd?.required).toBe(false);
+      expect(() => loadConfig({ CLAMD_URL: 'clamav:3310' })).toThrow(/CLAMD_URL: must be tcp:\/\/host:port or unix:/);
+    });
+
+    it('serves an MTA-STS policy only with a mode and its MX names', () => {
+      expect(loadConfig({ MTA_STS_MODE: 'enforce', MTA_STS_MX: 'MX1.intake.example, *.mx.intake.example' }).privacy.mtaSts).toEqual({
+        mode: 'enforce',
+        mx: ['mx1.intake.example', '*.mx.intake.example'],
+        maxAgeSeconds: 604_800,
+      });
+      expect(() => loadConfig({ MTA_STS_MODE: 'testing' })).toThrow(/MTA_STS_MX: required with MTA_STS_MODE/);
+      expect(() => loadConfig({ MTA_STS_MX: 'mx.intake.example' })).toThrow(/MTA_STS_MX: only read with MTA_STS_MODE/);
+      expect(() => loadConfig({ MTA_STS_MODE: 'enforce', MTA_STS_MX: 'mx', MTA_STS_MAX_AGE: '31557601' })).toThrow(/MTA_STS_MAX_AGE/);
+    });
+
+    it('reads one master key, a rotation of keys or a key file, never two of them', () => {
+      expect(loadConfig({ RAW_STORE_KEY: KEY }).privacy.rawStoreKeys).toEqual({ keys: [KEY] });
+      expect(loadConfig({ RAW_STORE_KEYS: `${KEY}, ${OTHER}` }).privacy.rawStoreKeys).toEqual({ keys: [KEY, OTHER] });
+      expect(loadConfig({ RAW_STORE_KEY_FILE: '/run/secrets/raw-store-key' }).privacy.rawStoreKeys).toEqual({
+        file: '/run/secrets/raw-store-key',
+      });
+      expect(() => loadConfig({ RAW_STORE_KEY: KEY, RAW_STORE_KEY_FILE: '/k' })).toThrow(
+        /RAW_STORE_KEY_FILE, RAW_STORE_KEY: set one of them/,
+      );
+      expect(() => loadConfig({ RAW_STORE_KEY: 'c2hvcnQ=' })).toThrow(/RAW_STORE_KEY: entry 1 is not 32 bytes in base64/);
+    });
+
+    it('asks S3 for server-side encryption, a KMS key only with aws:kms', () => {
+      expect(loadConfig({ RAW_STORE_S3_SSE: 'aws:kms', RAW_STORE_S3_KMS_KEY_ID: 'alias/raw' }).privacy.s3Sse).toEqual({
+        mode: 'aws:kms',
+        kmsKeyId: 'alias/raw',
+      });
+      expect(() => loadConfig({ RAW_STORE_S3_SSE: 'AES256', RAW_STORE_S3_KMS_KEY_ID: 'alias/raw' })).toThrow(
+        /only read with RAW_STORE_S3_SSE=aws:kms/,
+      );
+    });
+  });
 });

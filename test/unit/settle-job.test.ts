@@ -90,6 +90,10 @@ const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kin
     { kind: 'replicas-behind', retryInMs: 2000, reason: '0 of 1 replicas acknowledged the checkpoint within 5000 ms' },
     { throws: { type: DelayedError, message: '0 of 1 replicas acknowledged the checkpoint within 5000 ms' }, delayedUntil: NOW + 2000 },
   ],
+  'scanner-unavailable': [
+    { kind: 'scanner-unavailable', againInMs: 5000, reason: 'intake i-1 waits for clamd: clamd is unreachable' },
+    { throws: { type: DelayedError, message: 'intake i-1 waits for clamd: clamd is unreachable' }, delayedUntil: NOW + 5000 },
+  ],
   'shutting-down': [
     { kind: 'shutting-down', reason: 'intake i-1: the worker is shutting down' },
     { throws: { type: DelayedError, message: 'intake i-1: the worker is shutting down' }, delayedUntil: NOW },

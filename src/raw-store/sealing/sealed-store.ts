@@ -1,0 +1,73 @@
+// Encryption at rest as a layer around any raw store (docs/design.md §10): every blob and marker
+// written is sealed (seal-format.ts), every one read is opened, verified before a byte of it is
+// handed on. What does not open (tampered, truncated, sealed under a key not configured, or a
+// plaintext blob where sealed ones are expected) throws SealBroken, which the worker turns into
+// an operator alert and a failed intake, and housekeeping into an alert and a kept blob: never a
+// letter. Deleting and listing pass through.
+import { PassThrough, type Readable } from 'node:stream';
+import type { MarkerKind, RawStore } from '../raw-store.js';
+import type { Keyring } from './keyring.js';
+import { openWhole, SealBroken, sealWhole } from './seal-format.js';
+import { openingTransform, sealingWrite } from './seal-stream.js';
+
+/** Marker bodies are text: a sealed one is this prefix and the sealed bytes in base64. */
+const MARKER_PREFIX = 'sealed1:';
+
+export function sealedRawStore(inner: RawStore, keyring: Keyring): RawStore {
+  /** The error, naming what did not open (never its contents). */
+  const broken = (what: string, err: unknown): never => {
+    if (err instanceof SealBroken) throw new SealBroken(`${what}: ${err.message}`);
+    throw err;
+  };
+  const markerAad = (kind: MarkerKind, id: string) => Buffer.from(`${kind}/${id}\n`, 'utf8');
+  return {
+    location: inner.location,
+    begin: () => sealingWrite(inner.begin(), keyring),
+    async read(key) {
+      const stream = await inner.read(key);
+      if (stream === undefined) return undefined;
+      const opening = openingTransform(keyring);
+      const out = new PassThrough();
+      stream.on('error', (err) => out.destroy(err));
+      opening.on('error', (err) => out.destroy(err instanceof SealBroken ? new SealBroken(`blob ${key}: ${err.message}`) : err));
+      return stream.pipe(opening).pipe(out) as Readable;
+    },
+    async readBuffer(key, front) {
+      const sealed = await inner.readBuffer(key);
+      if (sealed === undefined) return undefined;
+      try {
+        return openWhole(keyring, sealed, front);
+      } catch (err) {
+        return broken(`blob ${key}`, err);
+      }
+    },
+    delete: (key) => inner.delete(key),
+    listOlderThan: (before) => inner.listOlderThan(before),
+    // The marker's kind and id are sealed with its body, so a marker copied under another name does not open.
+    putMarker: (kind, id, body, mode) =>
+      inner.putMarker(
+        kind,
+        id,
+        `${MARKER_PREFIX}${sealWhole(keyring, Buffer.concat([markerAad(kind, id), Buffer.from(body, 'utf8')])).toString('base64')}`,
+        mode,
+      ),
+    exclusiveCreate: () => inner.exclusiveCreate(),
+    async getMarker(kind, id) {
+      const text = await inner.getMarker(kind, id);
+      if (text === undefined) return undefined;
+      try {
+        if (!text.startsWith(MARKER_PREFIX)) throw new SealBroken('a plaintext marker where sealed ones are expected');
+        const plain = openWhole(keyring, Buffer.from(text.slice(MARKER_PREFIX.length), 'base64'));
+        const aad = markerAad(kind, id);
+        if (!plain.subarray(0, aad.length).equals(aad)) throw new SealBroken(`sealed for another marker than ${kind}/${id}`);
+        return plain.subarray(aad.length).toString('utf8');
+      } catch (err) {
+        return broken(`marker ${kind}/${id}`, err);
+      }
+    },
+    deleteMarker: (kind, id) => inner.deleteMarker(kind, id),
+    listMarkers: (kind) => inner.listMarkers(kind),
+    check: () => inner.check(),
+    close: () => inner.close(),
+  };
+}

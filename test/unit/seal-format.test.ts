@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { keyringOf } from '../../src/raw-store/sealing/keyring.js';
+import { HEADER_BYTES, openWhole, SEGMENT_BYTES, SealBroken, sealWhole, TAG_BYTES } from '../../src/raw-store/sealing/seal-format.js';
+import { openingTransform } from '../../src/raw-store/sealing/seal-stream.js';
+
+const OLD = Buffer.alloc(32, 1).toString('base64');
+const NEW = Buffer.alloc(32, 2).toString('base64');
+const keyring = keyringOf([OLD], 'test');
+
+/** The sealed bytes streamed through the opening transform in small pieces; what came out before any error. */
+async function openStreamed(sealed: Buffer, ring = keyring): Promise<{ plain: Buffer; error?: unknown }> {
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < sealed.length; at += 7919) pieces.push(sealed.subarray(at, at + 7919));
+  const out: Buffer[] = [];
+  try {
+    for await (const chunk of Readable.from(pieces).pipe(openingTransform(ring))) out.push(chunk as Buffer);
+    return { plain: Buffer.concat(out) };
+  } catch (error) {
+    return { plain: Buffer.concat(out), error };
+  }
+}
+
+describe('the sealed format', () => {
+  it.each([0, 1, SEGMENT_BYTES - 1, SEGMENT_BYTES, SEGMENT_BYTES + 1, 3 * SEGMENT_BYTES, 1_000_000])(
+    '%i bytes come back whole, as a buffer and as a stream',
+    async (length) => {
+      const plain = randomBytes(length);
+      const sealed = sealWhole(keyring, plain);
+      expect(openWhole(keyring, sealed).equals(plain)).toBe(true);
+      expect((await openStreamed(sealed)).plain.equals(plain)).toBe(true);
+    },
+  );
+
+  it('puts bytes in front of the plaintext in the same buffer', () => {
+    expect(openWhole(keyring, sealWhole(keyring, Buffer.from('body')), Buffer.from('head:')).toString()).toBe('head:body');
+  });
+
+  it('never holds the plaintext: the same bytes sealed twice differ (a fresh data key each time)', () => {
+    const plain = Buffer.from('Subject: Kontoauszug');
+    const [a, b] = [sealWhole(keyring, plain), sealWhole(keyring, plain)];
+    expect(a.equals(b)).toBe(false);
+    expect(a.includes(plain)).toBe(false);
+  });
+
+  it('refuses one altered byte anywhere, and the stream hands on nothing of the altered segment', async () => {
+    const plain = randomBytes(3 * SEGMENT_BYTES);
+    const sealed = sealWhole(keyring, plain);
+    for (const at of [5, 30, HEADER_BYTES + 10, HEADER_BYTES + SEGMENT_BYTES + TAG_BYTES + 1, sealed.length - 1]) {
+      const altered = Buffer.from(sealed);
+      altered[at] = (altered[at] ?? 0) ^ 1;
+      expect(() => openWhole(keyring, altered)).toThrow(SealBroken);
+      const streamed = await openStreamed(altered);
+      expect(streamed.error).toBeInstanceOf(SealBroken);
+      expect(plain.subarray(0, streamed.plain.length).equals(streamed.plain)).toBe(true);
+      expect(streamed.plain.length % SEGMENT_BYTES).toBe(0); // whole verified segments only
+    }
+  });
+
+  it('catches a blob cut at a segment boundary, cut mid-segment, or with segments swapped', async () => {
+    const sealed = sealWhole(keyring, randomBytes(3 * SEGMENT_BYTES + 10));
+    const step = SEGMENT_BYTES + TAG_BYTES;
+    const cuts = [sealed.subarray(0, HEADER_BYTES + 2 * step), sealed.subarray(0, sealed.length - 5), sealed.subarray(0, HEADER_BYTES)];
+    const swapped = Buffer.concat([
+      sealed.subarray(0, HEADER_BYTES),
+      sealed.subarray(HEADER_BYTES + step, HEADER_BYTES + 2 * step),
+      sealed.subarray(HEADER_BYTES, HEADER_BYTES + step),
+      sealed.subarray(HEADER_BYTES + 2 * step),
+    ]);
+    for (const broken of [...cuts, swapped]) {
+      expect(() => openWhole(keyring, broken)).toThrow(SealBroken);
+      expect((await openStreamed(broken)).error).toBeInstanceOf(SealBroken);
+    }
+  });
+
+  it('reads what an old key sealed once the keys rotate, and names a key it does not have', () => {
+    const old = sealWhole(keyring, Buffer.from('before the rotation'));
+    const rotated = keyringOf([OLD, NEW], 'test');
+    expect(openWhole(rotated, old).toString()).toBe('before the rotation');
+    const fresh = sealWhole(rotated, Buffer.from('after'));
+    expect(fresh.subarray(4, 12).equals(rotated.writing.id)).toBe(true);
+    expect(() => openWhole(keyring, fresh)).toThrow(/sealed under master key [0-9a-f]{16}, which is not among RAW_STORE_KEYS/);
+  });
+
+  it('refuses a plaintext message where a sealed one is expected', () => {
+    expect(() => openWhole(keyring, Buffer.from('From: a@b.example\r\nSubject: x\r\n\r\n'.repeat(5)))).toThrow(/no LIS1 header/);
+  });
+});
