@@ -40,9 +40,12 @@ export interface UnknownVariable {
   readonly nearest: string;
 }
 
-/** The set (non-empty) variables of `env` with a gateway prefix that the schema does not know, by name. */
-export function unknownVariablesIn(env: Readonly<Record<string, string | undefined>>): UnknownVariable[] {
-  const known = new Set<string>(KNOWN_VARIABLES);
+/**
+ * The set (non-empty) variables of `env` with a gateway prefix that the schema does not know, by
+ * name. `named`: variables the operator's own files name (the senders' secrets), never unknown.
+ */
+export function unknownVariablesIn(env: Readonly<Record<string, string | undefined>>, named: readonly string[] = []): UnknownVariable[] {
+  const known = new Set<string>([...KNOWN_VARIABLES, ...named]);
   return Object.entries(env)
     .filter(([name, value]) => (value ?? '') !== '' && OWN_PREFIXES.some((p) => name.startsWith(p)))
     .map(([name]) => name)

@@ -14,6 +14,7 @@ import { describeTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { createSenderApiClient } from '../sender-api/client.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
 import { parseSenderDirectory, type Sender, type SenderDirectory } from '../senders/directory.js';
+import { secretVariablesNamedIn } from '../senders/secret-variables.js';
 import { settingsLine } from '../senders/settings-text.js';
 import { judgeApiTransport, judgeLogin, judgeReachable, type LoginOutcome } from './api-checks.js';
 import { checkClamd } from './clamd-checks.js';
@@ -67,7 +68,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     results.push(...(await checkMtaSts(deps)));
     if (raw !== undefined) results.push(...judgeDirectory(raw, dns.domainsWithoutSpf));
     results.push(...diskVersions(config));
-    results.push(...judgeVariables(unknownVariablesIn(deps.env)));
+    results.push(...judgeVariables(unknownVariablesIn(deps.env, secretVariablesNamedIn(config.sendersFile))));
   } finally {
     redis?.disconnect();
   }

@@ -8,6 +8,7 @@ import { terminalDestination } from '../log-terminal.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { liveSenderDirectory, reloadableSenderDirectory } from '../senders/live-directory.js';
+import { secretVariablesNamedIn } from '../senders/secret-variables.js';
 import type { Reloads } from './reloads.js';
 
 export interface RoleContext {
@@ -26,7 +27,7 @@ export function roleContext(env: Env = process.env, name = 'letter-intake'): Rol
   const logger = createLogger({ level: config.logLevel, name, ...(terminal === undefined ? {} : { destination: terminal }) });
   // A setting that does nothing is said, not ignored: doctor says it too, as a `!` line.
   if (name !== 'doctor') {
-    for (const unknown of unknownVariablesIn(env)) {
+    for (const unknown of unknownVariablesIn(env, secretVariablesNamedIn(config.sendersFile))) {
       logger.warn({ event: 'config.unknown_variable', variable: unknown.name, nearest: unknown.nearest }, describeUnknown(unknown));
     }
   }

@@ -7,6 +7,7 @@ import { unknownVariablesIn } from '../../src/config-unknown.js';
 import { nearestName } from '../../src/nearest-name.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import { reloadableSenderDirectory } from '../../src/senders/live-directory.js';
+import { secretVariablesNamedIn } from '../../src/senders/secret-variables.js';
 
 describe('variables with one of the gateway prefixes that the configuration does not know', () => {
   it('are named, each with the nearest known name', () => {
@@ -51,6 +52,19 @@ describe('variables with one of the gateway prefixes that the configuration does
     expect(KNOWN_VARIABLES).toContain('SMTP_PORT');
     expect(KNOWN_VARIABLES).toContain('RAW_STORE_URL');
     expect(unknownVariablesIn(Object.fromEntries(KNOWN_VARIABLES.map((name) => [name, 'x'])))).toEqual([]);
+  });
+
+  it('leaves alone the variables SENDERS_FILE names for its client secrets, and only those', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secret-names-'));
+    try {
+      const file = join(dir, 'senders.json');
+      writeFileSync(file, JSON.stringify({ senders: [{ apiClientSecretEnv: 'SENDER_API_SECRET_ACME' }, { apiClientSecret: 'inline' }] }));
+      const env = { SENDER_API_SECRET_ACME: 's3cret', SENDER_API_SECRET_BETA: 's3cret' };
+      expect(unknownVariablesIn(env, secretVariablesNamedIn(file)).map((f) => f.name)).toEqual(['SENDER_API_SECRET_BETA']);
+      expect(secretVariablesNamedIn(join(dir, 'missing.json'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds the nearest name by edits', () => {
