@@ -17,7 +17,10 @@ const USAGE = `usage: letter-intake <command> [options]
   send FILE.eml         send a message over SMTP and print the reply
                         [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]
   status ID [--json]    what became of an intake: its state, checks, timeline, notices
-                        (--json: the whole record)
+                        (--json: the whole record); ID may be a Message-ID or From, which
+                        also finds refusals in the SMTP session
+  refusals              every refusal in the SMTP session counted, and the sampled ones
+                        [--from DOMAIN] [--since TIME] [--json]
   replay ID             re-queue a failed intake
   replay-failed         re-queue every failed intake that matches
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
@@ -40,6 +43,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   send: async () => (await import('./runtime/send-command.js')).sendCommand,
   status: async () => (await import('./runtime/intake-commands.js')).statusCommand,
   replay: async () => (await import('./runtime/intake-commands.js')).replayCommand,
+  refusals: async () => (await import('./runtime/refusals-command.js')).refusalsCommand,
   'replay-failed': async () => (await import('./runtime/replay-failed-command.js')).replayFailedCommand,
   recover: async () => (await import('./runtime/recover-command.js')).recoverCommand,
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,

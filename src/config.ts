@@ -181,6 +181,8 @@ const schema = z.object({
   WORKER_SWEEP_AGE_MS: wholeNumber(100).optional(),
   /** What each record of messages refused in the session (rules; authentication) may cost in Redis, its per-network counts included; past it the oldest go. */
   REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
+  /** Distinct keys (client network × check × From domain × reply) counted per day of refusals; the rest count in the day's "other" row. */
+  REFUSAL_COUNT_KEYS: int(1, 500),
   /** Days an ended intake's record is kept: at least RAW_RETENTION_DAYS, and at least a day (its notice must find it). */
   RECORD_RETENTION_DAYS: days(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
@@ -316,6 +318,7 @@ export interface Config {
   readonly rawRetentionMs: number;
   readonly recordRetentionMs: number;
   readonly refusedMaxBytes: number;
+  readonly refusalCountKeys: number;
   readonly sandbox: { readonly host: string; readonly port: number; readonly contractMode: ContractMode };
   readonly dataDir: string;
   readonly rawStore: {
@@ -416,6 +419,7 @@ export function loadConfig(env: Env): Config {
     rawRetentionMs: e.RAW_RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     refusedMaxBytes: e.REFUSED_MAX_BYTES,
+    refusalCountKeys: e.REFUSAL_COUNT_KEYS,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, contractMode: e.SANDBOX_CONTRACT_MODE },
     dataDir: e.DATA_DIR,
     rawStore: rawStoreSection(e),

@@ -6,6 +6,7 @@ import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
+import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -38,6 +39,7 @@ export interface AdminDeps {
   readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
   readonly refusals?: SessionRefusals | undefined;
   readonly authRefusals?: SessionRefusals | undefined;
+  readonly refusalCounts?: RefusalCounts | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
   readonly redis?: Pick<RedisClient, 'status'> | undefined;
@@ -86,6 +88,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
           replayFailed: deps.replayFailed,
           refusals: deps.refusals,
           authRefusals: deps.authRefusals,
+          refusalCounts: deps.refusalCounts,
           clock: deps.clock,
         }),
       );

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest
 import type { Registry } from 'prom-client';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeJobData } from '../intake/queue.js';
+import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -33,6 +34,8 @@ export interface OpsServerDeps {
   readonly refusals?: SessionRefusals;
   /** Messages refused for failing authentication, shown beside `refusals`. */
   readonly authRefusals?: SessionRefusals;
+  /** Every refusal counted, shown above the samples (refusal-counts.ts). */
+  readonly refusalCounts?: RefusalCounts;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
   readonly apiHealth?: ApiHealth;
   /** Re-queues a failed intake; without it there is no replay route or button. */
@@ -98,6 +101,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         replayFailed: deps.replayFailed,
         refusals: deps.refusals,
         authRefusals: deps.authRefusals,
+        refusalCounts: deps.refusalCounts,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,
       }),

@@ -6,6 +6,7 @@ import { replayFailed } from '../intake/bulk-replay.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
+import { RefusalCounts } from '../intake/refusal-counts.js';
 import { replayIntake } from '../intake/replay.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -64,6 +65,7 @@ export async function startOpsPart(
     clock: ctx.clock,
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     authRefusals: authRefusals(redis, config.redisPrefix, config.refusedMaxBytes),
+    refusalCounts: new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),

@@ -12,6 +12,7 @@ import { authRefusals } from '../intake/auth-refusals.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
+import { RefusalCounts } from '../intake/refusal-counts.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
@@ -67,6 +68,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     maxBytes: config.refusedMaxBytes,
   });
   const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
+  const counts = new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys);
   const replicas = await startReplicaAck(ctx, redis, log, 'smtp.replica_ack_redis_error');
   const acceptDeps = {
     store,
@@ -101,9 +103,9 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       },
       refused: (refusal) => {
         ctx.observer.sessionRefused(refusal.reasonCode);
-        return recordRefusal(refusals, refusal, ctx, log);
+        return recordRefusal(refusals, counts, refusal, ctx, log);
       },
-      refusedAuthentication: (refusal) => recordRefusal(authRefused, refusal, ctx, log),
+      refusedAuthentication: (refusal) => recordRefusal(authRefused, counts, refusal, ctx, log),
       clock: ctx.clock,
       logger: log,
       observer: ctx.observer,
@@ -124,17 +126,43 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
 }
 
 /**
- * Keeps the refusal's short record. The reply does not depend on the record: if
- * Redis is slow or down the refusal stands (it is permanent), and the miss is logged.
+ * Counts the refusal and keeps its short record. The reply depends on neither: if Redis is slow
+ * or down the refusal stands (it is permanent), and the miss is logged.
  */
-async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
+async function recordRefusal(
+  refusals: SessionRefusals,
+  counts: RefusalCounts,
+  refusal: SessionRefusal,
+  ctx: PartContext,
+  log: Logger,
+): Promise<void> {
+  await Promise.all([sampleRefusal(refusals, refusal, ctx, log), countRefusal(counts, refusal, ctx, log)]);
+}
+
+async function countRefusal(counts: RefusalCounts, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not counted within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([counts.add(refusal), bound]);
+    if (outcome === 'other')
+      log.info({ event: 'smtp.refusal_counted_other', reasonCode: refusal.reasonCode }, "refusal counted in the day's other row");
+  } catch (err) {
+    log.warn({ err, event: 'smtp.refusal_not_counted', reasonCode: refusal.reasonCode }, 'session refusal not counted');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function sampleRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
   });
   try {
     const outcome = await Promise.race([refusals.add(refusal), bound]);
-    if (outcome !== 'recorded') {
+    if (outcome !== 'recorded' && outcome !== 'latest') {
       log.info(
         { event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode, bound: outcome },
         "session refusal over its record's bound",
