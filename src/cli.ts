@@ -16,6 +16,8 @@ const USAGE = `usage: letter-intake <command> [options]
   sandbox-api           the sandbox Sender API alone (SANDBOX_PORT)
   send FILE.eml         send a message over SMTP and print the reply
                         [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]
+  send --pdf FILE.pdf   a letter of your own: composed from the demo sender, signed with the
+                        demo key, and sent [--subject S] [--body TEXT] [--to/--host/--port]
   status ID [--json]    what became of an intake: its state, checks, timeline, notices
                         (--json: the whole record); ID may be a Message-ID or From, which
                         also finds refusals in the SMTP session
@@ -54,6 +56,9 @@ const OPTIONS = {
   to: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
+  pdf: { type: 'string' },
+  subject: { type: 'string' },
+  body: { type: 'string' },
   json: { type: 'boolean' },
   'error-code': { type: 'string' },
   since: { type: 'string' },
