@@ -129,6 +129,8 @@ const schema = z.object({
   SMTP_USE_PROXY: flag,
   /** Comma-separated processing addresses; RCPT TO anything else is 550 5.1.1. */
   INBOUND_ADDRESSES: addressList,
+  /** The self-test address (unset: selftest@ the first processing address's domain; `none`: no self-test). */
+  SELFTEST_ADDRESS: z.union([z.literal('none'), z.email({ message: 'must be an e-mail address, or none' })]).optional(),
   /** The sender directory (JSON). */
   SENDERS_FILE: optionalText,
   /** Base address of the Sender API; unset → `start` serves the sandbox in-process. */
@@ -281,6 +283,8 @@ export interface Config {
     readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
   };
   readonly inboundAddresses: readonly string[];
+  /** Mail to it is a self-test, never a letter (docs/sender-policy.md); undefined: off. */
+  readonly selfTestAddress: string | undefined;
   readonly sendersFile: string | undefined;
   readonly senderApiUrl: string | undefined;
   readonly senderApiTimeoutMs: number;
@@ -388,6 +392,7 @@ export function loadConfig(env: Env): Config {
         e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE } : undefined,
     },
     inboundAddresses: e.INBOUND_ADDRESSES,
+    selfTestAddress: selfTestAddressOf(e.SELFTEST_ADDRESS, e.INBOUND_ADDRESSES),
     sendersFile: e.SENDERS_FILE,
     senderApiUrl: e.SENDER_API_URL,
     senderApiTimeoutMs: e.SENDER_API_TIMEOUT_MS,
@@ -554,4 +559,12 @@ function deepFreeze<T extends object>(value: T): T {
     if (child !== null && typeof child === 'object') deepFreeze(child);
   }
   return Object.freeze(value);
+}
+
+/** SELFTEST_ADDRESS, or selftest@ the first processing address's domain; `none` (or no processing address): off. */
+function selfTestAddressOf(given: string | undefined, inbound: readonly string[]): string | undefined {
+  if (given === 'none') return undefined;
+  if (given !== undefined) return given.toLowerCase();
+  const domain = inbound[0]?.split('@').pop();
+  return domain === undefined ? undefined : `selftest@${domain}`;
 }

@@ -13,6 +13,8 @@ import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { RefusalCounts } from '../intake/refusal-counts.js';
+import { createSelfTestQueue, SELF_TEST_QUEUE } from '../intake/self-test-queue.js';
+import { SelfTestReports } from '../intake/self-test-reports.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
@@ -70,6 +72,13 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
   const counts = new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys);
   const replicas = await startReplicaAck(ctx, redis, log, 'smtp.replica_ack_redis_error');
+  const selfTestQueue = config.selfTestAddress === undefined ? undefined : createSelfTestQueue(redis, config.redisPrefix);
+  selfTestQueue?.on('error', logErrorsSparingly(log, 'smtp.queue_error', 'queue error'));
+  const rules = {
+    isRegistered: (address: string) => registered.current().has(address.toLowerCase()),
+    maxPdfBytes: config.maxPdfBytes,
+    apiLimits: config.apiLimits,
+  };
   const acceptDeps = {
     store,
     queue,
@@ -83,6 +92,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     {
       ...config.smtp,
       inboundAddresses: config.inboundAddresses,
+      selfTestAddress: config.selfTestAddress,
       maxMessageBytes: config.maxMessageBytes,
       authTimeoutMs: config.authTimeoutMs,
     },
@@ -96,11 +106,23 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
         return accepted;
       },
       startWalk: startMimeWalk,
-      rules: {
-        isRegistered: (address) => registered.current().has(address.toLowerCase()),
-        maxPdfBytes: config.maxPdfBytes,
-        apiLimits: config.apiLimits,
-      },
+      rules,
+      selfTest:
+        selfTestQueue === undefined || config.selfTestAddress === undefined
+          ? undefined
+          : {
+              address: config.selfTestAddress,
+              reports: new SelfTestReports(redis, config.redisPrefix),
+              enqueue: async (job) => {
+                await selfTestQueue.add(SELF_TEST_QUEUE, job, {
+                  jobId: job.id,
+                  attempts: 3,
+                  removeOnComplete: { age: 24 * 3600 },
+                  removeOnFail: { age: 7 * 24 * 3600 },
+                });
+              },
+              rules,
+            },
       refused: (refusal) => {
         ctx.observer.sessionRefused(refusal.reasonCode);
         return recordRefusal(refusals, counts, refusal, ctx, log);
@@ -119,6 +141,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     async close() {
       await listener.close();
       await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
+      if (selfTestQueue !== undefined) await within(selfTestQueue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
       redis.disconnect();
       replicas?.connection.disconnect();
     },
