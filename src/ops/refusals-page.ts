@@ -63,7 +63,12 @@ function span(first: number, last: number): string {
 function countsTable(counts: readonly RefusalCount[]): string {
   if (counts.length === 0) return '<p>No refusal counted.</p>';
   const rows = counts.map((c) => {
-    const what = c.check === 'other' ? 'other (the day held its most distinct keys)' : `failed ${c.check}`;
+    const what =
+      c.check === 'other'
+        ? 'other (the day held its most distinct keys)'
+        : countMatchesFilter(c, 'authentication')
+          ? `failed ${c.check}`
+          : c.check;
     const sample = c.sample.messageId === '' ? escapeHtml(c.sample.subject) : escapeHtml(c.sample.messageId);
     return `<tr>
 <td class="num">${escapeHtml(c.count)}</td>

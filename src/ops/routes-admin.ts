@@ -8,6 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SelfTestReports } from '../intake/self-test-reports.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { networkOf } from '../net/client-network.js';
@@ -17,6 +18,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { intakeRoutes } from './routes-intakes.js';
+import { selfTestRoutes } from './routes-self-tests.js';
 
 export const QUEUES_PATH = '/admin/queues';
 
@@ -40,6 +42,7 @@ export interface AdminDeps {
   readonly refusals?: SessionRefusals | undefined;
   readonly authRefusals?: SessionRefusals | undefined;
   readonly refusalCounts?: RefusalCounts | undefined;
+  readonly selfTestReports?: SelfTestReports | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
   readonly redis?: Pick<RedisClient, 'status'> | undefined;
@@ -80,6 +83,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     if (deps.redis !== undefined) app.addHook('onRequest', answerWhileRedisAway(deps.redis));
 
     if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });
+    if (deps.selfTestReports !== undefined) await app.register(selfTestRoutes(deps.selfTestReports));
     if (deps.store !== undefined) {
       await app.register(
         intakeRoutes({

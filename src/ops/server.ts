@@ -8,6 +8,7 @@ import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SelfTestReports } from '../intake/self-test-reports.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
@@ -36,6 +37,8 @@ export interface OpsServerDeps {
   readonly authRefusals?: SessionRefusals;
   /** Every refusal counted, shown above the samples (refusal-counts.ts). */
   readonly refusalCounts?: RefusalCounts;
+  /** The self-test reports (intake/self-test-reports.ts); without them, no self-test pages. */
+  readonly selfTestReports?: SelfTestReports;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
   readonly apiHealth?: ApiHealth;
   /** Re-queues a failed intake; without it there is no replay route or button. */
@@ -102,6 +105,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         refusals: deps.refusals,
         authRefusals: deps.authRefusals,
         refusalCounts: deps.refusalCounts,
+        selfTestReports: deps.selfTestReports,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,
       }),

@@ -8,6 +8,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { RefusalCounts } from '../intake/refusal-counts.js';
 import { replayIntake } from '../intake/replay.js';
+import { SelfTestReports } from '../intake/self-test-reports.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
@@ -66,6 +67,7 @@ export async function startOpsPart(
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     authRefusals: authRefusals(redis, config.redisPrefix, config.refusedMaxBytes),
     refusalCounts: new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys),
+    ...(config.selfTestAddress === undefined ? {} : { selfTestReports: new SelfTestReports(redis, config.redisPrefix) }),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),

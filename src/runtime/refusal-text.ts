@@ -1,15 +1,20 @@
 // `letter-intake refusals` and `status` for a person: the counts of refusals in the SMTP session
 // (every one) and the sampled records (a few per client network), one line each. Pure.
+
+import { AUTH_CHECK_NAMES } from '../intake/auth-refusals.js';
 import type { ListedRefusal, RefusalCount } from '../intake/refusal-records.js';
 import { utcTime } from './status-text.js';
 
-const what = (check: string, kind: 'rule' | 'authentication' | undefined) =>
+const AUTH_CHECKS = new Set([...Object.values(AUTH_CHECK_NAMES), 'authentication']);
+
+const what = (check: string, kind: 'rule' | 'authentication') =>
   check === 'other' ? 'other (a full day)' : kind === 'rule' ? check : `failed ${check}`;
 
 export function countLine(c: RefusalCount): string {
   const sample = c.sample.messageId === '' ? c.sample.subject : c.sample.messageId;
   const domain = c.fromDomain === '' ? '(no From)' : c.fromDomain;
-  return `  ${String(c.count).padStart(6)}  ${what(c.check, undefined)} for ${domain} from ${c.network} (${c.reply}), ${utcTime(c.firstSeen)} – ${utcTime(c.lastSeen)}, e.g. ${sample}`;
+  const kind = c.check.split(', ').every((check) => AUTH_CHECKS.has(check)) ? 'authentication' : 'rule';
+  return `  ${String(c.count).padStart(6)}  ${what(c.check, kind)} for ${domain} from ${c.network} (${c.reply}), ${utcTime(c.firstSeen)} – ${utcTime(c.lastSeen)}, e.g. ${sample}`;
 }
 
 export function sampleLine(r: ListedRefusal): string {
