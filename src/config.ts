@@ -30,8 +30,14 @@ const wholeNumber = (min: number) =>
     .min(min, { error: `expected a whole number, at least ${min}` });
 const int = (min: number, fallback: number) => wholeNumber(min).default(fallback);
 /** A TCP port: 1–65535, or 0 for any free port (what tests use). */
+const PORT_EXPECTED = 'expected a port number, 1 to 65535 (or 0 for any free port)';
 const port = (fallback: number) =>
-  wholeNumber(0).max(65_535, { error: 'expected a port number, 1 to 65535 (or 0 for any free port)' }).default(fallback);
+  z.coerce
+    .number({ error: PORT_EXPECTED })
+    .int({ error: PORT_EXPECTED })
+    .min(0, { error: PORT_EXPECTED })
+    .max(65_535, { error: PORT_EXPECTED })
+    .default(fallback);
 /** Days, fractions allowed (0.5 is twelve hours). */
 const days = (fallback: number) =>
   z.coerce

@@ -13,6 +13,7 @@ import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { networkOf } from '../net/client-network.js';
 import type { RedisClient } from '../redis/connections.js';
+import { withContentSecurity } from './content-security.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
@@ -80,6 +81,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     });
     // Every route registered in this plugin (and its children) needs the login.
     app.addHook('onRequest', app.basicAuth);
+    app.addHook('onSend', withContentSecurity);
     if (deps.redis !== undefined) app.addHook('onRequest', answerWhileRedisAway(deps.redis));
 
     if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });

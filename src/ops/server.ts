@@ -15,6 +15,7 @@ import type { Logger } from '../log.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
+import { landingRoute } from './landing-page.js';
 import { LoginThrottle } from './login-throttle.js';
 import { probeRoutes } from './routes-probes.js';
 
@@ -85,6 +86,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   );
 
   const password = deps.dashboard.password;
+  await app.register(landingRoute(password !== undefined));
   if (password === undefined) {
     loggerInstance.warn(
       { event: 'ops.admin_disabled' },
