@@ -12,6 +12,7 @@ import type { SelfTestReports } from '../intake/self-test-reports.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { networkOf } from '../net/client-network.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import { withContentSecurity } from './content-security.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
@@ -19,6 +20,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { intakeRoutes } from './routes-intakes.js';
+import { rawRoutes } from './routes-raw.js';
 import { selfTestRoutes } from './routes-self-tests.js';
 
 export const QUEUES_PATH = '/admin/queues';
@@ -44,6 +46,8 @@ export interface AdminDeps {
   readonly authRefusals?: SessionRefusals | undefined;
   readonly refusalCounts?: RefusalCounts | undefined;
   readonly selfTestReports?: SelfTestReports | undefined;
+  /** The raw store, when this process has it: the intake page then serves the raw message and PDFs. */
+  readonly rawStore?: RawStore | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it is not ready they answer 503 at once. */
   readonly redis?: Pick<RedisClient, 'status'> | undefined;
@@ -86,6 +90,8 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
 
     if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });
     if (deps.selfTestReports !== undefined) await app.register(selfTestRoutes(deps.selfTestReports));
+    if (deps.store !== undefined && deps.rawStore !== undefined)
+      await app.register(rawRoutes({ store: deps.store, rawStore: deps.rawStore }));
     if (deps.store !== undefined) {
       await app.register(
         intakeRoutes({
@@ -95,6 +101,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
           refusals: deps.refusals,
           authRefusals: deps.authRefusals,
           refusalCounts: deps.refusalCounts,
+          rawAvailable: deps.rawStore !== undefined,
           clock: deps.clock,
         }),
       );

@@ -20,6 +20,7 @@ import { type IntakeCounts, summarizeCounts } from './intake-counts.js';
 import { renderIntakeList } from './intake-list-page.js';
 import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
 import { type ListQuery, parseListQuery } from './intake-query.js';
+import { rawMessageSection } from './raw-message-section.js';
 import {
   countMatchesFilter,
   type ListedRefusal,
@@ -40,6 +41,8 @@ export interface IntakeRouteDeps {
   readonly refusals?: SessionRefusals | undefined;
   /** The record of messages that failed authentication in the session (auth-refusals.ts). */
   readonly authRefusals?: SessionRefusals | undefined;
+  /** The raw message and its PDFs can be served (routes-raw.ts): the intake page links them. */
+  readonly rawAvailable?: boolean | undefined;
   /** Every refusal counted (refusal-counts.ts), shown above the samples. */
   readonly refusalCounts?: RefusalCounts | undefined;
   /** Re-queues the failed intakes a filter matches; without it there is no bulk replay form. */
@@ -163,7 +166,10 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
           ? reply.code(404).type('text/html; charset=utf-8').send(renderNotFound(request.params.id))
           : reply.code(404).send({ error: `no intake ${request.params.id}` });
       }
-      if (html) return reply.type('text/html; charset=utf-8').send(renderIntakeDetail(intake, deps.replay !== undefined));
+      if (html) {
+        const message = deps.rawAvailable === true ? rawMessageSection(intake) : '';
+        return reply.type('text/html; charset=utf-8').send(renderIntakeDetail(intake, deps.replay !== undefined, message));
+      }
       return { intake };
     });
 

@@ -108,6 +108,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         authRefusals: deps.authRefusals,
         refusalCounts: deps.refusalCounts,
         selfTestReports: deps.selfTestReports,
+        rawStore: deps.rawStore,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,
       }),
