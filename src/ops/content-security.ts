@@ -19,9 +19,16 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * A sender's PDF opened inline: no script of ours runs on it, nothing frames it, and the browser's
+ * PDF viewer (which Chromium embeds as a plugin, so `object-src 'none'` would block it) may show it.
+ */
+export const PDF_CONTENT_SECURITY_POLICY = "default-src 'none'; object-src 'self'; frame-ancestors 'none'";
+
 /** An onSend hook: the policy on every response of the plugin it is added to. */
 export async function withContentSecurity(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  void reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  const pdf = String(reply.getHeader('content-type') ?? '').startsWith('application/pdf');
+  void reply.header('content-security-policy', pdf ? PDF_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY);
   void reply.header('x-content-type-options', 'nosniff');
   return payload;
 }

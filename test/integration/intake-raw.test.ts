@@ -51,6 +51,7 @@ describe('the raw message and PDFs of an intake', () => {
     const pdf = await fetch(`${ops.url}/admin/intakes/${id}/pdfs/1`, { headers: AUTH });
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect(pdf.headers.get('content-disposition')).toMatch(/^inline; filename="[^"]+\.pdf"/);
+    expect(pdf.headers.get('content-security-policy')).toBe("default-src 'none'; object-src 'self'; frame-ancestors 'none'");
     expect(
       Buffer.from(await pdf.arrayBuffer())
         .subarray(0, 5)
