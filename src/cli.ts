@@ -22,8 +22,13 @@ const USAGE = `usage: letter-intake <command> [options]
   sandbox-api           the sandbox Sender API alone (SANDBOX_PORT)
   send FILE.eml         send a message over SMTP and print the reply
                         [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]
+  send --pdf FILE.pdf   a letter of your own: composed from the demo sender, signed with the
+                        demo key, and sent [--subject S] [--body TEXT] [--to/--host/--port]
   status ID [--json]    what became of an intake: its state, checks, timeline, notices
-                        (--json: the whole record)
+                        (--json: the whole record); ID may be a Message-ID or From, which
+                        also finds refusals in the SMTP session
+  refusals              every refusal in the SMTP session counted, and the sampled ones
+                        [--from DOMAIN] [--since TIME] [--json]
   replay ID             re-queue a failed intake
   replay-failed         re-queue every failed intake that matches
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
@@ -52,6 +57,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   send: async () => (await import('./runtime/send-command.js')).sendCommand,
   status: async () => (await import('./runtime/intake-commands.js')).statusCommand,
   replay: async () => (await import('./runtime/intake-commands.js')).replayCommand,
+  refusals: async () => (await import('./runtime/refusals-command.js')).refusalsCommand,
   'replay-failed': async () => (await import('./runtime/replay-failed-command.js')).replayFailedCommand,
   recover: async () => (await import('./runtime/recover-command.js')).recoverCommand,
   doctor: async () => (await import('./runtime/doctor-command.js')).doctorCommand,
@@ -67,6 +73,9 @@ const OPTIONS = {
   to: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
+  pdf: { type: 'string' },
+  subject: { type: 'string' },
+  body: { type: 'string' },
   json: { type: 'boolean' },
   'error-code': { type: 'string' },
   since: { type: 'string' },

@@ -31,8 +31,14 @@ const wholeNumber = (min: number) =>
     .min(min, { error: `expected a whole number, at least ${min}` });
 const int = (min: number, fallback: number) => wholeNumber(min).default(fallback);
 /** A TCP port: 1–65535, or 0 for any free port (what tests use). */
+const PORT_EXPECTED = 'expected a port number, 1 to 65535 (or 0 for any free port)';
 const port = (fallback: number) =>
-  wholeNumber(0).max(65_535, { error: 'expected a port number, 1 to 65535 (or 0 for any free port)' }).default(fallback);
+  z.coerce
+    .number({ error: PORT_EXPECTED })
+    .int({ error: PORT_EXPECTED })
+    .min(0, { error: PORT_EXPECTED })
+    .max(65_535, { error: PORT_EXPECTED })
+    .default(fallback);
 /** Days, fractions allowed (0.5 is twelve hours). */
 const days = (fallback: number) =>
   z.coerce
@@ -130,6 +136,8 @@ const schema = z.object({
   SMTP_USE_PROXY: flag,
   /** Comma-separated processing addresses; RCPT TO anything else is 550 5.1.1. */
   INBOUND_ADDRESSES: addressList,
+  /** The self-test address (unset: selftest@ the first processing address's domain; `none`: no self-test). */
+  SELFTEST_ADDRESS: z.union([z.literal('none'), z.email({ message: 'must be an e-mail address, or none' })]).optional(),
   /** The sender directory (JSON). */
   SENDERS_FILE: optionalText,
   /** Base address of the Sender API; unset → `start` serves the sandbox in-process. */
@@ -184,6 +192,8 @@ const schema = z.object({
   WORKER_SWEEP_AGE_MS: wholeNumber(100).optional(),
   /** What each record of messages refused in the session (rules; authentication) may cost in Redis, its per-network counts included; past it the oldest go. */
   REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
+  /** Distinct keys (client network × check × From domain × reply) counted per day of refusals; the rest count in the day's "other" row. */
+  REFUSAL_COUNT_KEYS: int(1, 500),
   /** Days an ended intake's record is kept: at least RAW_RETENTION_DAYS, and at least a day (its notice must find it). */
   RECORD_RETENTION_DAYS: days(90),
   /** Ops HTTP port and the dashboard's login (admin routes are off without a password). */
@@ -291,6 +301,8 @@ export interface Config {
     readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
   };
   readonly inboundAddresses: readonly string[];
+  /** Mail to it is a self-test, never a letter (docs/sender-policy.md); undefined: off. */
+  readonly selfTestAddress: string | undefined;
   readonly sendersFile: string | undefined;
   readonly senderApiUrl: string | undefined;
   readonly senderApiTimeoutMs: number;
@@ -329,6 +341,7 @@ export interface Config {
   readonly rawRetentionMs: number;
   readonly recordRetentionMs: number;
   readonly refusedMaxBytes: number;
+  readonly refusalCountKeys: number;
   readonly sandbox: { readonly host: string; readonly port: number; readonly contractMode: ContractMode };
   readonly dataDir: string;
   readonly rawStore: {
@@ -402,6 +415,7 @@ export function loadConfig(env: Env): Config {
         e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE } : undefined,
     },
     inboundAddresses: e.INBOUND_ADDRESSES,
+    selfTestAddress: selfTestAddressOf(e.SELFTEST_ADDRESS, e.INBOUND_ADDRESSES),
     sendersFile: e.SENDERS_FILE,
     senderApiUrl: e.SENDER_API_URL,
     senderApiTimeoutMs: e.SENDER_API_TIMEOUT_MS,
@@ -438,6 +452,7 @@ export function loadConfig(env: Env): Config {
     rawRetentionMs: e.RAW_RETENTION_DAYS * DAY_MS,
     recordRetentionMs: e.RECORD_RETENTION_DAYS * DAY_MS,
     refusedMaxBytes: e.REFUSED_MAX_BYTES,
+    refusalCountKeys: e.REFUSAL_COUNT_KEYS,
     sandbox: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT, contractMode: e.SANDBOX_CONTRACT_MODE },
     dataDir: e.DATA_DIR,
     rawStore: rawStoreSection(e),
@@ -577,4 +592,12 @@ function deepFreeze<T extends object>(value: T): T {
     if (child !== null && typeof child === 'object') deepFreeze(child);
   }
   return Object.freeze(value);
+}
+
+/** SELFTEST_ADDRESS, or selftest@ the first processing address's domain; `none` (or no processing address): off. */
+function selfTestAddressOf(given: string | undefined, inbound: readonly string[]): string | undefined {
+  if (given === 'none') return undefined;
+  if (given !== undefined) return given.toLowerCase();
+  const domain = inbound[0]?.split('@').pop();
+  return domain === undefined ? undefined : `selftest@${domain}`;
 }

@@ -102,6 +102,12 @@ export const ERROR_CATALOG = {
   // RFC 5321 §4.2.3 452 insufficient system storage / RFC 3463 4.3.1 mail system full: the
   // listener's memory budget is spent by other messages in flight; the sender tries again later.
   MemoryBudgetExhausted: { smtp: { code: 452, enhanced: '4.3.1' } },
+  // The self-test address (docs/sender-policy.md): RFC 7372 / RFC 3463 5.7.1, the failed checks named.
+  SelfTestFailed: { smtp: { code: 550, enhanced: '5.7.1' } },
+  // RFC 5321 §4.5.3.1.10 452 too many recipients / RFC 3463 4.5.3: the self-test and a letter apart.
+  SelfTestWithLetter: { smtp: { code: 452, enhanced: '4.5.3' } },
+  // RFC 3463 4.7.0 temporary security failure: too many self-tests from one network or From domain.
+  SelfTestRateLimited: { smtp: { code: 450, enhanced: '4.7.0' } },
   // RFC 5321 §3.8: 421 service not available, closing channel.
   ShuttingDown: { smtp: { code: 421, enhanced: '4.3.2' } },
   TooManyConnections: { smtp: { code: 421, enhanced: '4.7.0' } },

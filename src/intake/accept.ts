@@ -44,6 +44,8 @@ export interface Accepted {
   readonly intakeId: string;
   /** True when this message had been accepted before (a re-delivery). */
   readonly duplicate: boolean;
+  /** The 250 reply's text when it is not "queued as" (a self-test's summary). */
+  readonly reply?: string;
 }
 
 export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {

@@ -3,9 +3,11 @@
 // message, no job). One sorted set, scored by time, bounded whatever strangers send: each field
 // is cut, entries older than the retention are dropped on every write, the newest MAX_KEPT and
 // at most the budget's bytes are kept, and one client network gets at most a number of records
-// an hour (the record is for operators, not a store an attacker with many domains can fill).
+// an hour (the record is for operators, not a store an attacker with many domains can fill), and
+// past them only its latest (a burst keeps its first records and its last; every refusal is
+// counted beside them: refusal-counts.ts).
 // The per-network counts are part of the budget: an eighth of it is set aside for them, which
-// bounds how many networks one window counts. The script writing it (scripts/record-refusal-4.lua) keeps
+// bounds how many networks one window counts. The script writing it (scripts/record-refusal-5.lua) keeps
 // all of it in one step.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -14,8 +16,8 @@ import { cutUtf8 } from '../net/cut-text.js';
 import type { RedisClient } from '../redis/connections.js';
 import { luaScript } from './lua-script.js';
 
-/** Writes one record within every bound, in one step (scripts/record-refusal-4.lua). */
-const RECORD_REFUSAL = luaScript(new URL('./scripts/record-refusal-4.lua', import.meta.url));
+/** Writes one record within every bound, in one step (scripts/record-refusal-5.lua). */
+const RECORD_REFUSAL = luaScript(new URL('./scripts/record-refusal-5.lua', import.meta.url));
 
 /** A bound on the index whatever a sender does: refusals past it drop the oldest. */
 const MAX_KEPT = 10_000;
@@ -47,8 +49,12 @@ export interface RefusalBudget {
 
 export const SESSION_REFUSAL_BUDGET: RefusalBudget = { name: 'refused', maxBytes: 16 * 1024 * 1024, perNetworkPerHour: 100 };
 
-/** What became of one refusal's record: kept, or left out by a bound (the refusal itself stands). */
-export type RefusalRecordOutcome = 'recorded' | 'network' | 'networks' | 'budget';
+/**
+ * What became of one refusal's record: kept, kept as its network's latest past the network's
+ * records this window (in place of the previous latest), or left out by a bound (the refusal
+ * itself stands, and is counted: refusal-counts.ts).
+ */
+export type RefusalRecordOutcome = 'recorded' | 'latest' | 'networks' | 'budget';
 
 export interface SessionRefusal {
   readonly at: number;
@@ -87,6 +93,7 @@ export class SessionRefusals {
       `${this.key}:bytes`,
       `${this.key}:networks`,
       `${this.key}:networks:window`,
+      `${this.key}:networks:latest`,
       refusal.at,
       member,
       this.retentionMs,
@@ -119,7 +126,7 @@ export function budgetShares(maxBytes: number): { readonly networksPerWindow: nu
   return { networksPerWindow, recordBytes: maxBytes - networksPerWindow * NETWORK_ENTRY_BYTES };
 }
 
-const OUTCOMES: readonly unknown[] = ['recorded', 'network', 'networks', 'budget'] satisfies RefusalRecordOutcome[];
+const OUTCOMES: readonly unknown[] = ['recorded', 'latest', 'networks', 'budget'] satisfies RefusalRecordOutcome[];
 
 function isOutcome(value: unknown): value is RefusalRecordOutcome {
   return OUTCOMES.includes(value);

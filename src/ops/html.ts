@@ -37,7 +37,7 @@ form.search { margin: 0 0 1rem; }
 </style>
 </head>
 <body>
-<nav><a href="/admin/intakes">latest</a><a href="/admin/intakes?state=failed">failed</a><a href="/admin/intakes?state=rejected">rejected</a><a href="/admin/intakes?state=submitted">submitted</a><a href="/admin/intakes?state=received,queued,processing">in progress</a><a href="/admin/intakes/refused">refused in session</a><a href="/admin/intakes/senders">senders</a><a href="/admin/queues">queue dashboard</a></nav>
+<nav><a href="/admin/intakes">latest</a><a href="/admin/intakes?state=failed">failed</a><a href="/admin/intakes?state=rejected">rejected</a><a href="/admin/intakes?state=submitted">submitted</a><a href="/admin/intakes?state=received,queued,processing">in progress</a><a href="/admin/intakes/refused">refused in session</a><a href="/admin/intakes/senders">senders</a><a href="/admin/self-tests">self-tests</a><a href="/admin/queues">queue dashboard</a></nav>
 <h1>${escapeHtml(title)}</h1>
 ${body}
 </body>

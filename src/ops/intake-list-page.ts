@@ -1,10 +1,12 @@
 // The intake list page: counts at the top, a search box (Message-ID, From, intake id, letter
 // id), one page of intakes and links to the pages around it. A pure function of its view.
 import type { IntakeRecord, IntakeState } from '../intake/record.js';
+import type { RefusalFinding } from '../intake/refusal-records.js';
 import { bulkReplayForm } from './bulk-replay-page.js';
 import { escapeHtml, isoTime, page } from './html.js';
 import type { IntakeCounts } from './intake-counts.js';
 import { INTAKES_PATH, intakeHref, outcomeOf, replayForm } from './intake-page.js';
+import { refusalMatches } from './refusal-matches.js';
 
 export interface ListView {
   readonly states: readonly IntakeState[];
@@ -19,6 +21,8 @@ export interface ListView {
   readonly canReplay: boolean;
   /** Offer the bulk replay form (failed intakes listed, and the route served). */
   readonly canReplayFailed?: boolean;
+  /** For a search: the refusals in the session it finds (never intakes). */
+  readonly refused?: RefusalFinding | undefined;
 }
 
 /** The list of one state's intakes, newest first. */
@@ -104,5 +108,6 @@ ${rows.join('\n')}
   const title =
     view.q !== undefined ? `Intakes matching ${view.q}` : view.explicitStates ? `Intakes: ${view.states.join(', ')}` : 'Latest intakes';
   const bulk = view.canReplayFailed === true && view.states.includes('failed') ? `${bulkReplayForm()}\n` : '';
-  return page(title, `${countsTables(view.counts)}\n${searchForm(view.q)}\n${bulk}${table}\n${pager(view)}`);
+  const refused = view.q === undefined ? '' : refusalMatches(view.refused, view.q);
+  return page(title, `${countsTables(view.counts)}\n${searchForm(view.q)}\n${bulk}${table}\n${refused}${pager(view)}`);
 }

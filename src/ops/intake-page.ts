@@ -117,7 +117,8 @@ ${rows.join('\n')}
 </table>`;
 }
 
-export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean): string {
+/** `message`: the raw message and PDF links (raw-message-section.ts), when the raw store is at hand. */
+export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean, message = ''): string {
   const fields = FIELDS.map(([label, value]) => [label, value(record)] as const)
     .filter(([, value]) => value !== undefined && value !== '')
     .map(([label, value]) => `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`);
@@ -132,6 +133,7 @@ export function renderIntakeDetail(record: IntakeRecord, canReplay: boolean): st
 ${fields.join('\n')}
 </tbody>
 </table>
+${message}
 <h2>Timeline</h2>
 <table class="timeline">
 <thead><tr><th>state</th><th>at</th></tr></thead>

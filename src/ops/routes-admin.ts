@@ -6,11 +6,15 @@ import basicAuth from '@fastify/basic-auth';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
+import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SelfTestReports } from '../intake/self-test-reports.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import { networkOf } from '../net/client-network.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
+import { withContentSecurity } from './content-security.js';
 import { credentialsChecker, type DashboardLogin } from './credentials.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { queueDashboard } from './queue-dashboard.js';
@@ -18,6 +22,8 @@ import type { ReadinessProbe } from './readiness-probe.js';
 import { answerWhileRedisAway } from './redis-away.js';
 import { RedisWatch } from './redis-watch.js';
 import { intakeRoutes } from './routes-intakes.js';
+import { rawRoutes } from './routes-raw.js';
+import { selfTestRoutes } from './routes-self-tests.js';
 import { renderSenders, SENDERS_PATH, type SenderView } from './senders-page.js';
 
 export const QUEUES_PATH = '/admin/queues';
@@ -43,6 +49,10 @@ export interface AdminDeps {
   readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
   readonly refusals?: SessionRefusals | undefined;
   readonly authRefusals?: SessionRefusals | undefined;
+  readonly refusalCounts?: RefusalCounts | undefined;
+  readonly selfTestReports?: SelfTestReports | undefined;
+  /** The raw store, when this process has it: the intake page then serves the raw message and PDFs. */
+  readonly rawStore?: RawStore | undefined;
   readonly clock: () => number;
   /** The connection the pages read through; while it does not answer they answer 503 within 2 s. */
   readonly redis?: Pick<RedisClient, 'status' | 'ping'> | undefined;
@@ -85,6 +95,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     });
     // Every route registered in this plugin (and its children) needs the login.
     app.addHook('onRequest', app.basicAuth);
+    app.addHook('onSend', withContentSecurity);
     // Registered before the Redis guard: the reasons matter most while Redis is away.
     const { readiness } = deps;
     if (readiness !== undefined) {
@@ -101,6 +112,9 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
     }
 
     if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });
+    if (deps.selfTestReports !== undefined) await app.register(selfTestRoutes(deps.selfTestReports));
+    if (deps.store !== undefined && deps.rawStore !== undefined)
+      await app.register(rawRoutes({ store: deps.store, rawStore: deps.rawStore }));
     if (deps.store !== undefined) {
       await app.register(
         intakeRoutes({
@@ -109,6 +123,8 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
           replayFailed: deps.replayFailed,
           refusals: deps.refusals,
           authRefusals: deps.authRefusals,
+          refusalCounts: deps.refusalCounts,
+          rawAvailable: deps.rawStore !== undefined,
           clock: deps.clock,
         }),
       );

@@ -10,6 +10,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import { parseReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeRecord } from '../intake/record.js';
+import type { RefusalCounts } from '../intake/refusal-counts.js';
+import { findRefusals, listSamples, type RefusalRecords } from '../intake/refusal-records.js';
 import type { ReplayResult } from '../intake/replay.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -18,7 +20,9 @@ import { type IntakeCounts, summarizeCounts } from './intake-counts.js';
 import { renderIntakeList } from './intake-list-page.js';
 import { INTAKES_PATH, renderIntakeDetail, renderNotFound, renderReplayResult } from './intake-page.js';
 import { type ListQuery, parseListQuery } from './intake-query.js';
+import { rawMessageSection } from './raw-message-section.js';
 import {
+  countMatchesFilter,
   type ListedRefusal,
   matchesFilter,
   parseRefusalFilter,
@@ -37,6 +41,10 @@ export interface IntakeRouteDeps {
   readonly refusals?: SessionRefusals | undefined;
   /** The record of messages that failed authentication in the session (auth-refusals.ts). */
   readonly authRefusals?: SessionRefusals | undefined;
+  /** The raw message and its PDFs can be served (routes-raw.ts): the intake page links them. */
+  readonly rawAvailable?: boolean | undefined;
+  /** Every refusal counted (refusal-counts.ts), shown above the samples. */
+  readonly refusalCounts?: RefusalCounts | undefined;
   /** Re-queues the failed intakes a filter matches; without it there is no bulk replay form. */
   readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
 }
@@ -98,22 +106,39 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
       done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
     });
 
+    const refusalRecords: RefusalRecords | undefined =
+      deps.refusals === undefined ? undefined : { rules: deps.refusals, authentication: deps.authRefusals, counts: deps.refusalCounts };
+
     app.get<{ Querystring: Query }>(INTAKES_PATH, async (request, reply) => {
       const query = parseListQuery(request.query);
       if (!query.ok) return reply.code(400).send({ error: query.error });
-      const [{ records, more }, counts] = await Promise.all([listPage(deps.store, query), countsOf(deps.store, deps.clock())]);
+      const now = deps.clock();
+      const [{ records, more }, counts, refused] = await Promise.all([
+        listPage(deps.store, query),
+        countsOf(deps.store, now),
+        query.q === undefined || refusalRecords === undefined ? undefined : findRefusals(refusalRecords, query.q, now),
+      ]);
       if (wantsHtml(request)) {
         const view = {
           ...query,
           records,
           more,
           counts,
+          refused,
           canReplay: deps.replay !== undefined,
           canReplayFailed: deps.replayFailed !== undefined,
         };
         return reply.type('text/html; charset=utf-8').send(renderIntakeList(view));
       }
-      return { states: query.states, q: query.q, page: query.page, more, counts, intakes: records };
+      return {
+        states: query.states,
+        q: query.q,
+        page: query.page,
+        more,
+        counts,
+        intakes: records,
+        ...(refused === undefined ? {} : { refused }),
+      };
     });
 
     const refusals = deps.refusals;
@@ -123,9 +148,13 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
         if (!query.ok) return reply.code(400).send({ error: query.error });
         const filter = parseRefusalFilter([request.query.check ?? []].flat()[0]);
         if (filter === undefined) return reply.code(400).send({ error: `check must be one of ${REFUSAL_FILTERS.join(', ')}` });
-        const list = await listRefusals(refusals, deps.authRefusals, query.limit, deps.clock(), filter);
-        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list, filter));
-        return { refused: list };
+        const now = deps.clock();
+        const [list, counts] = await Promise.all([
+          listRefusals(refusals, deps.authRefusals, query.limit, now, filter),
+          deps.refusalCounts?.list(now).then((all) => all.filter((c) => countMatchesFilter(c, filter))),
+        ]);
+        if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(renderRefusalList(list, filter, counts));
+        return counts === undefined ? { refused: list } : { refused: list, counts };
       });
     }
 
@@ -137,7 +166,10 @@ export function intakeRoutes(deps: IntakeRouteDeps): FastifyPluginAsync {
           ? reply.code(404).type('text/html; charset=utf-8').send(renderNotFound(request.params.id))
           : reply.code(404).send({ error: `no intake ${request.params.id}` });
       }
-      if (html) return reply.type('text/html; charset=utf-8').send(renderIntakeDetail(intake, deps.replay !== undefined));
+      if (html) {
+        const message = deps.rawAvailable === true ? rawMessageSection(intake) : '';
+        return reply.type('text/html; charset=utf-8').send(renderIntakeDetail(intake, deps.replay !== undefined, message));
+      }
       return { intake };
     });
 
@@ -185,18 +217,10 @@ async function listRefusals(
   now: number,
   filter: RefusalFilter,
 ): Promise<ListedRefusal[]> {
-  const [byRule, byAuth] = await Promise.all([
-    filter === 'all' || filter === 'rules' ? rules.list(limit, now) : [],
-    filter === 'rules' || authentication === undefined ? [] : authentication.list(limit, now),
-  ]);
-  const listed: ListedRefusal[] = [
-    ...byRule.map((r) => ({ ...r, kind: 'rule' as const })),
-    ...byAuth.map((r) => ({ ...r, kind: 'authentication' as const })),
-  ];
-  return listed
-    .filter((r) => matchesFilter(r, filter))
-    .sort((a, b) => b.at - a.at)
-    .slice(0, limit);
+  const kinds =
+    filter === 'all' ? (['rule', 'authentication'] as const) : filter === 'rules' ? (['rule'] as const) : (['authentication'] as const);
+  const listed = await listSamples({ rules, authentication }, limit, now, kinds);
+  return listed.filter((r) => matchesFilter(r, filter)).slice(0, limit);
 }
 
 function enteredAt(record: IntakeRecord): number {

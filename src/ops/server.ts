@@ -7,7 +7,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest
 import type { Registry } from 'prom-client';
 import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeJobData } from '../intake/queue.js';
+import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SelfTestReports } from '../intake/self-test-reports.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
@@ -15,6 +17,7 @@ import type { MtaStsSettings } from '../mta-sts/policy.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
+import { landingRoute } from './landing-page.js';
 import { LoginThrottle } from './login-throttle.js';
 import { readinessProbe } from './readiness-probe.js';
 import { mtaStsRoutes } from './routes-mta-sts.js';
@@ -38,6 +41,10 @@ export interface OpsServerDeps {
   readonly refusals?: SessionRefusals;
   /** Messages refused for failing authentication, shown beside `refusals`. */
   readonly authRefusals?: SessionRefusals;
+  /** Every refusal counted, shown above the samples (refusal-counts.ts). */
+  readonly refusalCounts?: RefusalCounts;
+  /** The self-test reports (intake/self-test-reports.ts); without them, no self-test pages. */
+  readonly selfTestReports?: SelfTestReports;
   /** Sender API health of this process (from createMetrics), reported by /readyz. */
   readonly apiHealth?: ApiHealth;
   /** Re-queues a failed intake; without it there is no replay route or button. */
@@ -88,6 +95,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
   if (deps.mtaSts !== undefined) await app.register(mtaStsRoutes(deps.mtaSts));
 
   const password = deps.dashboard.password;
+  await app.register(landingRoute(password !== undefined));
   if (password === undefined) {
     loggerInstance.warn(
       { event: 'ops.admin_disabled' },
@@ -107,6 +115,9 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         replayFailed: deps.replayFailed,
         refusals: deps.refusals,
         authRefusals: deps.authRefusals,
+        refusalCounts: deps.refusalCounts,
+        selfTestReports: deps.selfTestReports,
+        rawStore: deps.rawStore,
         clock: deps.clock ?? Date.now,
         redis: deps.redis,
         readiness,

@@ -9,20 +9,24 @@ import type { RedisClient } from '../redis/connections.js';
 import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
 import { storeFor } from './part-context.js';
+import { searchEverywhere } from './status-search.js';
 import { formatStatus } from './status-text.js';
 
 /** The command line's options a command may read. */
 export type CommandOptions = Readonly<Record<string, string | boolean | undefined>>;
 
 export async function statusCommand(args: readonly string[], options: CommandOptions = {}): Promise<number> {
-  return withStore(args, async ({ store }, id) => {
+  return withStore(args, async ({ store, ctx, redis }, id) => {
     const record = await store.get(id);
-    if (record === undefined) {
-      process.stderr.write(`no intake ${id}\n`);
-      return 1;
+    if (record !== undefined) {
+      process.stdout.write(options.json === true ? `${JSON.stringify(record, null, 2)}\n` : formatStatus(record));
+      return 0;
     }
-    process.stdout.write(options.json === true ? `${JSON.stringify(record, null, 2)}\n` : formatStatus(record));
-    return 0;
+    // Not an intake id: a Message-ID or From finds intakes, and refusals in the session.
+    const found = await searchEverywhere({ store, ctx, redis }, id);
+    process.stdout.write(options.json === true ? `${JSON.stringify(found.json, null, 2)}\n` : found.text);
+    if (!found.any) process.stderr.write(`no intake ${id}\n`);
+    return found.any ? 0 : 1;
   });
 }
 

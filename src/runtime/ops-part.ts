@@ -6,7 +6,9 @@ import { replayFailed } from '../intake/bulk-replay.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
+import { RefusalCounts } from '../intake/refusal-counts.js';
 import { replayIntake } from '../intake/replay.js';
+import { SelfTestReports } from '../intake/self-test-reports.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
 import { senderViews } from '../ops/sender-views.js';
@@ -66,6 +68,8 @@ export async function startOpsPart(
     clock: ctx.clock,
     refusals: new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs),
     authRefusals: authRefusals(redis, config.redisPrefix, config.refusedMaxBytes),
+    refusalCounts: new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys),
+    ...(config.selfTestAddress === undefined ? {} : { selfTestReports: new SelfTestReports(redis, config.redisPrefix) }),
     apiHealth: metrics.apiHealth,
     replay: (id) => replayIntake(replayDeps, id),
     replayFailed: (filter) => replayFailed(replayDeps, filter),

@@ -4,24 +4,29 @@
 import { readFile } from 'node:fs/promises';
 import { createTransport } from 'nodemailer';
 import { loadConfig } from '../config.js';
+import { readPdf, sendPdfLetter } from './send-pdf.js';
 
-const USAGE = 'usage: letter-intake send FILE.eml [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]';
+const USAGE =
+  'usage: letter-intake send FILE.eml [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]\n       letter-intake send --pdf FILE.pdf [--subject S] [--body TEXT] [--to ADDR] [--host HOST] [--port PORT]';
 
 export async function sendCommand(
   args: readonly string[],
   options: Readonly<Record<string, string | boolean | undefined>>,
 ): Promise<number> {
   const [file] = args;
-  if (file === undefined) {
+  const option = (name: string): string | undefined => (typeof options[name] === 'string' ? options[name] : undefined);
+  const pdfFile = option('pdf');
+  if ((file === undefined) === (pdfFile === undefined)) {
     process.stderr.write(`${USAGE}\n`);
     return 64; // EX_USAGE
   }
-  const option = (name: string): string | undefined => (typeof options[name] === 'string' ? options[name] : undefined);
   const port = portOption(option('port'));
   if (port === 'invalid') {
     process.stderr.write(`letter-intake send: --port must be a port number from 1 to 65535, not "${option('port') ?? ''}"\n${USAGE}\n`);
     return 64;
   }
+  if (pdfFile !== undefined) return sendPdf(pdfFile, port, option);
+  if (file === undefined) return 64; // one of the two, checked above
   const raw = await readMessage(file);
   if (typeof raw === 'string') {
     process.stderr.write(`letter-intake send: ${raw}\n`);
@@ -32,6 +37,28 @@ export async function sendCommand(
   const to = option('to') ?? config.inboundAddresses[0] ?? 'letters@intake.example';
   const host = option('host') ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
   const reply = await sendRaw({ host, port: port ?? config.smtp.port, from, to, raw });
+  process.stdout.write(`${reply.text}\n`);
+  return reply.accepted ? 0 : 1;
+}
+
+async function sendPdf(pdfFile: string, port: number | undefined, option: (name: string) => string | undefined): Promise<number> {
+  const pdf = await readPdf(pdfFile);
+  if (typeof pdf === 'string') {
+    process.stderr.write(`letter-intake send: ${pdf}\n`);
+    return 66; // EX_NOINPUT
+  }
+  const config = loadConfig(process.env);
+  const reply = await sendPdfLetter(
+    {
+      host: option('host') ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host),
+      port: port ?? config.smtp.port,
+      to: option('to') ?? config.inboundAddresses[0] ?? 'letters@intake.example',
+      pdfFile,
+      subject: option('subject'),
+      body: option('body'),
+    },
+    pdf,
+  );
   process.stdout.write(`${reply.text}\n`);
   return reply.accepted ? 0 : 1;
 }

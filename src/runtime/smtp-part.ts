@@ -13,6 +13,9 @@ import { erasureOf } from '../intake/erase.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
+import { RefusalCounts } from '../intake/refusal-counts.js';
+import { createSelfTestQueue, SELF_TEST_QUEUE } from '../intake/self-test-queue.js';
+import { SelfTestReports } from '../intake/self-test-reports.js';
 import { SenderLimiter, useRatios } from '../intake/sender-limits.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
@@ -74,7 +77,15 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     maxBytes: config.refusedMaxBytes,
   });
   const authRefused = authRefusals(redis, config.redisPrefix, config.refusedMaxBytes);
+  const counts = new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys);
   const replicas = await startReplicaAck(ctx, redis, log, 'smtp.replica_ack_redis_error');
+  const selfTestQueue = config.selfTestAddress === undefined ? undefined : createSelfTestQueue(redis, config.redisPrefix);
+  selfTestQueue?.on('error', logErrorsSparingly(log, 'smtp.queue_error', 'queue error'));
+  const rules = {
+    isRegistered: (address: string) => senders.byAddress(address) !== undefined,
+    maxPdfBytes: config.maxPdfBytes,
+    apiLimits: config.apiLimits,
+  };
   const acceptDeps = {
     store,
     queue,
@@ -90,6 +101,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     {
       ...config.smtp,
       inboundAddresses: config.inboundAddresses,
+      selfTestAddress: config.selfTestAddress,
       maxMessageBytes: config.maxMessageBytes,
       authTimeoutMs: config.authTimeoutMs,
     },
@@ -105,16 +117,28 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
       startWalk: startMimeWalk,
       isSenderAddress: (address) => senders.byProcessingAddress(address) !== undefined,
       judgeRecipients: (from, rcptTo) => judgeRecipients(from, rcptTo, senders, config.inboundAddresses),
-      rules: {
-        isRegistered: (address) => senders.byAddress(address) !== undefined,
-        maxPdfBytes: config.maxPdfBytes,
-        apiLimits: config.apiLimits,
-      },
+      rules,
+      selfTest:
+        selfTestQueue === undefined || config.selfTestAddress === undefined
+          ? undefined
+          : {
+              address: config.selfTestAddress,
+              reports: new SelfTestReports(redis, config.redisPrefix),
+              enqueue: async (job) => {
+                await selfTestQueue.add(SELF_TEST_QUEUE, job, {
+                  jobId: job.id,
+                  attempts: 3,
+                  removeOnComplete: { age: 24 * 3600 },
+                  removeOnFail: { age: 7 * 24 * 3600 },
+                });
+              },
+              rules,
+            },
       refused: (refusal) => {
         ctx.observer.sessionRefused(refusal.reasonCode);
-        return recordRefusal(refusals, refusal, ctx, log);
+        return recordRefusal(refusals, counts, refusal, ctx, log);
       },
-      refusedAuthentication: (refusal) => recordRefusal(authRefused, refusal, ctx, log),
+      refusedAuthentication: (refusal) => recordRefusal(authRefused, counts, refusal, ctx, log),
       clock: ctx.clock,
       logger: log,
       observer: ctx.observer,
@@ -128,6 +152,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     async close() {
       await listener.close();
       await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
+      if (selfTestQueue !== undefined) await within(selfTestQueue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
       redis.disconnect();
       replicas?.connection.disconnect();
     },
@@ -135,17 +160,43 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
 }
 
 /**
- * Keeps the refusal's short record. The reply does not depend on the record: if
- * Redis is slow or down the refusal stands (it is permanent), and the miss is logged.
+ * Counts the refusal and keeps its short record. The reply depends on neither: if Redis is slow
+ * or down the refusal stands (it is permanent), and the miss is logged.
  */
-async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
+async function recordRefusal(
+  refusals: SessionRefusals,
+  counts: RefusalCounts,
+  refusal: SessionRefusal,
+  ctx: PartContext,
+  log: Logger,
+): Promise<void> {
+  await Promise.all([sampleRefusal(refusals, refusal, ctx, log), countRefusal(counts, refusal, ctx, log)]);
+}
+
+async function countRefusal(counts: RefusalCounts, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not counted within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([counts.add(refusal), bound]);
+    if (outcome === 'other')
+      log.info({ event: 'smtp.refusal_counted_other', reasonCode: refusal.reasonCode }, "refusal counted in the day's other row");
+  } catch (err) {
+    log.warn({ err, event: 'smtp.refusal_not_counted', reasonCode: refusal.reasonCode }, 'session refusal not counted');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function sampleRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
   });
   try {
     const outcome = await Promise.race([refusals.add(refusal), bound]);
-    if (outcome !== 'recorded') {
+    if (outcome !== 'recorded' && outcome !== 'latest') {
       log.info(
         { event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode, bound: outcome },
         "session refusal over its record's bound",

@@ -173,6 +173,8 @@ function demoInstructions(smtpPort: number, opsUrl: string, apiUrl: string): str
 
   Send the demo letter from another terminal:
     npm run letter-intake -- send fixtures/eml/dkim-pass-aligned.eml --port ${smtpPort}
+  or a PDF of your own, signed as the demo sender:
+    npm run letter-intake -- send --pdf FILE.pdf --subject 'My letter' --port ${smtpPort}
 
   Then see it:
     npm run letter-intake -- status <intake id from the reply>

@@ -12,6 +12,7 @@ import { noticeLifetimeMs } from '../notices/notice-lifetime.js';
 import { startNoticePart } from '../notices/notice-part.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
 import { createPdfChecker } from '../pdf/checker-pool.js';
+import { pdfVerdict } from '../pdf/pdf-verdict.js';
 import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { openRedis } from '../redis/connections.js';
 import { createSenderApiClient } from '../sender-api/index.js';
@@ -30,6 +31,7 @@ import { startPeriodic } from './periodic.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
 import { malwareScannerFor } from './scan-part.js';
+import { startSelfTestWorker } from './self-test-part.js';
 import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
@@ -113,6 +115,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     },
   });
   worker.on('error', logErrorsSparingly(logger, 'worker.error', 'worker error'));
+  const selfTests = startSelfTestWorker(ctx, connection, directory, logger, (pdf, allowForms) => pdfVerdict(pdf, allowForms, pdfChecker));
   const queue = createIntakeQueue(connection, config.redisPrefix);
   queue.on('error', logErrorsSparingly(logger, 'worker.queue_error', 'queue error'));
   const running = worker;
@@ -187,6 +190,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         running.cancelAllJobs('shutting down');
         await within(graceful, graceMs);
       }
+      await within(selfTests.close(), graceMs);
       apiCircuit.stop();
       await within(Promise.all([intakeSweep.stop(), noticeSweep.stop(), housekeeping.stop()]), stepBound(connection, CLOSE_STEP_BOUND_MS));
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.

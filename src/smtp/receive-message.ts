@@ -20,6 +20,7 @@ import type { RuleContext } from '../policy/message-rules.js';
 import { readHeaderFields } from './header-fields.js';
 import type { MemoryBudget, Reservation } from './memory-budget.js';
 import { MAX_LINE_BYTES, MessageCollector } from './message-collector.js';
+import { isSelfTest, receiveSelfTest, type SelfTestDeps } from './self-test.js';
 import { brokenRule, refusalFor, settledWalk } from './session-rules.js';
 
 export interface AuthDecision {
@@ -65,6 +66,8 @@ export interface ReceiveDeps {
   readonly judgeRecipients?: (from: string, rcptTo: readonly string[]) => IntakeError | undefined;
   /** The same for a message refused because it failed authentication (its own record and budget). */
   readonly refusedAuthentication?: (refusal: SessionRefusal) => Promise<void>;
+  /** Mail to the self-test address (self-test.ts); undefined: no self-test. */
+  readonly selfTest?: SelfTestDeps | undefined;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
@@ -134,6 +137,10 @@ async function accept(
   if (auth.outcome === 'temporary') throw new IntakeError('AuthenticationTemporary', auth.reason);
   const headerBlock = headerBlockOf(collector.head);
   const fields = readHeaderFields(headerBlock);
+  if (isSelfTest(envelope, deps.selfTest)) {
+    const walked = () => settledWalk(walk.result);
+    return receiveSelfTest(deps.selfTest, { at: deps.clock(), auth, fields, envelope, walk: walked, body: () => spool.finish() });
+  }
   if (auth.outcome === 'fail') {
     const failure = new IntakeError('AuthenticationFailed', auth.reason);
     await deps.refusedAuthentication?.({

@@ -10,13 +10,15 @@ import { networkOf } from '../net/client-network.js';
 import { closeAfterClientFin } from './half-close.js';
 import { MemoryBudget } from './memory-budget.js';
 import { type ReceiveDeps, receiveMessage } from './receive-message.js';
-import { isProcessingAddress } from './recipient-policy.js';
 import { acceptedReply, replyFor } from './reply.js';
+import { judgeRecipient } from './self-test-recipient.js';
 import { type Deadline, SessionDeadlines } from './session-deadlines.js';
 import type { TlsPair } from './tls-material.js';
 
 export type ListenerOptions = Config['smtp'] & {
   readonly inboundAddresses: readonly string[];
+  /** Mail to it is a self-test (self-test-recipient.ts); undefined: no self-test. */
+  readonly selfTestAddress?: string | undefined;
   readonly maxMessageBytes: number;
   readonly authTimeoutMs: number;
 };
@@ -160,10 +162,14 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
 
     onRcptTo(address, session, callback) {
-      if (isProcessingAddress(address.address, options.inboundAddresses) || deps.isSenderAddress?.(address.address) === true) {
-        return callback();
-      }
-      callback(refuse(session, 'RCPT', new IntakeError('RecipientNotAccepted', `<${address.address}>: no such mailbox here`)));
+      const accepted = session.envelope.rcptTo.map((r) => r.address);
+      const refusal = judgeRecipient(address.address, accepted, {
+        processing: options.inboundAddresses,
+        selfTest: options.selfTestAddress,
+        isSenderAddress: deps.isSenderAddress,
+      });
+      if (refusal === undefined) return callback();
+      callback(refuse(session, 'RCPT', refusal));
     },
 
     onData(stream, session, callback) {
@@ -181,8 +187,8 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
           inFlight -= 1;
         })
         .then(
-          ({ intakeId, duplicate }) => {
-            const reply = acceptedReply(intakeId);
+          ({ intakeId, duplicate, reply: own }) => {
+            const reply = own ?? acceptedReply(intakeId);
             deps.observer.smtpReply(250, 'DATA');
             log(session).info({ event: 'smtp.accepted', intakeId, duplicate, code: 250, reply }, 'accepted');
             callback(null, reply);

@@ -79,15 +79,19 @@ describe('the record of refused messages', () => {
     expect(kept?.subject).toBe('é'.repeat(499));
   });
 
-  it('keeps at most 100 records per client /24 an hour; another /24, and the next hour, count apart', async () => {
+  it('keeps at most 100 records per client /24 an hour and then only its latest; another /24, and the next hour, count apart', async () => {
     const refusals = fresh();
     const outcomes: string[] = [];
     for (let i = 0; i < 150; i += 1) outcomes.push(await refusals.add(small(T0 + i, `192.0.2.${i % 250}`)));
     for (let i = 0; i < 5; i += 1) outcomes.push(await refusals.add(small(T0 + 200 + i, '198.51.100.7')));
     expect(outcomes.filter((o) => o === 'recorded')).toHaveLength(105);
-    expect(outcomes.filter((o) => o === 'network')).toHaveLength(50);
+    expect(outcomes.filter((o) => o === 'latest')).toHaveLength(50);
+    const kept = await refusals.list(1000, T0 + 1000);
+    expect(kept).toHaveLength(106); // 100 + the /24's latest + 5
+    expect(kept.filter((r) => r.at === T0 + 149)).toHaveLength(1); // the burst's last
+    expect(kept.filter((r) => r.at > T0 + 99 && r.at < T0 + 149)).toHaveLength(0);
     expect(await refusals.add(small(T0 + HOUR_MS, '192.0.2.9'))).toBe('recorded');
-    expect(await refusals.list(1000, T0 + HOUR_MS)).toHaveLength(106);
+    expect(await refusals.list(1000, T0 + HOUR_MS)).toHaveLength(107);
   });
 
   it('counts an IPv6 client per /64, and an IPv4-mapped address as its IPv4 address', async () => {
@@ -98,7 +102,7 @@ describe('the record of refused messages', () => {
     expect(await refusals.add(small(T0 + 10, '2001:db8:1:3::1'))).toBe('recorded'); // the next /64
     expect(await refusals.add(small(T0 + 11, '203.0.113.5'))).toBe('recorded');
     expect(await refusals.add(small(T0 + 12, '::ffff:203.0.113.6'))).toBe('recorded');
-    expect(await refusals.add(small(T0 + 13, '::FFFF:203.0.113.7'))).toBe('network');
+    expect(await refusals.add(small(T0 + 13, '::FFFF:203.0.113.7'))).toBe('latest');
   });
 
   it('keeps the record within its byte budget, dropping the oldest first', async () => {

@@ -1,8 +1,9 @@
 // What the CLI says to a person: the status summary, the --port check, the doctor's target.
 import { describe, expect, it } from 'vitest';
+import { exitCodeOf, fail, ok, warn } from '../../src/doctor/result.js';
 import { codeAndReason } from '../../src/intake/reason-text.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
-import { doctorTarget } from '../../src/runtime/doctor-target.js';
+import { doctorTarget, judgedFor } from '../../src/runtime/doctor-target.js';
 import { portOption } from '../../src/runtime/send-command.js';
 import { formatStatus } from '../../src/runtime/status-text.js';
 
@@ -157,9 +158,23 @@ describe("the doctor's target", () => {
     expect(doctorTarget(env, 'redis://127.0.0.1:40000').env).toMatchObject({ ...env, REDIS_URL: 'redis://127.0.0.1:40000' });
   });
 
-  it('says when there is nothing running to check', () => {
+  it('says when there is nothing running to check, and fails the run (exit 1)', () => {
     const target = doctorTarget({}, undefined);
     expect(target.env).toEqual({});
     expect(target.heading).toContain('no running `npm start` found');
+    const judged = judgedFor(target, [warn('TLS', 'STARTTLS', 'not offered')]);
+    expect(judged.at(-1)).toMatchObject({ status: 'fail', name: 'a gateway to check' });
+    expect(exitCodeOf(judged)).toBe(1);
+  });
+
+  it('exits 0 on the healthy demo: its missing MX warns, with the reason; a real failure still fails', () => {
+    const demo = doctorTarget({}, 'redis://127.0.0.1:40000');
+    const mx = fail('DNS', 'MX of intake.example', 'no MX record: senders cannot reach the gateway');
+    const judged = judgedFor(demo, [ok('Redis', 'ping', 'answers'), mx]);
+    expect(judged[1]).toMatchObject({ status: 'warn', detail: expect.stringContaining('expected in the demo') });
+    expect(exitCodeOf(judged)).toBe(0);
+    expect(exitCodeOf(judgedFor(demo, [mx, fail('Redis', 'ping', 'no answer')]))).toBe(1);
+    const configured = doctorTarget({ REDIS_URL: 'redis://redis.internal:6379' }, undefined);
+    expect(exitCodeOf(judgedFor(configured, [mx]))).toBe(1);
   });
 });

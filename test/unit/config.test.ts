@@ -60,7 +60,8 @@ describe('configuration', () => {
   });
 
   it.each([
-    ['SMTP_PORT', 'twenty-five', 'expected a whole number'],
+    ['SMTP_PORT', 'twenty-five', 'expected a port number, 1 to 65535 (or 0 for any free port)'],
+    ['SMTP_PORT', 'abc', 'expected a port number, 1 to 65535 (or 0 for any free port)'],
     ['WORKER_SWEEP_AGE_MS', 'soon', 'expected a whole number'],
     ['RAW_RETENTION_DAYS', 'a week', 'expected a number of days'],
   ])('says what %s expects instead of "received NaN" for %j', (variable, value, expected) => {

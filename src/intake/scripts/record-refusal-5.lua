@@ -3,7 +3,9 @@
   in the same step as the write, so concurrent listeners cannot overshoot them.
 
   A record costs 5/4 of its length plus ARGV[9]: the allocator rounds a string up by less than a
-  quarter, so the budget bounds what Redis really holds, not only the text. Only one window's
+  quarter, so the budget bounds what Redis really holds, not only the text. A network past its
+  records this window still has its latest refusal kept: it takes the place of the network's
+  previous latest (KEYS[5]), so a burst keeps its first records and its last. Only one window's
   counts are kept, and they expire two windows after the last count, so the counts never take
   more than ARGV[8] entries (their cost is set aside from the budget by the caller).
 
@@ -12,6 +14,7 @@
     KEYS[2] the records' cost in bytes (a counter kept beside them, with the same expiry)
     KEYS[3] records per client network in the window being counted (hash: network -> count)
     KEYS[4] the number of the window KEYS[3] counts (a newer window starts the count afresh)
+    KEYS[5] the latest record of each network past its records this window (hash: network -> record)
 
     ARGV[1] now (ms since the epoch)
     ARGV[2] the record (JSON)
@@ -27,7 +30,7 @@
 
   Output:
     'recorded'  written (the oldest records dropped as the bounds need)
-    'network'   the network has had its records this window
+    'latest'    the network has had its records this window: kept in place of its previous latest
     'networks'  too many networks this window to count one more
     'budget'    one record is over the whole budget
 ]]
@@ -36,19 +39,26 @@ local maxKept, maxBytes, overhead = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumb
 local function cost(m) return math.ceil(#m * 5 / 4) + overhead end
 local window, windowMs = tonumber(ARGV[10]), tonumber(ARGV[11])
 if tonumber(redis.call('GET', KEYS[4]) or '-1') < window then
-  redis.call('DEL', KEYS[3])
+  redis.call('DEL', KEYS[3], KEYS[5])
   redis.call('SET', KEYS[4], window, 'PX', 2 * windowMs)
 end
 local seen = tonumber(redis.call('HGET', KEYS[3], ARGV[6]) or '0')
-if seen >= tonumber(ARGV[7]) then return 'network' end
+local over = seen >= tonumber(ARGV[7])
 if seen == 0 and redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[8]) then return 'networks' end
 local own = cost(member)
 if own > maxBytes then return 'budget' end
-redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
-redis.call('PEXPIRE', KEYS[3], 2 * windowMs)
-redis.call('PEXPIRE', KEYS[4], 2 * windowMs)
 local bytes = 0
 if redis.call('EXISTS', KEYS[1]) == 1 then bytes = tonumber(redis.call('GET', KEYS[2]) or '0') end
+if over then
+  local previous = redis.call('HGET', KEYS[5], ARGV[6])
+  if previous and redis.call('ZREM', KEYS[1], previous) == 1 then bytes = bytes - cost(previous) end
+  redis.call('HSET', KEYS[5], ARGV[6], member)
+  redis.call('PEXPIRE', KEYS[5], 2 * windowMs)
+else
+  redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
+end
+redis.call('PEXPIRE', KEYS[3], 2 * windowMs)
+redis.call('PEXPIRE', KEYS[4], 2 * windowMs)
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - retention)) do bytes = bytes - cost(m) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - retention)
 while redis.call('ZCARD', KEYS[1]) >= maxKept or bytes + own > maxBytes do
@@ -59,4 +69,5 @@ end
 redis.call('ZADD', KEYS[1], now, member)
 redis.call('PEXPIRE', KEYS[1], retention)
 redis.call('SET', KEYS[2], math.max(bytes, 0) + own, 'PX', retention)
+if over then return 'latest' end
 return 'recorded'
