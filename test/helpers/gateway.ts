@@ -62,6 +62,8 @@ export interface TestGateway {
   readonly logs: Record<string, unknown>[];
   /** Waits until the intake reaches a final state (or the bound passes) and returns its record. */
   settled(intakeId: string, timeoutMs?: number): Promise<IntakeRecord>;
+  /** Waits until the intake's job has ended (its notices queued or not), and says how it ended. */
+  jobFinished(intakeId: string, timeoutMs?: number): Promise<'completed' | 'failed'>;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,15 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
         const record = await store.get(intakeId);
         if (record !== undefined && ['submitted', 'rejected', 'failed'].includes(record.state)) return record;
         if (Date.now() > deadline) throw new Error(`intake ${intakeId} did not settle: ${record?.state ?? 'no record'}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async jobFinished(intakeId, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const state = await queue.getJobState(intakeId);
+        if (state === 'completed' || state === 'failed') return state;
+        if (Date.now() > deadline) throw new Error(`the job of intake ${intakeId} did not finish: ${state}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },

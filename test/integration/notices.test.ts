@@ -242,6 +242,8 @@ describe('no notice', () => {
   it('for a letter that was created, unless its sender asked for confirmations', async () => {
     const { intakeId } = await deliver({});
     expect((await gateway.settled(intakeId)).state).toBe('submitted');
+    // The job queues its notices after the transition (record-end.ts): only its end says none came.
+    expect(await gateway.jobFinished(intakeId)).toBe('completed');
     expect((await gateway.store.get(intakeId))?.notices).toEqual({});
     expect(await gateway.redis.exists(`${gateway.prefix}:notices:${intakeId}-submitted`)).toBe(0);
   });
