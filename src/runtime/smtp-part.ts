@@ -5,6 +5,7 @@
 import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
 import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
+import { withTimeout } from '../bounded.js';
 import type { Config } from '../config.js';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
@@ -128,12 +129,8 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
  * Redis is slow or down the refusal stands (it is permanent), and the miss is logged.
  */
 async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
-  });
   try {
-    const outcome = await Promise.race([refusals.add(refusal), bound]);
+    const outcome = await withTimeout(refusals.add(refusal), ctx.config.enqueueTimeoutMs, 'the refusal record');
     if (outcome !== 'recorded') {
       log.info(
         { event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode, bound: outcome },
@@ -142,8 +139,6 @@ async function recordRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
     }
   } catch (err) {
     log.warn({ err, event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode }, 'session refusal not recorded');
-  } finally {
-    clearTimeout(timer);
   }
 }
 
