@@ -5,7 +5,6 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { renamedVariablesIn } from './config-renames.js';
-import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 import {
   CLUSTER_DEFAULT_PORT,
@@ -18,6 +17,7 @@ import {
 } from './redis/topology.js';
 import { CONTRACT_MODES, type ContractMode } from './sandbox/contract-mode.js';
 import { WALK_SETTLE_MS } from './smtp/session-rules.js';
+import { minimumRecordRetentionMs } from './words/notice-lifetime.js';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;

@@ -3,7 +3,7 @@
 // it), or refused the file (its log says why).
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
-import { versionOf } from '../runtime/reloadable.js';
+import { versionOf } from '../support/reloadable.js';
 import { type CheckResult, ok } from './result.js';
 
 export function diskVersions(config: Pick<Config, 'sendersFile' | 'smtp'>): CheckResult[] {

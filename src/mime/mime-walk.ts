@@ -10,8 +10,8 @@ import type { Transform } from 'node:stream';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import { countBase64Body } from '../fast-paths/index.js';
-import { declaredType, FIRST_BYTES, type PartFacts } from '../policy/message-facts.js';
-import type { BodyCounter, BodyFacts } from './body-facts.js';
+import type { BodyCounter, BodyFacts } from '../net/body-facts.js';
+import { declaredType, FIRST_BYTES, type PartFacts } from '../words/message-facts.js';
 
 export type WalkResult =
   | { readonly kind: 'walked'; readonly subject: string; readonly parts: readonly PartFacts[] }

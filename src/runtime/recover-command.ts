@@ -4,12 +4,12 @@
 import { IntakeMarkers } from '../intake/markers.js';
 import { silentObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
-import { recoverIntakes } from '../intake/recover.js';
 import { NoticeLedger } from '../notices/ledger.js';
-import { noticeLifetimeMs } from '../notices/notice-lifetime.js';
 import { createNoticeQueue, noticesFor } from '../notices/queue.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
+import { recoverIntakes } from '../recover/recover.js';
 import { loadSenderDirectory } from '../senders/directory.js';
+import { noticeLifetimeMs } from '../words/notice-lifetime.js';
 import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
 import { storeFor } from './part-context.js';

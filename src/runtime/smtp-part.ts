@@ -3,7 +3,6 @@
 // Redis), each over the role's own connections.
 
 import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
-import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import { withTimeout } from '../bounded.js';
 import type { Config } from '../config.js';
@@ -16,19 +15,20 @@ import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
+import { createLiveResolver, type DnsResolver } from '../net/resolver.js';
 import { openRedis } from '../redis/connections.js';
 import { reloadableRegisteredAddresses } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
+import type { Reloadable } from '../support/reloadable.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
-import type { Reloadable } from './reloadable.js';
 import { startReplicaAck } from './replica-ack-part.js';
-import { logErrorsSparingly } from './sparing-error-log.js';
 
 export function resolverFor(config: Config): DnsResolver {
   const resolver =

@@ -2,18 +2,18 @@
 // on every kind of store: queued again, ended as it ended, failed as it failed, never twice.
 import { afterAll, describe, expect, it } from 'vitest';
 import { acceptIntake } from '../../src/intake/accept.js';
-import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/intake/blob-claims.js';
 import { IntakeMarkers } from '../../src/intake/markers.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { NewIntake } from '../../src/intake/record.js';
-import { type RecoverDeps, recoverIntakes } from '../../src/intake/recover.js';
 import { replayIntake } from '../../src/intake/replay.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
+import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/recover/blob-claims.js';
+import { type RecoverDeps, recoverIntakes } from '../../src/recover/recover.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';

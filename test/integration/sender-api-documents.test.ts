@@ -1,7 +1,7 @@
 // The typed client's receipt and invoice calls against the sandbox over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { Base64Data } from '../../src/sender-api/base64-data.js';
+import { Base64Data } from '../../src/net/base64-data.js';
 import { createSenderApiClient } from '../../src/sender-api/client.js';
 import { type SenderDocuments, senderDocuments } from '../../src/sender-api/documents.js';
 import { SenderApiError } from '../../src/sender-api/errors.js';

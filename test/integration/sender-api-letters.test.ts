@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { Base64Data } from '../../src/sender-api/base64-data.js';
+import { Base64Data } from '../../src/net/base64-data.js';
 import { createSenderApiClient } from '../../src/sender-api/client.js';
 import type { SenderSession } from '../../src/sender-api/sender-session.js';
 import type { LetterInput } from '../../src/sender-api/wire.js';
