@@ -1,5 +1,5 @@
 // The versions of the reloadable files as they are on disk, computed as /readyz computes the
-// loaded ones (runtime/reloadable.ts): where they differ, a process has not reloaded yet (SIGHUP
+// loaded ones (support/reloadable.ts): where they differ, a process has not reloaded yet (SIGHUP
 // it), or refused the file (its log says why).
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';

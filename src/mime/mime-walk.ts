@@ -1,5 +1,5 @@
 // The streaming MIME walk: while the DATA bytes arrive, the facts the message rules judge
-// (policy/message-facts.ts), with bounded memory. mailsplit (the splitter mailparser is built
+// (words/message-facts.ts), with bounded memory. mailsplit (the splitter mailparser is built
 // on, with mailparser's settings) cuts the message into parts; of each attachment only its
 // decoded length and first bytes are kept, as the part's own decoder gives them (base64 is
 // counted rather than decoded where that gives the same answer: fast-paths/base64-counter.ts).

@@ -2,12 +2,10 @@
 // authenticated From in, the rule the message breaks (if any) out. Only what the walk read with
 // certainty is refused: a walk that fails is a fault of ours, answered 451 (try later).
 import { withTimeout } from '../bounded.js';
+import { WALK_SETTLE_MS } from '../config.js';
 import { IntakeError, type MessageRule, ruleSentence } from '../errors.js';
 import type { WalkResult } from '../mime/mime-walk.js';
 import { judgeMessage, type RuleContext } from '../policy/message-rules.js';
-
-/** The walk keeps pace with the bytes; this only bounds a walk that hangs. */
-export const WALK_SETTLE_MS = 10_000;
 
 /** Pure: the rule the message breaks, or undefined when it may be accepted. */
 export function brokenRule(walk: WalkResult, from: string, rules: RuleContext): MessageRule | undefined {
