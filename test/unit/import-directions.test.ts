@@ -18,14 +18,16 @@ const SRC = resolve(process.env.IMPORT_DIRECTIONS_SRC ?? resolve(import.meta.dir
 const LAYERS: readonly (readonly string[])[] = [
   // 0 words every part may use: types, logging, the bounded wait, the error vocabulary
   ['types', 'log', 'log-terminal', 'bounded', 'errors', 'config-renames'],
-  // 1 leaves with no domain: ports and network helpers, shared vocabulary, reloadable files
-  ['net', 'words', 'support'],
-  // 2 the boundary that replaces dependency internals (only its index.ts is imported from outside)
-  ['fast-paths'],
-  // 3 storage and message mechanics, and clients of outside daemons
-  ['redis', 'raw-store', 'mime', 'policy', 'auth', 'scan'],
+  // 1 leaves with no domain: ports and network helpers, shared vocabulary, reloadable files,
+  // clients of outside daemons (clamd)
+  ['net', 'words', 'support', 'scan'],
+  // 2 the boundary that replaces dependency internals (only its index.ts is imported from outside),
+  // and settings the stores read as well as config
+  ['fast-paths', 'privacy-settings'],
+  // 3 storage and message mechanics
+  ['redis', 'raw-store', 'mime', 'policy', 'auth'],
   // 4 the one environment schema
-  ['config', 'privacy-settings'],
+  ['config'],
   // 5 the domain records and directories
   ['intake', 'senders', 'sender-api', 'mta-sts'],
   // 6 what happens to an intake's outcome, and the PDF checks
