@@ -1,5 +1,5 @@
 // `letter-intake recover`: brings back, from the raw store's markers, every intake Redis lost
-// (intake/recover.ts). Idempotent and safe while listeners and workers run; prints what it did
+// (recover/recover.ts). Idempotent and safe while listeners and workers run; prints what it did
 // per kind and names each intake whose message is missing. Exit 0 when nothing is missing.
 import { IntakeMarkers } from '../intake/markers.js';
 import { silentObserver } from '../intake/observer.js';
