@@ -6,6 +6,7 @@ import { buildPdf } from '../../fixtures/pdf.js';
 import type { MessageRule } from '../../src/errors.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { SessionRefusals } from '../../src/intake/session-refusals.js';
+import { intakeIdOfBlob } from '../../src/recover/blob-claims.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { letter, signAs } from '../helpers/hostile-messages.js';
 import { blobsIn, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
@@ -148,6 +149,9 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const rawKey = (await gateway.store.get(intakeId))?.rawKey ?? 'no raw key';
       expect((await blobsIn(gateway.rawStore)).committed).toContain(rawKey);
       expect((await gateway.rawStore.readBuffer(rawKey))?.equals(raw)).toBe(true); // the bytes as sent, nothing of ours
+      // The id the recovery sweep reads off the blob is the one the 250 named: were they to drift,
+      // answered mail would be deleted after a Redis loss.
+      expect(intakeIdOfBlob((await gateway.rawStore.readBuffer(rawKey)) ?? Buffer.alloc(0))).toBe(intakeId);
       const stored = await gateway.store.raw(intakeId);
       expect(stored?.toString('latin1')).toMatch(/^Received-SPF: pass[\s\S]*Authentication-Results: mx\.intake\.example;/);
       expect(stored?.subarray(stored.length - raw.length).equals(raw)).toBe(true);
