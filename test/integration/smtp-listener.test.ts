@@ -110,10 +110,13 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
 
     it('refuses an over-size DATA with 552 5.3.4 after the transfer, storing nothing', async () => {
       const keysBefore = await gateway.redis.keys(`${gateway.prefix}*`);
+      const blobsBefore = (await blobsIn(gateway.rawStore)).committed;
       const big = Buffer.concat([fixture('dkim-pass-aligned.eml'), Buffer.from(`X: ${'a'.repeat(70)}\r\n`.repeat(4000))]);
       const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: big });
       expect(replies.data?.text).toMatch(/^552 5\.3\.4 /);
       expect(await gateway.redis.keys(`${gateway.prefix}*`)).toEqual(keysBefore);
+      // Nothing in the raw store either: no blob committed for the refused message.
+      expect((await blobsIn(gateway.rawStore)).committed.sort()).toEqual([...blobsBefore].sort());
     });
   });
 
