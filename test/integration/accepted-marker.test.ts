@@ -165,6 +165,23 @@ describe.each(fileKind)('the accepted marker with the $name raw store', (kind) =
     await queue.close();
   });
 
+  it('answers 451, not 250, when the accepted/ marker cannot be written', async () => {
+    const rawStore = open().store;
+    const { store, queue } = setup(rawStore);
+    const refused = new Error('the raw store refused the marker');
+    const failing = Object.assign(new IntakeMarkers(rawStore), {
+      putAccepted: () => Promise.reject(refused),
+      putAcceptedIfAbsent: () => Promise.reject(refused),
+    });
+    const answered = acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 5000, markers: failing }, intake, {
+      headers: 'Received-SPF: pass\r\n',
+      body: () => putBlob(rawStore, message),
+    });
+    await expect(answered).rejects.toBeInstanceOf(IntakeError);
+    await expect(answered).rejects.toMatchObject({ code: 'StorageUnavailable', smtp: { code: 451 } });
+    await queue.close();
+  });
+
   it('writes no accepted/ for a message answered 451 whose record and job landed after the bound', async () => {
     const rawStore = open().store;
     const { store, queue, markers, accept } = setup(rawStore);
