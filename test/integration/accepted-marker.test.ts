@@ -1,7 +1,7 @@
 // `accepted/` names the blob the intake's record points at, however the deliveries went: a 451
 // after Redis took the record, then the MTA's retry, leaves the retry's copy a plain orphan that
 // the sweep deletes without an alert. A 451 answered before the marker keeps it unwritten.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IntakeError } from '../../src/errors.js';
 import { acceptIntake } from '../../src/intake/accept.js';
 import { redisBlobIndex } from '../../src/intake/blob-index.js';
@@ -17,17 +17,11 @@ import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/recover/blob-claims
 import type { RecoverDeps } from '../../src/recover/recover.js';
 import { type AckVerdict, judgeAcknowledgement, type ReplicaAck } from '../../src/redis/replica-ack.js';
 import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { redisPerFile } from '../helpers/redis.js';
 
-const redis = connectTestRedis();
-const prefixes: string[] = [];
+const { redis, prefix: freshPrefix } = redisPerFile();
 const logger = createLogger({ level: 'silent' });
 const ORPHAN_AFTER_MS = 3_600_000;
-
-afterAll(async () => {
-  for (const prefix of prefixes) await dropPrefix(redis, prefix);
-  redis.disconnect();
-});
 
 const message = Buffer.from('From: letters@acme.example\r\nSubject: Invoice 7\r\n\r\nletter\r\n');
 const intakeId = intakeIdOfBlob(message) ?? 'unidentified';
@@ -77,8 +71,7 @@ class SlowQueueingStore extends IntakeStore {
 }
 
 function setup(rawStore: RawStore) {
-  const prefix = randomPrefix();
-  prefixes.push(prefix);
+  const prefix = freshPrefix();
   const store = new SlowQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
