@@ -4,6 +4,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startSandbox } from '../../src/sandbox/start.js';
 import type { SandboxStore } from '../../src/sandbox/store.js';
+import { createSenderApiClient, type SenderApiClientDeps } from '../../src/sender-api/client.js';
 import { parseSenderDirectory, type SenderDirectory } from '../../src/senders/directory.js';
 
 export const ACME = {
@@ -93,6 +94,17 @@ export function sandboxEachTest(
   });
   afterEach(async () => {
     await sandbox?.close();
+  });
+}
+
+/** The typed Sender API client on a test sandbox: its clock, a 5 s bound, silent logs; `extra` overrides any of them. */
+export function sandboxClient(sandbox: TestSandbox, extra: Partial<SenderApiClientDeps> = {}) {
+  return createSenderApiClient({
+    baseUrl: sandbox.url,
+    clock: sandbox.clock.now,
+    timeoutMs: 5000,
+    logger: createLogger({ level: 'silent' }),
+    ...extra,
   });
 }
 
