@@ -5,7 +5,6 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { renamedVariablesIn } from './config-renames.js';
-import { minimumRecordRetentionMs } from './notices/notice-lifetime.js';
 import { PRIVACY_VARIABLES, type PrivacySettings, privacySection } from './privacy-settings.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
 import {
@@ -17,8 +16,14 @@ import {
   SENTINEL_DEFAULT_PORT,
   TOPOLOGY_VARIABLES,
 } from './redis/topology.js';
-import { CONTRACT_MODES, type ContractMode } from './sandbox/contract-mode.js';
-import { WALK_SETTLE_MS } from './smtp/session-rules.js';
+import { minimumRecordRetentionMs } from './words/notice-lifetime.js';
+
+/** The Sender API dialects the sandbox speaks (sandbox/contract-mode.ts): config owns the names it accepts. */
+export const CONTRACT_MODES = ['ours', 'strict', 'foreign', 'foreign-list'] as const;
+export type ContractMode = (typeof CONTRACT_MODES)[number];
+
+/** The MIME walk keeps pace with the bytes; this only bounds a walk that hangs (smtp/session-rules.ts). */
+export const WALK_SETTLE_MS = 10_000;
 
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;

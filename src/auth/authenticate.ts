@@ -10,8 +10,8 @@
 // mailauth runs through the fast-paths boundary: its own authenticate(), or (FAST_PATHS=on) the
 // same checks with DKIM body hashing over whole chunks and keys parsed once per record.
 import { authenticateWithMailauth, type DkimKeyCache } from '../fast-paths/index.js';
+import type { DnsResolver } from '../net/resolver.js';
 import { summarizeMailauthResult } from './mailauth-result.js';
-import type { DnsResolver } from './resolver.js';
 import type { AuthSummary } from './summary.js';
 
 export interface AuthContext {

@@ -4,7 +4,7 @@
 // text, across messages, is fast-paths/parsed-key-cache.ts's job (mailauth would redo it per message).
 // Only successful answers are kept, for a short time (key rotation shows within ttlMs); errors
 // (no record, time-out, SERVFAIL) are never cached. Concurrent lookups of one name share one query.
-import type { DnsResolver } from './resolver.js';
+import type { DnsResolver } from '../net/resolver.js';
 
 export interface DkimKeyCacheOptions {
   /** How long an answer is reused. Default 60 s. */

@@ -6,7 +6,7 @@
 // (RFC 4343) and a trailing root dot is ignored.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DnsError, type DnsResolver } from './resolver.js';
+import { DnsError, type DnsResolver } from '../net/resolver.js';
 
 /** RFC 1035 §3.3: a character-string is at most 255 octets. */
 const MAX_CHARACTER_STRING = 255;

@@ -1,5 +1,5 @@
 // One DNS answer as the checks judge it: records, none (NXDOMAIN / no data), or a failure.
-import type { DnsResolver } from '../auth/resolver.js';
+import type { DnsResolver } from '../net/resolver.js';
 
 export type Lookup =
   | { readonly kind: 'answer'; readonly records: readonly unknown[] }

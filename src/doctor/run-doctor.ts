@@ -3,11 +3,11 @@
 // checks beside this file. Every wait is bounded; nothing is written but a probe that expires.
 import { readFileSync } from 'node:fs';
 import { Cluster } from 'ioredis';
-import type { DnsResolver } from '../auth/resolver.js';
 import { withTimeout } from '../bounded.js';
 import type { Config, Env } from '../config.js';
 import { unknownVariablesIn } from '../config-unknown.js';
 import type { Logger } from '../log.js';
+import type { DnsResolver } from '../net/resolver.js';
 import { openRedis, type RedisClient } from '../redis/connections.js';
 import { prefixServer, prefixShard } from '../redis/prefix-shard.js';
 import { describeTopology, TOPOLOGY_VARIABLES } from '../redis/topology.js';

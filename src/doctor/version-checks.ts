@@ -1,9 +1,9 @@
 // The versions of the reloadable files as they are on disk, computed as /readyz computes the
-// loaded ones (runtime/reloadable.ts): where they differ, a process has not reloaded yet (SIGHUP
+// loaded ones (support/reloadable.ts): where they differ, a process has not reloaded yet (SIGHUP
 // it), or refused the file (its log says why).
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
-import { versionOf } from '../runtime/reloadable.js';
+import { versionOf } from '../support/reloadable.js';
 import { type CheckResult, ok } from './result.js';
 
 export function diskVersions(config: Pick<Config, 'sendersFile' | 'smtp'>): CheckResult[] {

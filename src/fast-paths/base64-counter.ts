@@ -7,9 +7,9 @@
 // anything else ('=' padding, spaces, stray bytes) the real decoder takes over, primed with
 // the characters it would hold at that point, so the answer stays the decoder's own.
 import type { Transform } from 'node:stream';
-import { countBase64Alphabet } from '../mime/base64-scan.js';
-import type { BodyCounter, BodyFacts } from '../mime/body-facts.js';
-import { FIRST_BYTES } from '../policy/message-facts.js';
+import { countBase64Alphabet } from '../net/base64-scan.js';
+import type { BodyCounter, BodyFacts } from '../net/body-facts.js';
+import { FIRST_BYTES } from '../words/message-facts.js';
 
 /** Base64 characters whose decoding covers FIRST_BYTES (4 characters → 3 bytes). */
 const HEAD_CHARS = Math.ceil(FIRST_BYTES / 3) * 4;

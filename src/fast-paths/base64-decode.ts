@@ -6,7 +6,7 @@
 // text decoded whole went through a 13.7 MB latin1 string of its own (fresh memory, faulted in
 // per letter); the pieces' strings are small and short-lived. Node decodes each piece with the
 // same native decoder as the whole text, quartet by quartet, so the bytes are the same.
-import { countBase64Alphabet } from '../mime/base64-scan.js';
+import { countBase64Alphabet } from '../net/base64-scan.js';
 
 const CR = 0x0d;
 const LF = 0x0a;

@@ -17,8 +17,8 @@
 // Each file names the stock code it replaces and the test that proves the two agree.
 import type { Transform } from 'node:stream';
 import type { KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
-import type { DnsResolver } from '../auth/resolver.js';
-import type { BodyCounter } from '../mime/body-facts.js';
+import type { BodyCounter } from '../net/body-facts.js';
+import type { DnsResolver } from '../net/resolver.js';
 import type { AsciiPiecesBody } from './ascii-pieces-body.js';
 import { Base64Counter } from './base64-counter.js';
 import { decodePlainBase64 as decodeInPieces } from './base64-decode.js';

@@ -13,7 +13,7 @@
 // its bytes are its characters, one each: its length is its Content-Length, known before any
 // base64 is made, and the socket takes it as latin1 without UTF-8 encoding.
 import { randomUUID } from 'node:crypto';
-import { Base64Data } from '../sender-api/base64-data.js';
+import { Base64Data } from '../net/base64-data.js';
 import { AsciiPiecesBody } from './ascii-pieces-body.js';
 
 /** The most characters in one piece of the text (the base64 pieces are this long too). */

@@ -13,7 +13,7 @@ import type { KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
 import { parseReceived } from 'mailauth/lib/parse-received.js';
 import { spf } from 'mailauth/lib/spf/index.js';
 import { formatAuthservId } from 'mailauth/lib/tools.js';
-import type { DnsResolver } from '../auth/resolver.js';
+import type { DnsResolver } from '../net/resolver.js';
 import { verifyDkim } from './fast-dkim-verifier.js';
 
 export interface MailauthOptions {

@@ -15,7 +15,7 @@ import type { KeyObject } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
 import type { KeyCache } from 'mailauth/lib/dkim/dkim-verifier.js';
 import { getPublicKey, toALabel } from 'mailauth/lib/tools.js';
-import type { DnsResolver } from '../auth/resolver.js';
+import type { DnsResolver } from '../net/resolver.js';
 
 export interface ParsedKeyCacheOptions {
   /** Distinct (record text, options) entries kept; the least recently used goes first. Default 1000. */

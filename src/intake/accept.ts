@@ -3,6 +3,7 @@
 // Idempotent: the same message again finds the first intake.
 
 import type { Queue } from 'bullmq';
+import { withTimeout } from '../bounded.js';
 import { IntakeError } from '../errors.js';
 import type { AckSession, ReplicaAck } from '../redis/replica-ack.js';
 import type { Erasure } from './erase.js';
@@ -49,20 +50,16 @@ export interface Accepted {
 }
 
 export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage): Promise<Accepted> {
-  let timer: NodeJS.Timeout | undefined;
   let answered = false;
   /** Past the writes, waiting for the replicas: a time-out then says so. */
   let replicating = false;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      answered = true;
-      reject(
-        replicating
-          ? new IntakeError('ReplicasBehind', 'the replicas did not acknowledge the intake in time', { intakeId: intake.intakeId })
-          : new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later'),
-      );
-    }, deps.timeoutMs);
-  });
+  /** Called in the timer: from then on the writes still running know the client was answered. */
+  const timedOut = (): IntakeError => {
+    answered = true;
+    return replicating
+      ? new IntakeError('ReplicasBehind', 'the replicas did not acknowledge the intake in time', { intakeId: intake.intakeId })
+      : new IntakeError('StorageUnavailable', 'storage did not answer in time, try again later');
+  };
   const deadline = deps.clock() + deps.timeoutMs;
   // Before the first write or read: the acknowledgement proves its server holds what follows.
   const session = deps.replicas?.begin();
@@ -77,12 +74,10 @@ export async function acceptIntake(deps: AcceptDeps, intake: NewIntake, message:
       await markAccepted(deps, intake, accepted);
       return { intakeId: accepted.intakeId, duplicate: accepted.duplicate };
     });
-    return await Promise.race([stored, timeout]);
+    return await withTimeout(stored, deps.timeoutMs, 'the intake', timedOut);
   } catch (err) {
     if (err instanceof IntakeError) throw err;
     throw new IntakeError('StorageUnavailable', 'storage unavailable, try again later', { cause: err });
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -7,7 +7,7 @@
 //      │        └─→ failed                          (the relay refused it, or retries ran out)
 //      └─→ suppressed | unsent                      (not due, with why | no relay configured)
 import { z } from 'zod';
-import { NOTICE_KINDS, type NoticeKind } from '../notices/notice-kind.js';
+import { NOTICE_KINDS, type NoticeKind } from '../words/notice-kind.js';
 
 export const NOTICE_STATES = ['queued', 'sending', 'committed', 'sent', 'unconfirmed', 'failed', 'suppressed', 'unsent'] as const;
 export type NoticeState = (typeof NOTICE_STATES)[number];

@@ -1,7 +1,7 @@
 // What the listener, the worker and the API client report as they work. The ops module turns
 // these into Prometheus metrics; a process without metrics uses the silent observer.
 
-import type { NoticeKind } from '../notices/notice-kind.js';
+import type { NoticeKind } from '../words/notice-kind.js';
 import type { NoticeState } from './notice-fields.js';
 import type { IntakeState } from './record.js';
 

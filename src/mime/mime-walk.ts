@@ -1,5 +1,5 @@
 // The streaming MIME walk: while the DATA bytes arrive, the facts the message rules judge
-// (policy/message-facts.ts), with bounded memory. mailsplit (the splitter mailparser is built
+// (words/message-facts.ts), with bounded memory. mailsplit (the splitter mailparser is built
 // on, with mailparser's settings) cuts the message into parts; of each attachment only its
 // decoded length and first bytes are kept, as the part's own decoder gives them (base64 is
 // counted rather than decoded where that gives the same answer: fast-paths/base64-counter.ts).
@@ -10,8 +10,8 @@ import type { Transform } from 'node:stream';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import { countBase64Body } from '../fast-paths/index.js';
-import { declaredType, FIRST_BYTES, type PartFacts } from '../policy/message-facts.js';
-import type { BodyCounter, BodyFacts } from './body-facts.js';
+import type { BodyCounter, BodyFacts } from '../net/body-facts.js';
+import { declaredType, FIRST_BYTES, type PartFacts } from '../words/message-facts.js';
 
 export type WalkResult =
   | { readonly kind: 'walked'; readonly subject: string; readonly parts: readonly PartFacts[] }

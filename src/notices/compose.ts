@@ -3,8 +3,8 @@
 // text/rfc822-headers. Built with nodemailer's MIME tree, since its composer has no DSN shape.
 import MimeNode from 'nodemailer/lib/mime-node';
 import type { IntakeRecord } from '../intake/record.js';
+import type { NoticeKind } from '../words/notice-kind.js';
 import { explain } from './explain.js';
-import type { NoticeKind } from './notice-kind.js';
 
 export interface ComposeInput {
   readonly record: IntakeRecord;

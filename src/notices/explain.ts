@@ -1,7 +1,7 @@
 // What a notice says, in words and in RFC 3464 terms, for each outcome: pure text from the record.
 import { MESSAGE_RULES, type MessageRule, REJECTION_REASONS, type RejectionReason } from '../errors.js';
 import type { IntakeRecord } from '../intake/record.js';
-import type { NoticeKind } from './notice-kind.js';
+import type { NoticeKind } from '../words/notice-kind.js';
 
 export interface Explanation {
   readonly subject: string;

@@ -6,7 +6,7 @@ import { type IntakeKeys, intakeKeys } from '../intake/keys.js';
 import { luaScript } from '../intake/lua-script.js';
 import { isNoticeState, type NoticeEntry, type NoticeState, noticeEntryField, noticeStateField } from '../intake/notice-fields.js';
 import type { RedisClient } from '../redis/connections.js';
-import type { NoticeKind } from './notice-kind.js';
+import type { NoticeKind } from '../words/notice-kind.js';
 
 /** Stands for "no entry yet" among the states a move may come from. */
 export const ABSENT = 'absent';

@@ -11,9 +11,9 @@ import type { NoticeState } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import { isNoticeKind, type NoticeKind } from '../words/notice-kind.js';
+import { NOTICE_SWEEP_LOOKBACK_MS } from '../words/notice-lifetime.js';
 import { ABSENT, type FromState, type NoticeLedger } from './ledger.js';
-import { isNoticeKind, type NoticeKind } from './notice-kind.js';
-import { NOTICE_SWEEP_LOOKBACK_MS } from './notice-lifetime.js';
 import type { NoticeJobData } from './queue.js';
 
 /**

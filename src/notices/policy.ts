@@ -4,7 +4,7 @@
 // loop or answer a machine: a null envelope sender (RFC 5321 §4.5.5: bounces are not answered),
 // `Auto-Submitted` other than `no` (RFC 3834 §2), `Precedence: bulk | list | junk`.
 import type { IntakeRecord } from '../intake/record.js';
-import type { NoticeKind } from './notice-kind.js';
+import type { NoticeKind } from '../words/notice-kind.js';
 import { headerValues } from './original-headers.js';
 
 /** What a sender asked for in the directory (`"notify": ["submitted"]`). */

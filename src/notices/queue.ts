@@ -5,9 +5,9 @@ import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
+import type { NoticeKind } from '../words/notice-kind.js';
+import { NOTICE_BACKOFF_MS } from '../words/notice-lifetime.js';
 import { ABSENT, type NoticeLedger } from './ledger.js';
-import type { NoticeKind } from './notice-kind.js';
-import { NOTICE_BACKOFF_MS } from './notice-lifetime.js';
 import { wantsNotice } from './policy.js';
 
 export const NOTICE_QUEUE = 'notices';

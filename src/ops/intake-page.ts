@@ -5,7 +5,7 @@
 import { codeAndReason } from '../intake/reason-text.js';
 import { INTAKE_STATES, type IntakeRecord, type PdfRecord } from '../intake/record.js';
 import type { ReplayResult } from '../intake/replay.js';
-import { NOTICE_KINDS } from '../notices/notice-kind.js';
+import { NOTICE_KINDS } from '../words/notice-kind.js';
 import { escapeHtml, isoTime, page } from './html.js';
 
 export const INTAKES_PATH = '/admin/intakes';

@@ -2,7 +2,7 @@
 // The listener applies them at the end of DATA to the facts of its streaming walk, the worker
 // again to the facts of its parse (the directory can change in between).
 import type { MessageRule } from '../errors.js';
-import type { MessageFacts, PartFacts } from './message-facts.js';
+import type { MessageFacts, PartFacts } from '../words/message-facts.js';
 
 const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
 

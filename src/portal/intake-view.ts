@@ -4,7 +4,7 @@
 
 import { codeAndReason } from '../intake/reason-text.js';
 import type { IntakeRecord, IntakeState } from '../intake/record.js';
-import { NOTICE_KINDS } from '../notices/notice-kind.js';
+import { NOTICE_KINDS } from '../words/notice-kind.js';
 import { esc, isoTime } from './html.js';
 
 const STATE_WORDS: Readonly<Record<IntakeState, string>> = {

@@ -1,7 +1,6 @@
 // `letter-intake doctor`: checks the deployment the environment describes (or the running
 // `npm start`, doctor-target.ts) and prints the checklist; exit 1 when any check failed, or
 // when there was nothing to check; the demo's expected complaints do not fail it.
-import { createLiveResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
 import { loadConfig } from '../config.js';
 import { formatChecklist } from '../doctor/printer.js';
@@ -9,6 +8,7 @@ import { rawStoreProbe } from '../doctor/raw-store-checks.js';
 import { exitCodeOf } from '../doctor/result.js';
 import { runDoctor } from '../doctor/run-doctor.js';
 import { createLogger } from '../log.js';
+import { createLiveResolver } from '../net/resolver.js';
 import { openRawStore } from '../raw-store/open-store.js';
 import { roleContext } from './context.js';
 import { doctorTarget, judgedFor } from './doctor-target.js';

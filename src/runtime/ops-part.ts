@@ -17,14 +17,14 @@ import type { RawStore } from '../raw-store/raw-store.js';
 import { openRedis } from '../redis/connections.js';
 import type { RedisTopology } from '../redis/topology.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
+import type { LoadedVersion } from '../support/reloadable.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { RoleContext } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { storeFor } from './part-context.js';
 import { logConnectionErrors } from './redis.js';
 import { warnAboutRedisDurability } from './redis-durability.js';
-import type { LoadedVersion } from './reloadable.js';
-import { logErrorsSparingly } from './sparing-error-log.js';
 
 export interface OpsPart extends Closable {
   readonly observer: IntakeObserver;

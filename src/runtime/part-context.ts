@@ -1,10 +1,11 @@
 // What the listener and worker parts share: the context a composition root builds, and the
 // intake store over a role's Redis connection.
-import type { DnsResolver } from '../auth/resolver.js';
+
 import type { Config } from '../config.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { DnsResolver } from '../net/resolver.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisTopology } from '../redis/topology.js';
 import type { Reloads } from './reloads.js';

@@ -21,13 +21,13 @@ import { PortalUsers } from '../portal/users.js';
 import { openRedis } from '../redis/connections.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
-import { logErrorsSparingly } from './sparing-error-log.js';
 
 /** PDFs one upload may carry. */
 export const PORTAL_MAX_PDFS = 10;

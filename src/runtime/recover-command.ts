@@ -1,15 +1,15 @@
 // `letter-intake recover`: brings back, from the raw store's markers, every intake Redis lost
-// (intake/recover.ts). Idempotent and safe while listeners and workers run; prints what it did
+// (recover/recover.ts). Idempotent and safe while listeners and workers run; prints what it did
 // per kind and names each intake whose message is missing. Exit 0 when nothing is missing.
 import { IntakeMarkers } from '../intake/markers.js';
 import { silentObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
-import { recoverIntakes } from '../intake/recover.js';
 import { NoticeLedger } from '../notices/ledger.js';
-import { noticeLifetimeMs } from '../notices/notice-lifetime.js';
 import { createNoticeQueue, noticesFor } from '../notices/queue.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
+import { recoverIntakes } from '../recover/recover.js';
 import { loadSenderDirectory } from '../senders/directory.js';
+import { noticeLifetimeMs } from '../words/notice-lifetime.js';
 import { commandRedisTopology, connectForCommand } from './command-redis.js';
 import { roleContext } from './context.js';
 import { storeFor } from './part-context.js';

@@ -3,8 +3,8 @@
 // do). Each reload is logged with its outcome; a failed one keeps the loaded version.
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from '../log.js';
+import type { LoadedVersion, Reloadable } from '../support/reloadable.js';
 import { holdHangups, whenStarted } from './hangups.js';
-import type { LoadedVersion, Reloadable } from './reloadable.js';
 
 const WATCH_INTERVAL_MS = 2000;
 

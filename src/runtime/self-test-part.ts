@@ -7,9 +7,9 @@ import { createRelay } from '../notices/relay.js';
 import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { SenderDirectory } from '../senders/directory.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { createSelfTestProcessor } from '../worker/self-test-job.js';
 import type { PartContext } from './part-context.js';
-import { logErrorsSparingly } from './sparing-error-log.js';
 
 export function startSelfTestWorker(
   ctx: PartContext,

@@ -3,8 +3,8 @@
 // Redis), each over the role's own connections.
 
 import { cacheDkimKeyLookups } from '../auth/dkim-key-cache.js';
-import { createLiveResolver, type DnsResolver } from '../auth/resolver.js';
 import { loadZoneResolver } from '../auth/zone-resolver.js';
+import { withTimeout } from '../bounded.js';
 import type { Config } from '../config.js';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
@@ -20,6 +20,7 @@ import { SenderLimiter, useRatios } from '../intake/sender-limits.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
+import { createLiveResolver, type DnsResolver } from '../net/resolver.js';
 import { openRedis, type RedisClient } from '../redis/connections.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
 import type { SenderDirectory } from '../senders/directory.js';
@@ -28,14 +29,14 @@ import { createAuthenticator } from '../smtp/authenticator.js';
 import { judgeRecipients } from '../smtp/sender-addresses.js';
 import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
+import type { Reloadable } from '../support/reloadable.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
-import type { Reloadable } from './reloadable.js';
 import { startReplicaAck } from './replica-ack-part.js';
-import { logErrorsSparingly } from './sparing-error-log.js';
 
 export function resolverFor(config: Config): DnsResolver {
   const resolver =
@@ -174,28 +175,18 @@ async function recordRefusal(
 }
 
 async function countRefusal(counts: RefusalCounts, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not counted within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
-  });
   try {
-    const outcome = await Promise.race([counts.add(refusal), bound]);
+    const outcome = await withTimeout(counts.add(refusal), ctx.config.enqueueTimeoutMs, 'the refusal count');
     if (outcome === 'other')
       log.info({ event: 'smtp.refusal_counted_other', reasonCode: refusal.reasonCode }, "refusal counted in the day's other row");
   } catch (err) {
     log.warn({ err, event: 'smtp.refusal_not_counted', reasonCode: refusal.reasonCode }, 'session refusal not counted');
-  } finally {
-    clearTimeout(timer);
   }
 }
 
 async function sampleRefusal(refusals: SessionRefusals, refusal: SessionRefusal, ctx: PartContext, log: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not recorded within ${ctx.config.enqueueTimeoutMs} ms`)), ctx.config.enqueueTimeoutMs);
-  });
   try {
-    const outcome = await Promise.race([refusals.add(refusal), bound]);
+    const outcome = await withTimeout(refusals.add(refusal), ctx.config.enqueueTimeoutMs, 'the refusal record');
     if (outcome !== 'recorded' && outcome !== 'latest') {
       log.info(
         { event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode, bound: outcome },
@@ -204,8 +195,6 @@ async function sampleRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
     }
   } catch (err) {
     log.warn({ err, event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode }, 'session refusal not recorded');
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -3,7 +3,7 @@
 // lines of text out (`--json` prints the record itself).
 import { codeAndReason } from '../intake/reason-text.js';
 import { INTAKE_STATES, type IntakeRecord, type PdfRecord, type Timeline } from '../intake/record.js';
-import { NOTICE_KINDS } from '../notices/notice-kind.js';
+import { NOTICE_KINDS } from '../words/notice-kind.js';
 
 /** 2026-11-25 14:11:33.971 (UTC, to the millisecond). */
 export function utcTime(ms: number): string {

@@ -3,20 +3,20 @@
 // housekeeping (orphans, retention), over the role's own connections.
 import { Worker } from 'bullmq';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
-import { acceptedBlobCheck } from '../intake/blob-claims.js';
 import { redisBlobIndex } from '../intake/blob-index.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { NoticeLedger } from '../notices/ledger.js';
-import { noticeLifetimeMs } from '../notices/notice-lifetime.js';
-import { startNoticePart } from '../notices/notice-part.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
 import { createPdfChecker } from '../pdf/checker-pool.js';
 import { pdfVerdict } from '../pdf/pdf-verdict.js';
 import { startHousekeeping } from '../raw-store/housekeeping.js';
+import { acceptedBlobCheck } from '../recover/blob-claims.js';
 import { openRedis } from '../redis/connections.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
+import { noticeLifetimeMs } from '../words/notice-lifetime.js';
 import { ApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../worker/api-circuit.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
@@ -26,13 +26,13 @@ import { reconcileOnce } from '../worker/reconciler.js';
 import { redisLetterStatuses } from '../worker/status-book.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { Closable } from './lifecycle.js';
+import { startNoticePart } from './notice-part.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { startPeriodic } from './periodic.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
 import { malwareScannerFor } from './scan-part.js';
 import { startSelfTestWorker } from './self-test-part.js';
-import { logErrorsSparingly } from './sparing-error-log.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;

@@ -1,7 +1,7 @@
 // Strict base64 (RFC 4648 §4): the standard alphabet, length a multiple of 4, `=` padding only
 // at the end, no white space or line breaks. The text's UTF-8 bytes go through the shared
 // byte scan: any character outside ASCII becomes bytes outside the alphabet.
-import { countBase64Alphabet } from '../mime/base64-scan.js';
+import { countBase64Alphabet } from '../net/base64-scan.js';
 
 const PAD = 61; // =
 

@@ -14,14 +14,15 @@
 //                 everywhere, sessions of five minutes
 //   foreign-list  foreign, plus a listing in another shape (paged, without descriptions)
 import type { FastifyReply } from 'fastify';
+import { CONTRACT_MODES, type ContractMode } from '../config.js';
 import { SandboxApiError } from './error-codes.js';
 import type { LetterStatus } from './letter-rules.js';
 import type { LetterPage, StoredLetter } from './letter-store.js';
 import { SESSION_TTL_MS, type Session } from './sessions.js';
 import { detailView, sessionView, summaryView } from './views.js';
 
-export const CONTRACT_MODES = ['ours', 'strict', 'foreign', 'foreign-list'] as const;
-export type ContractMode = (typeof CONTRACT_MODES)[number];
+// The mode names are config's (the setting that chooses one); the sandbox's readers find them here too.
+export { CONTRACT_MODES, type ContractMode };
 
 /** The foreign draft status: the contract names none. */
 export const FOREIGN_DRAFT_STATUS = 'Unsent';

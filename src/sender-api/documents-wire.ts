@@ -3,7 +3,7 @@
 // back. The answer schemas require only the `id`; every other field is read when it has the
 // contract's type and left undefined when it does not, and unknown fields pass through.
 import { z } from 'zod';
-import type { Base64Data } from './base64-data.js';
+import type { Base64Data } from '../net/base64-data.js';
 
 /** The contract's `decimal` (a JSON number; the API stores it as sent). */
 export type Decimal = number;

@@ -1,8 +1,8 @@
 // The typed Sender API client: sessions, requests, failure classification (docs/sandbox-api.md).
 
+export { Base64Data } from '../net/base64-data.js';
 export { parseApiDateTime } from './api-datetime.js';
 export { checkBaseUrl, isLoopbackHost } from './base-url.js';
-export { Base64Data } from './base64-data.js';
 export { type ApiFailure, classifyApiFailure, type FailureClass, KIND_BY_ERROR_CODE, parseRetryAfterMs } from './classify.js';
 export { createSenderApiClient, type SenderApiClient, type SenderApiClientDeps } from './client.js';
 export { DOCUMENT_ENDPOINTS, type SenderDocuments, senderDocuments } from './documents.js';

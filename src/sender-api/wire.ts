@@ -1,7 +1,7 @@
 // What goes over the wire: the letter the client sends and the shapes it accepts back. Response
 // schemas check only what the gateway relies on and let unknown fields through.
 import { z } from 'zod';
-import type { Base64Data } from './base64-data.js';
+import type { Base64Data } from '../net/base64-data.js';
 
 export type GenderTargeting = 'All' | 'Male' | 'Female';
 

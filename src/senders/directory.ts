@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Env } from '../config.js';
 import { nearestName } from '../nearest-name.js';
-import type { NoticeKind } from '../notices/notice-kind.js';
+import type { NoticeKind } from '../words/notice-kind.js';
 import { type AddressesInUse, type TenantSettings, tenantProblem, tenantSettingsOf, tenantSettingsShape } from './tenant-settings.js';
 
 const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be an address range like 127.0.0.1/32');

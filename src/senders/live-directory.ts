@@ -2,7 +2,7 @@
 // whole on a reload (runtime/reloads.ts), so a lookup sees the old directory or the new one,
 // never a mix. The listener's view (registered addresses only, no secrets) reloads the same way.
 import type { Env } from '../config.js';
-import { type Reloadable, reloadableFiles } from '../runtime/reloadable.js';
+import { type Reloadable, reloadableFiles } from '../support/reloadable.js';
 import {
   listenerDirectoryOf,
   parseSenderDirectory,

@@ -1,9 +1,9 @@
 // Binds the authentication module to the listener: mailauth's findings judged by the policy,
 // reduced to what the SMTP session needs (outcome, reason, per-check record, From, headers).
 import { authenticateMessage } from '../auth/authenticate.js';
-import type { DnsResolver } from '../auth/resolver.js';
 import { DEFAULT_AUTH_POLICY, judgeAuthentication } from '../auth/verdict.js';
 import { createDkimKeyCache } from '../fast-paths/index.js';
+import type { DnsResolver } from '../net/resolver.js';
 import type { Authenticate } from './receive-message.js';
 
 /** The DKIM selectors the sender of this From address lists (lower-cased), if it lists any. */

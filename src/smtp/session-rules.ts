@@ -1,12 +1,11 @@
 // The message's own rules in the SMTP session (docs/design.md §2.4): the streaming walk's facts and the
 // authenticated From in, the rule the message breaks (if any) out. Only what the walk read with
 // certainty is refused: a walk that fails is a fault of ours, answered 451 (try later).
+import { withTimeout } from '../bounded.js';
+import { WALK_SETTLE_MS } from '../config.js';
 import { IntakeError, type MessageRule, ruleSentence } from '../errors.js';
 import type { WalkResult } from '../mime/mime-walk.js';
 import { judgeMessage, type RuleContext } from '../policy/message-rules.js';
-
-/** The walk keeps pace with the bytes; this only bounds a walk that hangs. */
-export const WALK_SETTLE_MS = 10_000;
 
 /** Pure: the rule the message breaks, or undefined when it may be accepted. */
 export function brokenRule(walk: WalkResult, from: string, rules: RuleContext): MessageRule | undefined {
@@ -17,16 +16,10 @@ export function brokenRule(walk: WalkResult, from: string, rules: RuleContext): 
 
 /** The walk's result, or IntakeError Unexpected (451 4.3.0) when it failed or hung. */
 export async function settledWalk(result: Promise<WalkResult>, settleMs = WALK_SETTLE_MS): Promise<WalkResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the MIME walk did not finish within ${settleMs} ms`)), settleMs);
-  });
   try {
-    return await Promise.race([result, hung]);
+    return await withTimeout(result, settleMs, 'the MIME walk');
   } catch (err) {
     throw new IntakeError('Unexpected', 'local error, try again later', { cause: err });
-  } finally {
-    clearTimeout(timer);
   }
 }
 

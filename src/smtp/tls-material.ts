@@ -4,7 +4,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { StartupError } from '../errors.js';
-import { type Reloadable, reloadableFiles } from '../runtime/reloadable.js';
+import { type Reloadable, reloadableFiles } from '../support/reloadable.js';
 
 export interface TlsPair {
   readonly key: Buffer;

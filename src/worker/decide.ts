@@ -2,11 +2,11 @@
 // letter to submit or a rejection with its reason out. Pure. The rules are the listener's
 // (policy/message-rules.ts), applied again: the directory can change after acceptance.
 import { type RejectionReason, ruleSentence } from '../errors.js';
+import { Base64Data } from '../net/base64-data.js';
 import type { PdfDocument } from '../pdf/pdf-document.js';
-import { FIRST_BYTES, type MessageFacts } from '../policy/message-facts.js';
 import { type ApiLimits, judgeMessage, titleFrom } from '../policy/message-rules.js';
-import { Base64Data } from '../sender-api/base64-data.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
+import { FIRST_BYTES, type MessageFacts } from '../words/message-facts.js';
 import type { ParsedMessage } from './parse-message.js';
 import { selectPdfs } from './pdf-rules.js';
 

@@ -5,7 +5,7 @@
 
 import { convert } from 'html-to-text';
 import { type AddressObject, simpleParser } from 'mailparser';
-import { declaredType } from '../policy/message-facts.js';
+import { declaredType } from '../words/message-facts.js';
 import { splitMessage } from './message-split.js';
 import { decodePart } from './part-content.js';
 

@@ -232,5 +232,10 @@ describe('losing the Redis primary mid-load', () => {
     // Counted, not asserted: whether a write of the stopped second reached a letter before the
     // kill is a race. What holds without acknowledgement too: the ledger balances.
     expect(ledger.answered250).toBeGreaterThan(0);
+    // Without acknowledgement, replicas that stop refuse nothing: no 451 before the kill.
+    expect(ledger.replies451WhileStopped).toBe(0);
+    // Each 250 lost is lost as a record, as a letter, or both.
+    expect(ledger.lost).toBeGreaterThanOrEqual(Math.max(ledger.recordsLost, ledger.lettersLost));
+    expect(ledger.lost).toBeLessThanOrEqual(ledger.recordsLost + ledger.lettersLost);
   });
 });

@@ -283,9 +283,12 @@ describe('abuse: the listener stays responsive to a well-behaved client', () => 
         `${trickle.filter((c) => !c.isClosed()).length}/20 tricklers still connected (idle timer resets per byte); the 1-byte-per-4.5 s client: ${tooSlow.isClosed() ? 'dropped' : 'still connected'}`,
     );
     stop = true;
+    // Read before the sockets are destroyed: every trickler is still connected past the idle timeout.
+    const trickling = trickle.filter((c) => !c.isClosed()).length;
     const slowDropped = tooSlow.isClosed() && /421 .*[Tt]imeout/.test(tooSlow.received());
     for (const c of trickle) c.socket.destroy();
     await Promise.all(drips);
+    expect(trickling).toBe(20);
     expect(slowDropped).toBe(true);
   }, 30_000);
 

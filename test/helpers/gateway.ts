@@ -9,13 +9,13 @@ import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { DnsResolver } from '../../src/auth/resolver.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData } from '../../src/intake/queue.js';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import type { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
+import type { DnsResolver } from '../../src/net/resolver.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { openRedis } from '../../src/redis/connections.js';
@@ -64,6 +64,8 @@ export interface TestGateway {
   readonly logs: Record<string, unknown>[];
   /** Waits until the intake reaches a final state (or the bound passes) and returns its record. */
   settled(intakeId: string, timeoutMs?: number): Promise<IntakeRecord>;
+  /** Waits until the intake's job has ended (its notices queued or not), and says how it ended. */
+  jobFinished(intakeId: string, timeoutMs?: number): Promise<'completed' | 'failed'>;
   close(): Promise<void>;
 }
 
@@ -171,6 +173,15 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
         const record = await store.get(intakeId);
         if (record !== undefined && ['submitted', 'rejected', 'failed'].includes(record.state)) return record;
         if (Date.now() > deadline) throw new Error(`intake ${intakeId} did not settle: ${record?.state ?? 'no record'}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async jobFinished(intakeId, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const state = await queue.getJobState(intakeId);
+        if (state === 'completed' || state === 'failed') return state;
+        if (Date.now() > deadline) throw new Error(`the job of intake ${intakeId} did not finish: ${state}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },

@@ -1,6 +1,7 @@
 // Real Redis for tests: the machine's server (or TEST_REDIS_URL), a fresh random prefix per test.
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
+import { afterAll } from 'vitest';
 import { IntakeStore } from '../../src/intake/store.js';
 import type { RedisClient } from '../../src/redis/connections.js';
 import type { StandaloneTopology } from '../../src/redis/topology.js';
@@ -47,6 +48,24 @@ export function freshStores(redis: Redis) {
     },
     async dropAll() {
       for (const prefix of used) await dropPrefix(redis, prefix);
+    },
+  };
+}
+
+/** A file's Redis connection and its fresh prefixes: `prefix()` names a new one; afterAll deletes their keys and disconnects. */
+export function redisPerFile(url = TEST_REDIS_URL): { readonly redis: Redis; readonly prefix: () => string } {
+  const redis = connectTestRedis(url);
+  const used: string[] = [];
+  afterAll(async () => {
+    for (const prefix of used) await dropPrefix(redis, prefix);
+    redis.disconnect();
+  });
+  return {
+    redis,
+    prefix() {
+      const prefix = randomPrefix();
+      used.push(prefix);
+      return prefix;
     },
   };
 }

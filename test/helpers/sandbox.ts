@@ -1,8 +1,10 @@
 // The sandbox Sender API for tests: a real HTTP server on a free loopback port, a test sender
 // directory (two senders, secrets inline) and a clock the test moves by hand.
+import { afterEach, beforeEach } from 'vitest';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startSandbox } from '../../src/sandbox/start.js';
 import type { SandboxStore } from '../../src/sandbox/store.js';
+import { createSenderApiClient, type SenderApiClientDeps } from '../../src/sender-api/client.js';
 import { parseSenderDirectory, type SenderDirectory } from '../../src/senders/directory.js';
 
 export const ACME = {
@@ -74,6 +76,36 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
     port: 0,
   });
   return { url: running.url, clock, store: running.store, close: running.close };
+}
+
+/**
+ * A fresh sandbox for every test of the calling block, `sender` logged in: `use` hands the
+ * sandbox and the session to the block's own variables before each test; each is closed after.
+ */
+export function sandboxEachTest(
+  use: (sandbox: TestSandbox, session: string) => void,
+  options: TestSandboxOptions = {},
+  sender: TestSender = ACME,
+): void {
+  let sandbox: TestSandbox | undefined;
+  beforeEach(async () => {
+    sandbox = await startTestSandbox(options);
+    use(sandbox, await login(sandbox.url, sender));
+  });
+  afterEach(async () => {
+    await sandbox?.close();
+  });
+}
+
+/** The typed Sender API client on a test sandbox: its clock, a 5 s bound, silent logs; `extra` overrides any of them. */
+export function sandboxClient(sandbox: TestSandbox, extra: Partial<SenderApiClientDeps> = {}) {
+  return createSenderApiClient({
+    baseUrl: sandbox.url,
+    clock: sandbox.clock.now,
+    timeoutMs: 5000,
+    logger: createLogger({ level: 'silent' }),
+    ...extra,
+  });
 }
 
 export interface ApiAnswer {

@@ -1,33 +1,27 @@
 // `accepted/` names the blob the intake's record points at, however the deliveries went: a 451
 // after Redis took the record, then the MTA's retry, leaves the retry's copy a plain orphan that
 // the sweep deletes without an alert. A 451 answered before the marker keeps it unwritten.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IntakeError } from '../../src/errors.js';
 import { acceptIntake } from '../../src/intake/accept.js';
-import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/intake/blob-claims.js';
 import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { IntakeMarkers } from '../../src/intake/markers.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { IntakeState, IntakeUpdate, NewIntake } from '../../src/intake/record.js';
-import type { RecoverDeps } from '../../src/intake/recover.js';
 import { IntakeStore, type TransitionGuard, type TransitionResult } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
+import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/recover/blob-claims.js';
+import type { RecoverDeps } from '../../src/recover/recover.js';
 import { type AckVerdict, judgeAcknowledgement, type ReplicaAck } from '../../src/redis/replica-ack.js';
 import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { redisPerFile } from '../helpers/redis.js';
 
-const redis = connectTestRedis();
-const prefixes: string[] = [];
+const { redis, prefix: freshPrefix } = redisPerFile();
 const logger = createLogger({ level: 'silent' });
 const ORPHAN_AFTER_MS = 3_600_000;
-
-afterAll(async () => {
-  for (const prefix of prefixes) await dropPrefix(redis, prefix);
-  redis.disconnect();
-});
 
 const message = Buffer.from('From: letters@acme.example\r\nSubject: Invoice 7\r\n\r\nletter\r\n');
 const intakeId = intakeIdOfBlob(message) ?? 'unidentified';
@@ -77,8 +71,7 @@ class SlowQueueingStore extends IntakeStore {
 }
 
 function setup(rawStore: RawStore) {
-  const prefix = randomPrefix();
-  prefixes.push(prefix);
+  const prefix = freshPrefix();
   const store = new SlowQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
@@ -162,6 +155,23 @@ describe.each(fileKind)('the accepted marker with the $name raw store', (kind) =
     expect(await rawStore.readBuffer(first ?? 'none')).toBeUndefined();
     expect(await rawStore.readBuffer(second ?? 'none')).toEqual(message);
     expect((await markers.accepted(intakeId))?.blobKey).toBe(second);
+    await queue.close();
+  });
+
+  it('answers 451, not 250, when the accepted/ marker cannot be written', async () => {
+    const rawStore = open().store;
+    const { store, queue } = setup(rawStore);
+    const refused = new Error('the raw store refused the marker');
+    const failing = Object.assign(new IntakeMarkers(rawStore), {
+      putAccepted: () => Promise.reject(refused),
+      putAcceptedIfAbsent: () => Promise.reject(refused),
+    });
+    const answered = acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 5000, markers: failing }, intake, {
+      headers: 'Received-SPF: pass\r\n',
+      body: () => putBlob(rawStore, message),
+    });
+    await expect(answered).rejects.toBeInstanceOf(IntakeError);
+    await expect(answered).rejects.toMatchObject({ code: 'StorageUnavailable', smtp: { code: 451 } });
     await queue.close();
   });
 

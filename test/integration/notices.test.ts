@@ -11,9 +11,9 @@ import { silentObserver } from '../../src/intake/observer.js';
 import { replayIntake } from '../../src/intake/replay.js';
 import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
-import type { NoticeKind } from '../../src/notices/notice-kind.js';
 import { createNoticeQueue, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
+import type { NoticeKind } from '../../src/words/notice-kind.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { type RelayedMail, startTestRelay, type TestRelay } from '../helpers/notice-relay.js';
 import { putBlob } from '../helpers/raw-stores.js';
@@ -242,6 +242,8 @@ describe('no notice', () => {
   it('for a letter that was created, unless its sender asked for confirmations', async () => {
     const { intakeId } = await deliver({});
     expect((await gateway.settled(intakeId)).state).toBe('submitted');
+    // The job queues its notices after the transition (record-end.ts): only its end says none came.
+    expect(await gateway.jobFinished(intakeId)).toBe('completed');
     expect((await gateway.store.get(intakeId))?.notices).toEqual({});
     expect(await gateway.redis.exists(`${gateway.prefix}:notices:${intakeId}-submitted`)).toBe(0);
   });

@@ -1,33 +1,27 @@
 // Redis loses the intake records; the raw store's markers bring back every intake answered 250,
 // on every kind of store: queued again, ended as it ended, failed as it failed, never twice.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { acceptIntake } from '../../src/intake/accept.js';
-import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/intake/blob-claims.js';
 import { IntakeMarkers } from '../../src/intake/markers.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { NewIntake } from '../../src/intake/record.js';
-import { type RecoverDeps, recoverIntakes } from '../../src/intake/recover.js';
 import { replayIntake } from '../../src/intake/replay.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
+import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/recover/blob-claims.js';
+import { type RecoverDeps, recoverIntakes } from '../../src/recover/recover.js';
 import { reconcileOnce } from '../../src/worker/reconciler.js';
 import { freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
-import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
+import { dropPrefix, redisPerFile } from '../helpers/redis.js';
 
-const redis = connectTestRedis();
-const prefixes: string[] = [];
+const { redis, prefix: freshPrefix } = redisPerFile();
 const logger = createLogger({ level: 'silent' });
 /** How long a notice is worth sending, as these tests configure it. */
 const NOTICE_LIFETIME_MS = 3_600_000;
-
-afterAll(async () => {
-  for (const prefix of prefixes) await dropPrefix(redis, prefix);
-  redis.disconnect();
-});
 
 const intake = (intakeId: string): NewIntake => ({
   intakeId,
@@ -46,8 +40,7 @@ const intake = (intakeId: string): NewIntake => ({
 });
 
 function setup(rawStore: RawStore) {
-  const prefix = randomPrefix();
-  prefixes.push(prefix);
+  const prefix = freshPrefix();
   const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);

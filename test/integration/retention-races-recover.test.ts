@@ -7,12 +7,12 @@ import { acceptIntake } from '../../src/intake/accept.js';
 import { IntakeMarkers } from '../../src/intake/markers.js';
 import { createIntakeQueue } from '../../src/intake/queue.js';
 import type { NewIntake } from '../../src/intake/record.js';
-import { type RecoverDeps, recoverIntakes } from '../../src/intake/recover.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { NoticeLedger } from '../../src/notices/ledger.js';
 import type { MarkerKind, RawStore } from '../../src/raw-store/raw-store.js';
 import { deleteExpiredMarkers } from '../../src/raw-store/sweep.js';
+import { type RecoverDeps, recoverIntakes } from '../../src/recover/recover.js';
 import { freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startSandbox } from '../../src/sandbox/start.js';
 import type { SenderDirectory } from '../../src/senders/directory.js';
@@ -9,8 +9,7 @@ import {
   field,
   GLOBEX,
   letterBody,
-  login,
-  startTestSandbox,
+  sandboxEachTest,
   type TestSandbox,
   testClock,
   testDirectory,
@@ -32,13 +31,13 @@ function expectEnvelope(answer: ApiAnswer, status: number, errorCode: string): v
 describe('sandbox error envelope', () => {
   let sandbox: TestSandbox;
   let session: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox({ directory: testDirectory({ [GLOBEX.senderId]: ['10.0.0.0/8'] }) });
-    session = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
-  });
+  sandboxEachTest(
+    (started, loggedIn) => {
+      sandbox = started;
+      session = loggedIn;
+    },
+    { directory: testDirectory({ [GLOBEX.senderId]: ['10.0.0.0/8'] }) },
+  );
 
   const loginWith = (headers: Record<string, string>) => call(sandbox.url, 'POST', '/api/v1/auth/login/api', { headers });
 

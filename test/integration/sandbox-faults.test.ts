@@ -1,15 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, call, field, login, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { ACME, call, field, login, sandboxEachTest, type TestSandbox } from '../helpers/sandbox.js';
 
 describe('sandbox fault injection', () => {
   let sandbox: TestSandbox;
   let session: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox();
-    session = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
+  sandboxEachTest((started, loggedIn) => {
+    sandbox = started;
+    session = loggedIn;
   });
 
   const inject = (fault: unknown) => call(sandbox.url, 'POST', '/sandbox/faults', { body: fault });

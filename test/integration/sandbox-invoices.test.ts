@@ -1,9 +1,9 @@
 // POST /api/v1/invoices and GET /api/v1/invoices/{id} against the sandbox over HTTP, as the
 // contract writes an invoice (§2.5): its request fields stored as sent, its response fields each
 // present (null where the request gave nothing), and the choices where it says "not shown".
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { END_USER_SERVICE_ID, receiptBody, samplePart } from '../helpers/billing-samples.js';
-import { ACME, type ApiAnswer, call, field, GLOBEX, login, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, type ApiAnswer, call, field, GLOBEX, login, sandboxEachTest, type TestSandbox } from '../helpers/sandbox.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -25,12 +25,9 @@ function invoiceBody(overrides: Readonly<Record<string, unknown>> = {}): Record<
 describe('sandbox invoices', () => {
   let sandbox: TestSandbox;
   let session: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox();
-    session = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
+  sandboxEachTest((started, loggedIn) => {
+    sandbox = started;
+    session = loggedIn;
   });
 
   const post = (body: unknown): Promise<ApiAnswer> => call(sandbox.url, 'POST', '/api/v1/invoices', { session, body });

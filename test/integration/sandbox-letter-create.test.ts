@@ -1,19 +1,16 @@
 // POST /api/v1/letters, whose request and response the contract does not show: the sandbox
 // reads it as "create a new letter", a Draft, with the body and answer of PUT /letters/draft.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, type ApiAnswer, call, field, letterBody, login, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { ACME, type ApiAnswer, call, field, letterBody, sandboxEachTest, type TestSandbox } from '../helpers/sandbox.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('sandbox POST /api/v1/letters', () => {
   let sandbox: TestSandbox;
   let session: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox();
-    session = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
+  sandboxEachTest((started, loggedIn) => {
+    sandbox = started;
+    session = loggedIn;
   });
 
   const create = (body: unknown): Promise<ApiAnswer> => call(sandbox.url, 'POST', '/api/v1/letters', { session, body });

@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, call, field, GLOBEX, letterBody, login, pdfBase64, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { ACME, call, field, GLOBEX, letterBody, login, pdfBase64, sandboxEachTest, type TestSandbox } from '../helpers/sandbox.js';
 
 describe('sandbox letters', () => {
   let sandbox: TestSandbox;
   let acme: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox();
-    acme = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
+  sandboxEachTest((started, loggedIn) => {
+    sandbox = started;
+    acme = loggedIn;
   });
 
   const saveDraft = (session: string, body: unknown) => call(sandbox.url, 'PUT', '/api/v1/letters/draft', { session, body });
@@ -148,12 +145,9 @@ describe('sandbox letters', () => {
 describe('sandbox letter validation', () => {
   let sandbox: TestSandbox;
   let acme: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox();
-    acme = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
+  sandboxEachTest((started, loggedIn) => {
+    sandbox = started;
+    acme = loggedIn;
   });
 
   const upload = (overrides: Record<string, unknown>) => ({

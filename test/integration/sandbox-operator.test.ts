@@ -1,15 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACME, call, field, GLOBEX, letterBody, login, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { ACME, call, field, GLOBEX, letterBody, login, sandboxEachTest, type TestSandbox } from '../helpers/sandbox.js';
 
 describe('sandbox operator actions', () => {
   let sandbox: TestSandbox;
   let session: string;
-  beforeEach(async () => {
-    sandbox = await startTestSandbox();
-    session = await login(sandbox.url, ACME);
-  });
-  afterEach(async () => {
-    await sandbox.close();
+  sandboxEachTest((started, loggedIn) => {
+    sandbox = started;
+    session = loggedIn;
   });
 
   const submitted = async (): Promise<string> =>

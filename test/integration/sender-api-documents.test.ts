@@ -1,12 +1,10 @@
 // The typed client's receipt and invoice calls against the sandbox over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
-import { Base64Data } from '../../src/sender-api/base64-data.js';
-import { createSenderApiClient } from '../../src/sender-api/client.js';
+import { Base64Data } from '../../src/net/base64-data.js';
 import { type SenderDocuments, senderDocuments } from '../../src/sender-api/documents.js';
 import { SenderApiError } from '../../src/sender-api/errors.js';
 import { END_USER_SERVICE_ID, SAMPLE_BYTES } from '../helpers/billing-samples.js';
-import { ACME, GLOBEX, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, GLOBEX, sandboxClient, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -16,12 +14,7 @@ describe('Sender API client receipts and invoices', () => {
   let globex: SenderDocuments;
   beforeEach(async () => {
     sandbox = await startTestSandbox();
-    const api = createSenderApiClient({
-      baseUrl: sandbox.url,
-      clock: sandbox.clock.now,
-      timeoutMs: 5000,
-      logger: createLogger({ level: 'silent' }),
-    });
+    const api = sandboxClient(sandbox);
     acme = senderDocuments(api.as(ACME));
     globex = senderDocuments(api.as(GLOBEX));
   });

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { AsciiPiecesBody } from '../../src/fast-paths/ascii-pieces-body.js';
 import { httpFetch } from '../../src/fast-paths/http-fetch.js';
 import { createLogger } from '../../src/log.js';
-import { BASE64_SLICE_BYTES, Base64Data } from '../../src/sender-api/base64-data.js';
+import { BASE64_SLICE_BYTES, Base64Data } from '../../src/net/base64-data.js';
 import { callApi } from '../../src/sender-api/transport.js';
 
 let server: Server;

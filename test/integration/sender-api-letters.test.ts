@@ -1,11 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
-import { Base64Data } from '../../src/sender-api/base64-data.js';
-import { createSenderApiClient } from '../../src/sender-api/client.js';
+import { Base64Data } from '../../src/net/base64-data.js';
 import type { SenderSession } from '../../src/sender-api/sender-session.js';
 import type { LetterInput } from '../../src/sender-api/wire.js';
-import { ACME, GLOBEX, pdfBase64, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, GLOBEX, pdfBase64, sandboxClient, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const letter: LetterInput = {
   title: 'Your November invoice',
@@ -20,12 +18,7 @@ describe('Sender API client letters', () => {
   let globex: SenderSession;
   beforeEach(async () => {
     sandbox = await startTestSandbox();
-    const api = createSenderApiClient({
-      baseUrl: sandbox.url,
-      clock: sandbox.clock.now,
-      timeoutMs: 5000,
-      logger: createLogger({ level: 'silent' }),
-    });
+    const api = sandboxClient(sandbox);
     acme = api.as(ACME);
     globex = api.as(GLOBEX);
   });
@@ -109,13 +102,7 @@ describe.each([
 
   it('submits the document whole: the API keeps its size and SHA-256', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(300_001), Buffer.from('\n%%EOF\n')]);
-    const api = createSenderApiClient({
-      baseUrl: sandbox.url,
-      clock: sandbox.clock.now,
-      timeoutMs: 5000,
-      logger: createLogger({ level: 'silent' }),
-      ...(fetchOfTest === undefined ? {} : { fetch: fetchOfTest }),
-    });
+    const api = sandboxClient(sandbox, fetchOfTest === undefined ? {} : { fetch: fetchOfTest });
     const acme = api.as(ACME);
     const { id } = await acme.saveDraft({
       ...letter,

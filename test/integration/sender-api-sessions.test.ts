@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
-import { createSenderApiClient, type SenderApiClientDeps } from '../../src/sender-api/client.js';
+import type { SenderApiClientDeps } from '../../src/sender-api/client.js';
 import { SenderApiError } from '../../src/sender-api/errors.js';
-import { ACME, GLOBEX, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ACME, GLOBEX, sandboxClient, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const MINUTE = 60_000;
 
@@ -15,14 +14,7 @@ describe('Sender API client sessions', () => {
     await sandbox.close();
   });
 
-  const client = (extra: Partial<SenderApiClientDeps> = {}) =>
-    createSenderApiClient({
-      baseUrl: sandbox.url,
-      clock: sandbox.clock.now,
-      timeoutMs: 5000,
-      logger: createLogger({ level: 'silent' }),
-      ...extra,
-    });
+  const client = (extra: Partial<SenderApiClientDeps> = {}) => sandboxClient(sandbox, extra);
   const counts = (senderId: string = ACME.senderId) => sandbox.store.sessionCounts(senderId);
 
   it('logs in once for many calls', async () => {

@@ -119,6 +119,20 @@ describe('the record of refused messages', () => {
     expect(kept[0]?.at).toBe(T0 + total - 1); // the newest is there
     expect(kept.at(-1)?.at).toBe(T0 + total - kept.length); // and nothing in between is missing
   });
+
+  it('keeps at most the newest 10,000 records whatever the budget allows', async () => {
+    const refusals = fresh({ maxBytes: 256 * MiB, perNetworkPerHour: 1_000_000 });
+    const total = 10_050;
+    const batch = 250;
+    for (let at = 0; at < total; at += batch) {
+      const adds = Array.from({ length: Math.min(batch, total - at) }, (_, i) => refusals.add(small(T0 + at + i, '10.9.0.1')));
+      expect(new Set(await Promise.all(adds))).toEqual(new Set(['recorded']));
+    }
+    const kept = await refusals.list(20_000, T0 + total);
+    expect(kept.length).toBe(10_000);
+    expect(kept[0]?.at).toBe(T0 + total - 1); // the newest is there
+    expect(kept.at(-1)?.at).toBe(T0 + total - 10_000); // the oldest 50 were dropped
+  }, 60_000);
 });
 
 describe('Redis under a flood of refusals', () => {

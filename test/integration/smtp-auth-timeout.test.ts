@@ -3,8 +3,8 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
-import type { DnsResolver } from '../../src/auth/resolver.js';
 import { loadZoneResolver } from '../../src/auth/zone-resolver.js';
+import type { DnsResolver } from '../../src/net/resolver.js';
 import { FIXTURE_DIR, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';

@@ -6,6 +6,7 @@ import { buildPdf } from '../../fixtures/pdf.js';
 import type { MessageRule } from '../../src/errors.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { SessionRefusals } from '../../src/intake/session-refusals.js';
+import { intakeIdOfBlob } from '../../src/recover/blob-claims.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { letter, signAs } from '../helpers/hostile-messages.js';
 import { blobsIn, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
@@ -109,10 +110,13 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
 
     it('refuses an over-size DATA with 552 5.3.4 after the transfer, storing nothing', async () => {
       const keysBefore = await gateway.redis.keys(`${gateway.prefix}*`);
+      const blobsBefore = (await blobsIn(gateway.rawStore)).committed;
       const big = Buffer.concat([fixture('dkim-pass-aligned.eml'), Buffer.from(`X: ${'a'.repeat(70)}\r\n`.repeat(4000))]);
       const replies = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: big });
       expect(replies.data?.text).toMatch(/^552 5\.3\.4 /);
       expect(await gateway.redis.keys(`${gateway.prefix}*`)).toEqual(keysBefore);
+      // Nothing in the raw store either: no blob committed for the refused message.
+      expect((await blobsIn(gateway.rawStore)).committed.sort()).toEqual([...blobsBefore].sort());
     });
   });
 
@@ -148,6 +152,9 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const rawKey = (await gateway.store.get(intakeId))?.rawKey ?? 'no raw key';
       expect((await blobsIn(gateway.rawStore)).committed).toContain(rawKey);
       expect((await gateway.rawStore.readBuffer(rawKey))?.equals(raw)).toBe(true); // the bytes as sent, nothing of ours
+      // The id the recovery sweep reads off the blob is the one the 250 named: were they to drift,
+      // answered mail would be deleted after a Redis loss.
+      expect(intakeIdOfBlob((await gateway.rawStore.readBuffer(rawKey)) ?? Buffer.alloc(0))).toBe(intakeId);
       const stored = await gateway.store.raw(intakeId);
       expect(stored?.toString('latin1')).toMatch(/^Received-SPF: pass[\s\S]*Authentication-Results: mx\.intake\.example;/);
       expect(stored?.subarray(stored.length - raw.length).equals(raw)).toBe(true);

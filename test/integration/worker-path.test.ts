@@ -10,7 +10,10 @@ import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
 import { buildPdf, letterPdf } from '../../fixtures/pdf.js';
 import { acceptIntake } from '../../src/intake/accept.js';
+import { redisBlobIndex } from '../../src/intake/blob-index.js';
 import { replayIntake } from '../../src/intake/replay.js';
+import { createLogger } from '../../src/log.js';
+import { startHousekeeping } from '../../src/raw-store/housekeeping.js';
 import { CONTRACT_MODES } from '../../src/sandbox/contract-mode.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
@@ -77,6 +80,29 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       expect(deleteAt - (record.timeline.submitted ?? 0)).toBe(gateway.config.rawRetentionMs);
       expect(await gateway.store.raw(intakeId)).toBeDefined(); // until then
       expect(recordTtl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
+      // Housekeeping with the clock just before, then just after, the due time.
+      const roundAt = async (at: number) => {
+        const housekeeping = startHousekeeping({
+          store: gateway.rawStore,
+          index: redisBlobIndex(gateway.redis, gateway.prefix),
+          clock: () => at,
+          logger: createLogger({ level: 'silent' }),
+          orphanAfterMs: 100 * 365 * 24 * 3600_000, // no orphan sweep: other tests' blobs share this store
+          intervalMs: 3600_000,
+        });
+        try {
+          return await housekeeping.runOnce();
+        } finally {
+          await housekeeping.stop();
+        }
+      };
+      await roundAt(deleteAt - 1);
+      expect(await gateway.store.raw(intakeId)).toBeDefined();
+      expect(await gateway.rawStore.readBuffer(record.rawKey ?? 'no raw key')).toBeDefined();
+      expect((await roundAt(deleteAt + 1)).expired).toBeGreaterThanOrEqual(1);
+      expect(await gateway.rawStore.readBuffer(record.rawKey ?? 'no raw key')).toBeUndefined();
+      expect(await gateway.store.raw(intakeId)).toBeUndefined();
+      expect((await gateway.store.get(intakeId))?.state).toBe('submitted'); // the record outlives the raw message
     });
   });
 

@@ -11,9 +11,9 @@ import { loadKeys } from '../../fixtures/keys.js';
 import { createFixtureBuilder } from '../../fixtures/recipes.js';
 import { authenticateMessage } from '../../src/auth/authenticate.js';
 import { cacheDkimKeyLookups } from '../../src/auth/dkim-key-cache.js';
-import type { DnsResolver } from '../../src/auth/resolver.js';
 import { judgeAuthentication } from '../../src/auth/verdict.js';
 import { denyDnsResolver, loadZoneResolver } from '../../src/auth/zone-resolver.js';
+import type { DnsResolver } from '../../src/net/resolver.js';
 
 const fixturesDir = join(import.meta.dirname, '../../fixtures');
 const zone = loadZoneResolver(join(fixturesDir, 'zone.json'));

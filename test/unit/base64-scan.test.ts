@@ -2,7 +2,7 @@
 // and then how many are the alphabet. The expected answer is computed here byte by byte from
 // the input, wherever the bytes sit in memory (odd and even offsets, odd and even lengths).
 import { describe, expect, it } from 'vitest';
-import { countBase64Alphabet } from '../../src/mime/base64-scan.js';
+import { countBase64Alphabet } from '../../src/net/base64-scan.js';
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 const ALPHABET = new Set(Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'));

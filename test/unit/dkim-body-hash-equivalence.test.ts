@@ -15,15 +15,15 @@ import { authenticate } from 'mailauth/lib/mailauth.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { FIXTURE_SESSION, FIXTURES } from '../../fixtures/catalog.js';
-import type { DnsResolver } from '../../src/auth/resolver.js';
 import { createZoneResolver, loadZoneResolver } from '../../src/auth/zone-resolver.js';
 import { verifyDkim } from '../../src/fast-paths/fast-dkim-verifier.js';
 import { bareLineFeedsToCrlf } from '../../src/fast-paths/line-breaks.js';
 import { authenticateFast } from '../../src/fast-paths/mailauth-authenticate.js';
 import { createParsedKeyCache } from '../../src/fast-paths/parsed-key-cache.js';
 import { FastRelaxedHash } from '../../src/fast-paths/relaxed-body-hash.js';
+import type { DnsResolver } from '../../src/net/resolver.js';
+import { chunkings } from '../helpers/chunkings.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
-
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 const SEED = 20261122;
@@ -42,20 +42,6 @@ const PEER_MESSAGES = [
 ]
   .map((f) => `dkimpy/${f}`)
   .concat(['mailauth/ec/signed.eml', 'mailauth/message1.eml']);
-
-/** The same bytes cut three ways: whole, at random points, and into tiny pieces. */
-function chunkings(bytes: Buffer, random: () => number): Buffer[][] {
-  const cut = (max: number): Buffer[] => {
-    const parts: Buffer[] = [];
-    for (let at = 0; at < bytes.length; ) {
-      const size = 1 + Math.floor(random() * max);
-      parts.push(bytes.subarray(at, at + size));
-      at += size;
-    }
-    return parts;
-  };
-  return [[bytes], cut(200), cut(3)];
-}
 
 interface Hashed {
   readonly hash: string;

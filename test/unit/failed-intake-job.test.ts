@@ -1,6 +1,6 @@
 // A job that finds its intake already failed stops, and writes the intake's `ended/` failed when
 // whoever failed it could not: a Redis loss must not bring the failed intake back queued.
-import type { Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import type { EndedMarker } from '../../src/intake/markers.js';
 import { silentObserver } from '../../src/intake/observer.js';
@@ -33,8 +33,11 @@ function processorForFailedIntake(held: EndedMarker | undefined) {
 
 const job = { id: 'i-1', data: { intakeId: 'i-1' }, attemptsMade: 0, attemptsStarted: 1, stalledCounter: 0, opts: { attempts: 5 } };
 
+/** The job stops for good: BullMQ's UnrecoverableError, naming the failed intake, and no retry. */
 async function run(process: ReturnType<typeof createProcessor>): Promise<void> {
-  await process(job as unknown as Job<IntakeJobData>, 'token-1').catch(() => undefined);
+  const stopped = process(job as unknown as Job<IntakeJobData>, 'token-1');
+  await expect(stopped).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(stopped).rejects.toThrow('intake i-1 is failed: only a replay queues it again');
 }
 
 describe('a job for a failed intake', () => {

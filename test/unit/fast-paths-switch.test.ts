@@ -12,7 +12,7 @@ import {
   senderApiFetch,
   useFastPaths,
 } from '../../src/fast-paths/index.js';
-import { Base64Data } from '../../src/sender-api/base64-data.js';
+import { Base64Data } from '../../src/net/base64-data.js';
 
 const noDns = (): Promise<unknown> => Promise.reject(Object.assign(new Error('no DNS here'), { code: 'ENOTFOUND' }));
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { JSON_PIECE_CHARS, type JsonText, jsonText } from '../../src/fast-paths/json-text.js';
-import { BASE64_SLICE_BYTES, Base64Data } from '../../src/sender-api/base64-data.js';
+import { BASE64_SLICE_BYTES, Base64Data } from '../../src/net/base64-data.js';
 
 // What the API must receive: the JSON text of the same body with each document as its base64 string.
 const asTextJson = (value: unknown): string =>

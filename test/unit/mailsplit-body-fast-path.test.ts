@@ -15,6 +15,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { namedChunkings } from '../helpers/chunkings.js';
 import { delimiterEdgeMessages } from '../helpers/delimiter-edge-messages.js';
 import { malformedCases } from '../helpers/hostile-messages.js';
 import { peerCorpus } from '../helpers/peer-corpus.js';
@@ -34,35 +35,6 @@ function messageFiles(dir: string, extensions: RegExp): string[] {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? messageFiles(path, extensions) : extensions.test(name) ? [path] : [];
   });
-}
-
-/** The same bytes cut several ways, each named for the failure message. */
-function chunkings(raw: Buffer, random: () => number): [string, Buffer[]][] {
-  const cutAt = (points: readonly number[]): Buffer[] => {
-    const sorted = [...new Set([0, ...points, raw.length])].sort((a, b) => a - b);
-    return sorted.slice(1).map((end, i) => raw.subarray(sorted[i], end));
-  };
-  const every = (size: number): Buffer[] => cutAt(Array.from({ length: Math.ceil(raw.length / size) }, (_, i) => i * size));
-  const randomly = (max: number): Buffer[] => {
-    const points: number[] = [];
-    for (let at = 0; at < raw.length; at += 1 + Math.floor(random() * max)) points.push(at);
-    return cutAt(points);
-  };
-  // after a line break and in front of a dash, at most ~4,000 of them so big messages stay quick
-  const edges: number[] = [];
-  for (let at = 0; at < raw.length; at += 1) {
-    if (raw[at] === 0x0a) edges.push(at + 1);
-    if (raw[at] === 0x2d) edges.push(at);
-  }
-  const keep = Math.min(1, 4000 / Math.max(1, edges.length));
-  const ways: [string, Buffer[]][] = [
-    ['whole', [raw]],
-    ['64 KiB writes', every(65536)],
-    ['random writes', randomly(4096)],
-    ['cut after LF and before "-"', cutAt(edges.filter(() => random() < keep))],
-  ];
-  if (raw.length <= BYTEWISE_MAX) ways.push(['one byte at a time', every(1)], ['random tiny writes', randomly(8)]);
-  return ways;
 }
 
 interface Entry {
@@ -142,7 +114,7 @@ interface Input {
 }
 
 async function expectSameSplit({ name, raw, lossless }: Input, limits: Limits, random: () => number): Promise<void> {
-  for (const [way, chunks] of chunkings(raw, random)) {
+  for (const [way, chunks] of namedChunkings(raw, random, BYTEWISE_MAX)) {
     const lineByLine = await split(chunks, limits, false);
     const fast = await split(chunks, limits, true);
     expect(summary(fast), `${name}, ${way}`).toEqual(summary(lineByLine));

@@ -1,8 +1,8 @@
 // The message's own rules over facts, as the listener and the worker both apply them.
 import { describe, expect, it } from 'vitest';
 import { ruleSentence } from '../../src/errors.js';
-import type { MessageFacts, PartFacts } from '../../src/policy/message-facts.js';
 import { claimsToBePdf, judgeMessage } from '../../src/policy/message-rules.js';
+import type { MessageFacts, PartFacts } from '../../src/words/message-facts.js';
 
 const REGISTERED = 'letters@acme.example';
 const ctx = { isRegistered: (a: string) => a === REGISTERED, maxPdfBytes: 1000 };

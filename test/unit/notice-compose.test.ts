@@ -1,5 +1,5 @@
 import { simpleParser } from 'mailparser';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { IntakeRecord } from '../../src/intake/record.js';
 import { composeNotice, noticeMessageId } from '../../src/notices/compose.js';
 import { explain } from '../../src/notices/explain.js';
@@ -28,7 +28,7 @@ const record = (over: Partial<IntakeRecord> = {}): IntakeRecord => ({
 const original =
   'Authentication-Results: mx.intake.example; dkim=pass\r\nFrom: Acme <letters@acme.example>\r\nSubject: Rechnung\r\nMessage-ID: <m1@acme.example>\r\n';
 
-async function composed(r: IntakeRecord, kind: 'rejected' | 'failed' | 'submitted') {
+async function composed(r: IntakeRecord, kind: 'rejected' | 'failed' | 'submitted', now = NOW) {
   const notice = await composeNotice({
     record: r,
     kind,
@@ -36,7 +36,7 @@ async function composed(r: IntakeRecord, kind: 'rejected' | 'failed' | 'submitte
     from: 'postmaster@mx.intake.example',
     reportingMta: 'mx.intake.example',
     originalHeaders: original,
-    now: NOW,
+    now,
   });
   return { notice, mail: await simpleParser(notice.raw), parts: await reportParts(notice.raw) };
 }
@@ -143,8 +143,20 @@ describe('a notice in the RFC 3464 shape', () => {
     });
   });
 
-  it('keeps the same Message-ID for every attempt at the same notice', () => {
-    expect(noticeMessageId('inX', 'failed', 'mx.example')).toBe(noticeMessageId('inX', 'failed', 'mx.example'));
+  it('keeps the same Message-ID for every attempt at the same notice, an hour apart', async () => {
+    // Attempts happen at different times: the clock moves between the two, as a retry's would.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(NOW);
+      const first = await composed(record(), 'failed', NOW);
+      vi.setSystemTime(NOW + 3600_000);
+      const retry = await composed(record(), 'failed', NOW + 3600_000);
+      expect(first.mail.messageId).toBe('<notice.failed.in0123456789abcdef01234567@mx.intake.example>');
+      expect(retry.mail.messageId).toBe(first.mail.messageId);
+      expect(retry.notice.messageId).toBe(first.notice.messageId);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(noticeMessageId('inX', 'failed', 'mx.example')).not.toBe(noticeMessageId('inX', 'rejected', 'mx.example'));
   });
 });

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { DnsResolver } from '../../src/auth/resolver.js';
 import { createParsedKeyCache } from '../../src/fast-paths/parsed-key-cache.js';
+import type { DnsResolver } from '../../src/net/resolver.js';
 
 const zone = z
   .record(z.string(), z.object({ TXT: z.union([z.array(z.string()), z.string()]).optional() }).loose())

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EndedMarker, LetterMarker } from '../../src/intake/markers.js';
-import { decideRecovery, noticeOnRecovery, type RecoverAction } from '../../src/intake/recover-decision.js';
+import { decideRecovery, noticeOnRecovery, type RecoverAction } from '../../src/recover/recover-decision.js';
 
 const letter: LetterMarker = { v: 1, intakeId: 'in1', letterId: 'L-1', draftStatus: 'Draft', at: 1 };
 const submitted = { v: 1, intakeId: 'in1', outcome: 'submitted', at: 2, letterId: 'L-1' } as const satisfies EndedMarker;

@@ -11,6 +11,7 @@ import { loadKeys } from '../../fixtures/keys.js';
 import { CONTENT_DIGEST_SCHEME, withContentDigest } from '../../src/intake/content-digest.js';
 import { RelaxedBody } from '../../src/intake/relaxed-body.js';
 import { headerBlockOf } from '../../src/mime/header-block.js';
+import { chunkings } from '../helpers/chunkings.js';
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 const FIXTURES_DIR = join(import.meta.dirname, '../../fixtures');
@@ -35,20 +36,6 @@ function ourBodyHash(chunks: readonly Buffer[]): string {
   for (const chunk of chunks) body.update(chunk);
   body.end();
   return hash.digest('base64');
-}
-
-/** The same bytes cut three ways: whole, at random points, and into pieces of 1 to 3 bytes. */
-function chunkings(bytes: Buffer, random: () => number): Buffer[][] {
-  const cut = (max: number): Buffer[] => {
-    const parts: Buffer[] = [];
-    for (let at = 0; at < bytes.length; ) {
-      const size = 1 + Math.floor(random() * max);
-      parts.push(bytes.subarray(at, at + size));
-      at += size;
-    }
-    return parts;
-  };
-  return [[bytes], cut(200), cut(3)];
 }
 
 const NAMED_BODIES: readonly (readonly [string, string])[] = [

@@ -3,7 +3,7 @@
 // a missing requirement or a wrong type is a compile error. `npm run typecheck` checks the
 // `@ts-expect-error` lines: each fails the typecheck if its line ever compiles.
 import { describe, expect, it } from 'vitest';
-import { Base64Data } from '../../src/sender-api/base64-data.js';
+import { Base64Data } from '../../src/net/base64-data.js';
 import type { InvoiceInput, LineItemInput, ReceiptInput } from '../../src/sender-api/index.js';
 
 const END_USER = '0b6c2f6e-1c1a-4d8e-9a57-3e2f1d0c4b5a';

@@ -6,14 +6,14 @@ import type { Config } from '../config.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import { createNoticeProcessor } from '../notices/deliver.js';
+import { NoticeLedger } from '../notices/ledger.js';
+import { type EndedNotice, sweepAbandonedNotices } from '../notices/notice-sweep.js';
+import { createNoticeQueue, NOTICE_QUEUE, type NoticeJobData, type NoticeOutcomes, noticesFor } from '../notices/queue.js';
+import { createRelay } from '../notices/relay.js';
 import type { RedisClient } from '../redis/connections.js';
-import { logErrorsSparingly } from '../runtime/sparing-error-log.js';
 import type { SenderDirectory } from '../senders/directory.js';
-import { createNoticeProcessor } from './deliver.js';
-import { NoticeLedger } from './ledger.js';
-import { type EndedNotice, sweepAbandonedNotices } from './notice-sweep.js';
-import { createNoticeQueue, NOTICE_QUEUE, type NoticeJobData, type NoticeOutcomes, noticesFor } from './queue.js';
-import { createRelay } from './relay.js';
+import { logErrorsSparingly } from '../support/sparing-error-log.js';
 
 export interface NoticePartDeps {
   readonly config: Config;

@@ -1,6 +1,6 @@
 // What `recover` does with one intake whose `accepted/` marker it found (docs/design.md §21): a
 // pure decision from what Redis and the raw store say, each read by its key.
-import type { EndedMarker, LetterMarker } from './markers.js';
+import type { EndedMarker, LetterMarker } from '../intake/markers.js';
 
 export interface RecoverFacts {
   /** Redis holds a record for the intake: it is live, and recover leaves it alone. */

@@ -7,16 +7,16 @@
 // logged with its id, alerted once (`RecoverFailed`), and the run goes on; an intake it left
 // `received` with no job is queued by the worker's sweep (reconciler.ts), or by the next run.
 import type { Queue } from 'bullmq';
+import { type AcceptedMarker, type EndedMarker, type IntakeMarkers, intakeOfMarker } from '../intake/markers.js';
+import type { IntakeObserver } from '../intake/observer.js';
+import { type IntakeJobData, intakeJobOptions } from '../intake/queue.js';
+import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
 import { ABSENT, type NoticeLedger } from '../notices/ledger.js';
 import type { NoticeOutcomes } from '../notices/queue.js';
 import { ItemFailures } from '../raw-store/item-failures.js';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { type AcceptedMarker, type EndedMarker, type IntakeMarkers, intakeOfMarker } from './markers.js';
-import type { IntakeObserver } from './observer.js';
-import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import { decideRecovery, noticeOnRecovery, type RecoverAction } from './recover-decision.js';
-import type { IntakeStore } from './store.js';
 
 export interface RecoverDeps {
   readonly store: IntakeStore;

@@ -6,11 +6,11 @@
 // this blob is then a re-delivery's orphan copy, and the marker is pointed at the record's blob
 // before it goes. A blob whose id cannot be computed again as the listener did is kept.
 
+import { withContentDigest } from '../intake/content-digest.js';
+import { intakeIdFor } from '../intake/intake-id.js';
+import type { RawSpool } from '../intake/raw-spool.js';
 import { headerBlockOf } from '../mime/header-block.js';
 import { SealBroken } from '../raw-store/sealing/seal-format.js';
-import { withContentDigest } from './content-digest.js';
-import { intakeIdFor } from './intake-id.js';
-import type { RawSpool } from './raw-spool.js';
 import { type RecoverDeps, recoverIntake } from './recover.js';
 
 /** The listener digests a header block of at most this many bytes (smtp/message-collector.ts). */
