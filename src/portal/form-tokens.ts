@@ -2,8 +2,11 @@
 // then naming the intake that submit made. A second submit of the same form (a double click, a
 // reload) finds the intake instead of making another.
 import { randomBytes } from 'node:crypto';
+import { luaScript } from '../intake/lua-script.js';
 import type { RedisClient } from '../redis/connections.js';
 import { type PortalKeys, sha256 } from './keys.js';
+
+const CLAIM_FORM_TOKEN = luaScript(new URL('./scripts/claim-form-token-1.lua', import.meta.url));
 
 const FORM_MS = 24 * 3600 * 1000;
 const OPEN = 'open';
@@ -29,13 +32,7 @@ export class FormTokens {
   /** The first submit claims the token; later ones learn what it made (or that it is under way). */
   async claim(userId: string, token: string): Promise<Claim> {
     const key = this.keys.formToken(sha256(`${userId}:${token}`));
-    const claimed = await this.redis.eval(
-      "local v = redis.call('GET', KEYS[1]) if v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return {'claimed'} end return {v or false}",
-      1,
-      key,
-      OPEN,
-      BUSY,
-    );
+    const claimed = await CLAIM_FORM_TOKEN(this.redis, key, OPEN, BUSY);
     const value: unknown = Array.isArray(claimed) ? claimed[0] : undefined;
     if (value === 'claimed') return { kind: 'claimed' };
     if (value === BUSY) return { kind: 'busy' };

@@ -4,8 +4,11 @@
 // the URI; the replay rule lives here, in Redis.
 import { createHash, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
+import { luaScript } from '../intake/lua-script.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { PortalKeys } from './keys.js';
+
+const TAKE_TOTP_STEP = luaScript(new URL('./scripts/take-totp-step-1.lua', import.meta.url));
 
 const PERIOD_S = 30;
 const ISSUER = 'letter-intake';
@@ -41,12 +44,7 @@ export async function acceptTotp(
 ): Promise<boolean> {
   const step = matchingStep(secret, code.replace(/\s/g, ''), nowMs);
   if (step === undefined) return false;
-  const taken = await redis.eval(
-    "local last = tonumber(redis.call('GET', KEYS[1]) or '-1') if tonumber(ARGV[1]) > last then redis.call('SET', KEYS[1], ARGV[1]) return 1 end return 0",
-    1,
-    keys.totpStep(userId),
-    String(step),
-  );
+  const taken = await TAKE_TOTP_STEP(redis, keys.totpStep(userId), String(step));
   return taken === 1;
 }
 

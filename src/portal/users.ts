@@ -1,8 +1,11 @@
 // Portal users: made by an operator for one sender, a one-time set-password link, a password hash,
 // and the second factor (a TOTP secret and hashed backup codes). One Redis hash per user.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { luaScript } from '../intake/lua-script.js';
 import type { RedisClient } from '../redis/connections.js';
 import { type PortalKeys, sha256 } from './keys.js';
+
+const SWAP_BACKUP_CODES = luaScript(new URL('./scripts/swap-backup-codes-1.lua', import.meta.url));
 
 /** How long a set-password link works. */
 export const INVITE_MS = 24 * 3600 * 1000;
@@ -128,13 +131,7 @@ export class PortalUsers {
     // WATCH/MULTI would need one connection per call; a code used twice at the same instant is
     // still one backup code: the list is rewritten only when it still holds the code.
     const left = user.backupCodes.filter((c) => c !== codeHash);
-    const swapped = await this.redis.eval(
-      "if redis.call('HGET', KEYS[1], 'backupCodes') == ARGV[1] then redis.call('HSET', KEYS[1], 'backupCodes', ARGV[2]) return 1 end return 0",
-      1,
-      this.keys.user(userId),
-      JSON.stringify(user.backupCodes),
-      JSON.stringify(left),
-    );
+    const swapped = await SWAP_BACKUP_CODES(this.redis, this.keys.user(userId), JSON.stringify(user.backupCodes), JSON.stringify(left));
     return swapped === 1;
   }
 }

@@ -28,10 +28,14 @@ describe('the Lua scripts in src/', () => {
       'intake/scripts/append-stray-draft-1.lua',
       'intake/scripts/checkpoint-1.lua',
       'intake/scripts/checkpoint-letter-2.lua',
+      'intake/scripts/count-refusal-1.lua',
       'intake/scripts/create-5.lua',
-      'intake/scripts/record-refusal-4.lua',
+      'intake/scripts/record-refusal-5.lua',
       'intake/scripts/transition-8.lua',
       'notices/scripts/move-notice-1.lua',
+      'portal/scripts/claim-form-token-1.lua',
+      'portal/scripts/swap-backup-codes-1.lua',
+      'portal/scripts/take-totp-step-1.lua',
     ]);
   });
 
