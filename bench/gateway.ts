@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../src/intake/queue.js';
+import { MARKER_KINDS } from '../src/raw-store/raw-store.js';
 import { freePort } from '../src/runtime/redis.js';
 import type { Sampler } from './proc-stats.js';
 import { REPO, type Running, type RunningRedis, startRedis, startRole } from './processes.js';
@@ -175,8 +176,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
 /** Deletes the blobs (and abandoned writes) in a directory store, keeping its directories. */
 function emptyRawDir(dir: string): void {
-  // The blobs, the incomplete writes and the raw store's markers (accepted/, letter/, ended/).
-  const subdirs = ['.incoming', 'accepted', 'letter', 'ended'];
+  // The blobs, the incomplete writes and the raw store's markers (accepted/, letter/, ended/, erased/).
+  const subdirs = ['.incoming', ...MARKER_KINDS];
   for (const sub of [dir, ...subdirs.map((name) => join(dir, name))]) {
     let entries: string[] = [];
     try {

@@ -6,7 +6,6 @@ import type { Queue } from 'bullmq';
 import { withTimeout } from '../bounded.js';
 import { IntakeError } from '../errors.js';
 import type { AckSession, ReplicaAck } from '../redis/replica-ack.js';
-import type { Erasure } from './erase.js';
 import { acceptedMarker, type IntakeMarkers } from './markers.js';
 import { type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
@@ -29,8 +28,6 @@ export interface AcceptDeps {
   readonly markers?: IntakeMarkers | undefined;
   /** Each sender's limits (sender-limits.ts): checked and counted before the bytes are committed. */
   readonly limits?: Pick<SenderLimiter, 'admit' | 'release'> | undefined;
-  /** The erasure of a message's intake (intake/erase.ts): a re-delivery of an erased message is refused. */
-  readonly erasureOf?: ((intakeId: string) => Promise<Erasure | undefined>) | undefined;
 }
 
 /** What the listener hands over: the authentication header fields and the body. */
@@ -94,14 +91,6 @@ interface Stored extends Accepted {
 
 async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: IncomingMessage, answered451: () => boolean): Promise<Stored> {
   const { intakeId } = intake;
-  const erased = await deps.erasureOf?.(intakeId);
-  if (erased !== undefined) {
-    throw new IntakeError(
-      'Erased',
-      `this message's intake ${intakeId} was erased on ${new Date(erased.at).toISOString().slice(0, 10)} at the sender's request; it is not taken again`,
-      { intakeId },
-    );
-  }
   // Over a limit, nothing is written; a count whose intake is not made after all is taken back.
   const admission: Admission = (await deps.limits?.admit(intake)) ?? { kind: 'unlimited' };
   const takeBack = (): void => void deps.limits?.release(admission).catch(() => undefined);

@@ -34,7 +34,7 @@ export type EraseResult =
   | { readonly kind: 'in-flight'; readonly intakeId: string; readonly state: string }
   | { readonly kind: 'unknown'; readonly intakeId: string };
 
-export const erasedKey = (prefix: string, intakeId: string): string => `${prefix}:erased:${intakeId}`;
+export const erasedKey = (prefix: string, intakeId: string): string => intakeKeys(prefix).erased(intakeId);
 
 /** The erasure of a message's intake, if it was erased: a re-delivery is refused with it. */
 export async function erasureOf(redis: RedisClient, prefix: string, intakeId: string): Promise<Erasure | undefined> {

@@ -4,6 +4,8 @@ import type { IntakeState } from './record.js';
 
 export interface IntakeKeys {
   record(intakeId: string): string;
+  /** An erased intake's tombstone (erase.ts): when, why, by whom; no personal data. */
+  erased(intakeId: string): string;
   /** A message's bytes while they arrive (raw-spool.ts). */
   spool(id: string): string;
   /** Sorted set of intake ids in a state, scored by the time they entered it. */
@@ -21,6 +23,7 @@ export interface IntakeKeys {
 export function intakeKeys(prefix: string): IntakeKeys {
   return {
     record: (id) => `${prefix}:record:${id}`,
+    erased: (id) => `${prefix}:erased:${id}`,
     spool: (id) => `${prefix}:spool:${id}`,
     stateIndex: (state) => `${prefix}:state:${state}`,
     replicaTick: `${prefix}:replica-tick`,

@@ -50,7 +50,7 @@ export class IntakeSearch {
 
   /**
    * The index entries a new intake adds, written by the record's CREATE script in the same
-   * command (scripts/create-5.lua): a sorted set per key, scored by time received, trimmed to and
+   * command (scripts/create-6.lua): a sorted set per key, scored by time received, trimmed to and
    * expiring after `keepMs`.
    */
   createdEntries(intake: NewIntake): { readonly keys: readonly [string, string]; readonly keepMs: number } {

@@ -2,6 +2,7 @@
 // its blob. Every state change is one Lua script, so a record's state, its timeline, the state
 // indexes and the blob index never disagree.
 
+import { IntakeError } from '../errors.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import { type BlobIndexKeys, blobIndexKeys } from './blob-index.js';
@@ -25,7 +26,7 @@ import { IntakeSearch } from './search-index.js';
 
 // Each state change or guarded write is one script, so a record's state, its owner, its timeline
 // and the state indexes never disagree. What each takes and answers is in its file's header.
-const CREATE = luaScript(new URL('./scripts/create-5.lua', import.meta.url));
+const CREATE = luaScript(new URL('./scripts/create-6.lua', import.meta.url));
 const TRANSITION = luaScript(new URL('./scripts/transition-8.lua', import.meta.url));
 const CHECKPOINT = luaScript(new URL('./scripts/checkpoint-1.lua', import.meta.url));
 const CHECKPOINT_LETTER = luaScript(new URL('./scripts/checkpoint-letter-2.lua', import.meta.url));
@@ -89,6 +90,7 @@ export class IntakeStore {
    * Stores a `received` record pointing at the committed blob and its header lines, unless a
    * record with this id exists; a `failed` one stays `failed`, points at the new blob and is
    * answered `requeue` (the caller queues it anew as a replay does); any other is left as it is.
+   * An erased intake's message makes nothing: IntakeError `Erased`, naming the day of the erasure.
    */
   async create(intake: NewIntake, message: { headers: string; body: StoredBody }, now: number): Promise<CreateResult> {
     const fields = Object.entries(toHashFields(intake)).flat();
@@ -99,6 +101,7 @@ export class IntakeStore {
       this.keys.stateIndex('received'),
       this.blobKeys.blobs,
       ...index.keys,
+      this.keys.erased(intake.intakeId),
       String(now),
       intake.intakeId,
       String(UNFINISHED_TTL_MS),
@@ -108,6 +111,7 @@ export class IntakeStore {
       ...fields,
     );
     if (result === 'created') return { created: true };
+    if (Array.isArray(result) && result[0] === 'erased') throw erasedIntake(intake.intakeId, result[1]);
     if (Array.isArray(result) && result[0] === 'requeue') {
       const letterId: unknown = result[1];
       return {
@@ -307,4 +311,13 @@ function pairs(flat: unknown): Record<string, string> {
   if (!Array.isArray(flat)) return fields;
   for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
   return fields;
+}
+
+/** The refusal of a message whose intake was erased (the tombstone's day, never its reason). */
+function erasedIntake(intakeId: string, tombstone: unknown): IntakeError {
+  const at = typeof tombstone === 'string' ? Number((/"at":(\d+)/.exec(tombstone) ?? [])[1]) : Number.NaN;
+  const day = Number.isFinite(at) ? ` on ${new Date(at).toISOString().slice(0, 10)}` : '';
+  return new IntakeError('Erased', `this message's intake ${intakeId} was erased${day} at the sender's request; it is not taken again`, {
+    intakeId,
+  });
 }

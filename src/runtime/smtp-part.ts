@@ -9,7 +9,6 @@ import type { Config } from '../config.js';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
 import { authRefusals } from '../intake/auth-refusals.js';
-import { erasureOf } from '../intake/erase.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
@@ -96,7 +95,6 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     replicas: replicas?.ack,
     markers: new IntakeMarkers(ctx.rawStore),
     limits: senderLimiter(ctx, redis, senders),
-    erasureOf: (intakeId: string) => erasureOf(redis, config.redisPrefix, intakeId),
   };
   const listener = await startListener(
     {

@@ -148,7 +148,7 @@ describe.skipIf(!engine.ok)('the container image and compose stack', () => {
     expect(outside).toEqual([]);
     expect(files).toContain('/app/dist/cli.js');
     // The store's Lua scripts are files the build copies beside their modules.
-    expect(files).toContain('/app/dist/intake/scripts/create-5.lua');
+    expect(files).toContain('/app/dist/intake/scripts/create-6.lua');
     expect(files).toContain('/app/dist/notices/scripts/move-notice-1.lua');
     expect(files).toContain('/app/dist/pdf/inspector-thread.js');
     say(`/app: ${top.split('\n').join(', ')}; ${files.split('\n').length} files outside node_modules`);

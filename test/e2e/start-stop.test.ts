@@ -139,7 +139,7 @@ describe('stopping when the embedded Redis is gone', () => {
         .filter((l) => l.event === 'shutdown.closed')
         .map((l) => String(l.part))
         .sort(),
-    ).toEqual(['data-dir-lock', 'ops', 'raw-store', 'redis', 'sandbox', 'smtp', 'worker']);
+    ).toEqual(['data-dir-lock', 'ops', 'portal', 'raw-store', 'redis', 'sandbox', 'smtp', 'worker']);
     expect(during.filter((l) => l.level === 40).length).toBeLessThan(10);
   });
 });

@@ -287,7 +287,7 @@ describe('the listener killed', () => {
    */
   async function killBetweenStoreAndRedis(gw: Gateway, raw: Buffer, recordSent: boolean): Promise<string> {
     const listener = await gw.start('smtp');
-    if (recordSent) await reader.script('LOAD', readFileSync(new URL('../../src/intake/scripts/create-5.lua', import.meta.url), 'utf8'));
+    if (recordSent) await reader.script('LOAD', readFileSync(new URL('../../src/intake/scripts/create-6.lua', import.meta.url), 'utf8'));
     else await reader.script('FLUSH');
     const client = await atData(gw.port);
     redis.pause();

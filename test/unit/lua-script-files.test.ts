@@ -29,7 +29,7 @@ describe('the Lua scripts in src/', () => {
       'intake/scripts/checkpoint-1.lua',
       'intake/scripts/checkpoint-letter-2.lua',
       'intake/scripts/count-refusal-1.lua',
-      'intake/scripts/create-5.lua',
+      'intake/scripts/create-6.lua',
       'intake/scripts/record-refusal-5.lua',
       'intake/scripts/transition-8.lua',
       'notices/scripts/move-notice-1.lua',

@@ -8,7 +8,8 @@
   queueing confirms it. A `failed` record stays `failed`, keeping its letter id, and now points at
   the new copy of the same bytes (which heals a lost blob), until the caller queues it anew as a
   replay does: a caller that stops first leaves it failed and replayable. Any other record is left
-  as it is (the new copy is then an orphan for the raw-store sweep).
+  as it is (the new copy is then an orphan for the raw-store sweep). A message whose intake was
+  erased (erase.ts) makes nothing: its tombstone is answered, and nothing is written or indexed.
 
   Input:
     KEYS[1] the intake record (hash)
@@ -16,6 +17,7 @@
     KEYS[3] the blob index (hash: blob key -> intake id)
     KEYS[4] the Message-ID search index entry (sorted set)
     KEYS[5] the From search index entry (sorted set)
+    KEYS[6] the intake's erasure tombstone (string: when, why, by whom)
 
     ARGV[1] now (ms since the epoch)
     ARGV[2] the intake id
@@ -26,10 +28,13 @@
     ARGV[7..] the record's fields: field, value, field, value, ...
 
   Output:
+    {'erased', tombstone}      the intake was erased: nothing written
     'created'                  a new `received` record
     {'requeue', letterId|''}   a `failed` record, now pointing at the new blob
     {state, rawKey, rawHeaders} the existing record's state, blob and header lines, left unchanged
 ]]
+local erased = redis.call('GET', KEYS[6])
+if erased then return {'erased', erased} end
 for i = 4, 5 do
   redis.call('ZADD', KEYS[i], ARGV[1], ARGV[2])
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[1] - ARGV[6])
