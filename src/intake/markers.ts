@@ -33,6 +33,8 @@ const letterSchema = z.object({
   letterId: z.string(),
   /** Absent for a letter recorded before draft statuses were. */
   draftStatus: z.string().optional(),
+  /** The Sender API the letter is on; absent for a letter recorded when there was one API. */
+  apiBaseUrl: z.string().optional(),
   at: z.number(),
 });
 export type LetterMarker = z.infer<typeof letterSchema>;

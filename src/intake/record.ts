@@ -111,6 +111,8 @@ const storedSchema = z.object({
   letterStatus: z.string().optional(),
   /** Set (by the owner) just before a draft is requested: a later attempt knows one may exist. */
   draftRequestedAt: z.coerce.number().optional(),
+  /** The Sender API (base URL) the intake's letter goes to, recorded before its first call and never moved. */
+  apiBaseUrl: z.string().optional(),
   /** The lock token of the worker that holds the intake while it is `processing`. */
   owner: z.string().optional(),
   strayDrafts: json(z.array(strayDraftSchema)).optional(),
@@ -150,6 +152,7 @@ export type IntakeUpdate = Partial<
     | 'ignoredAttachments'
     | 'attempts'
     | 'draftRequestedAt'
+    | 'apiBaseUrl'
   >
 >;
 

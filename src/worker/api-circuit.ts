@@ -66,8 +66,11 @@ export interface ApiCircuitDeps {
   readonly trialIntervalMs: number;
   /** An open circuit says again that it still holds, and why, this often (API_CIRCUIT_MAX_HOLD_MS). */
   readonly maxHoldMs: number;
-  /** Pauses the whole queue for this long (BullMQ's rate limit). */
-  readonly pause: (ms: number) => Promise<void>;
+  /**
+   * Pauses the whole queue for this long (BullMQ's rate limit). Absent when the worker serves
+   * several APIs: then only the jobs for this one wait (each in the delayed set).
+   */
+  readonly pause?: ((ms: number) => Promise<void>) | undefined;
   readonly clock: () => number;
   readonly logger: Logger;
   readonly observer: Pick<IntakeObserver, 'operatorAlert'>;
@@ -231,7 +234,7 @@ export class ApiCircuit implements ApiGate {
 
   #holdQueue(ms: number): void {
     this.deps
-      .pause(ms)
+      .pause?.(ms)
       .catch((err: unknown) => this.deps.logger.warn({ err, event: 'worker.api_circuit_pause_error' }, 'the queue could not be paused'));
   }
 }

@@ -46,5 +46,5 @@ export type Outcome =
   | { readonly kind: 'shutting-down'; readonly reason: string }
   /** The Sender API answered 429: the whole queue waits, no attempt spent. */
   | { readonly kind: 'rate-limited'; readonly waitMs: number }
-  /** The Sender API circuit is open (api-circuit.ts): the whole queue waits for the probe, no attempt spent. */
+  /** The circuit of the intake's Sender API is open (api-circuit.ts): this job waits for the trial in the delayed set, no attempt spent. */
   | { readonly kind: 'api-outage'; readonly waitMs: number };

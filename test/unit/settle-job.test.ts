@@ -104,7 +104,8 @@ const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kin
   ],
   'api-outage': [
     { kind: 'api-outage', waitMs: 10_000 },
-    { throws: { type: RateLimitError, message: 'bullmq:rateLimitExceeded' }, queueHeldMs: 10_000 },
+    // Only this job waits: the circuit is one Sender API's, jobs for other APIs run on.
+    { throws: { type: DelayedError, message: 'the Sender API circuit is open: back in 10000 ms' }, delayedUntil: NOW + 10_000 },
   ],
 };
 
