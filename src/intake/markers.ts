@@ -7,7 +7,7 @@
 //   ended/<id>     after the outcome is recorded in Redis, before the job completes
 import { z } from 'zod';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { fromHash, type NewIntake, toHashFields } from './record.js';
+import { fromHash, type NewIntake, simulatedLetterSchema, toHashFields } from './record.js';
 
 const MARKER_VERSION = 1;
 
@@ -39,7 +39,7 @@ const letterSchema = z.object({
 });
 export type LetterMarker = z.infer<typeof letterSchema>;
 
-export const ENDED_OUTCOMES = ['submitted', 'rejected', 'failed'] as const;
+export const ENDED_OUTCOMES = ['submitted', 'rejected', 'failed', 'simulated'] as const;
 const endedSchema = z.object({
   v: z.literal(MARKER_VERSION),
   intakeId: z.string(),
@@ -50,6 +50,8 @@ const endedSchema = z.object({
   reasonCode: z.string().optional(),
   reason: z.string().optional(),
   errorCode: z.string().optional(),
+  /** A dry run's letter (outcome `simulated`): what would have been sent. */
+  simulatedLetter: simulatedLetterSchema.optional(),
   /** The notice's state when the outcome was recorded ('queued', or why none is due). */
   notice: z.string().optional(),
   at: z.number(),

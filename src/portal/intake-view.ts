@@ -14,6 +14,7 @@ const STATE_WORDS: Readonly<Record<IntakeState, string>> = {
   submitted: 'Letter created',
   rejected: 'Refused: no letter was made',
   failed: 'Could not be completed yet: our operators are told and will retry it',
+  simulated: 'Dry run: every check passed; no letter was sent',
 };
 
 export const stateWords = (state: IntakeState): string => STATE_WORDS[state];

@@ -151,7 +151,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       retentionMs: config.recordRetentionMs,
       mayExpire: async (intakeId) => {
         const outcome = (await markers.ended(intakeId))?.outcome;
-        return outcome === 'submitted' || outcome === 'rejected';
+        return outcome === 'submitted' || outcome === 'rejected' || outcome === 'simulated';
       },
     },
     alert: (code) => ctx.observer.operatorAlert(code),

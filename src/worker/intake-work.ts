@@ -11,7 +11,7 @@ import { scanStep } from './malware-step.js';
 import type { Outcome } from './outcome.js';
 import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
-import { failed, rejected, storageLater, submitted } from './record-end.js';
+import { failed, rejected, simulated, storageLater, submitted } from './record-end.js';
 import { replicatedCheckpoint } from './redis-outcome.js';
 import { errorText, type Run } from './run.js';
 import { submitExactlyOnce } from './submit-letter.js';
@@ -55,6 +55,8 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
   }));
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
+  // A dry run (the sender's dryRun) ends here, every check passed: nothing goes to the Sender API.
+  if (decision.sender.dryRun === true) return simulated(run, decision.letter);
   const apiStarted = performance.now();
   const marker = deps.markers === undefined ? undefined : { marker: await deps.markers.letter(record.intakeId) };
   const api = chooseApi(record, marker?.marker, decision.sender, deps.apiBaseUrlOf);

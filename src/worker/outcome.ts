@@ -6,13 +6,16 @@
 /** What a job returns when its intake ended without a failure (the job's `returnvalue`). */
 export type JobResult =
   | { readonly outcome: 'submitted'; readonly letterId: string }
-  | { readonly outcome: 'rejected'; readonly reasonCode: string };
+  | { readonly outcome: 'rejected'; readonly reasonCode: string }
+  | { readonly outcome: 'simulated' };
 
 export type Outcome =
   /** The letter is submitted and recorded, its notice queued: the job completes. */
   | { readonly kind: 'submitted'; readonly letterId: string }
   /** The intake is rejected and recorded, its notice queued: the job completes (a rejection is a normal end). */
   | { readonly kind: 'rejected'; readonly reasonCode: string }
+  /** A dry run passed every check and is recorded simulated, its notice queued: the job completes, nothing was sent. */
+  | { readonly kind: 'simulated' }
   /** The intake is recorded failed (replayable): the job fails without another attempt. */
   | { readonly kind: 'failed'; readonly reason: string }
   /** The job does not fit its intake (no record, or a state this run may not move): the job fails, nothing is recorded. */

@@ -84,8 +84,8 @@ async function runIntake(deps: ProcessorDeps, job: Job<IntakeJobData>, token: st
 /** A claim refused: an intake that ended already completes the job again, queueing its notice if an earlier attempt could not. */
 async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Logger, state: IntakeState | undefined): Promise<Outcome> {
   const { intakeId } = job.data;
-  const ended = state === 'submitted' || state === 'rejected' ? await deps.store.get(intakeId) : undefined;
-  if (ended?.state === 'submitted' || ended?.state === 'rejected') {
+  const ended = state === 'submitted' || state === 'rejected' || state === 'simulated' ? await deps.store.get(intakeId) : undefined;
+  if (ended?.state === 'submitted' || ended?.state === 'rejected' || ended?.state === 'simulated') {
     // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
     try {
       await deps.notices.onOutcome(intakeId, ended.state, ended.senderId);
@@ -94,6 +94,7 @@ async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Log
     }
     const unmarked = await markEnded(deps, intakeId, log);
     if (unmarked !== undefined) return unmarked;
+    if (ended.state === 'simulated') return { kind: 'simulated' };
     return ended.state === 'submitted'
       ? { kind: 'submitted', letterId: ended.letterId ?? '' }
       : { kind: 'rejected', reasonCode: ended.reasonCode ?? '' };

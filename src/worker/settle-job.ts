@@ -23,6 +23,8 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
       return { outcome: 'submitted', letterId: outcome.letterId };
     case 'rejected':
       return { outcome: 'rejected', reasonCode: outcome.reasonCode };
+    case 'simulated':
+      return { outcome: 'simulated' };
     case 'failed':
     case 'stale-job':
       throw new UnrecoverableError(outcome.reason);

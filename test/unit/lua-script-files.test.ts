@@ -30,7 +30,7 @@ describe('the Lua scripts in src/', () => {
       'intake/scripts/checkpoint-letter-2.lua',
       'intake/scripts/create-5.lua',
       'intake/scripts/record-refusal-4.lua',
-      'intake/scripts/transition-8.lua',
+      'intake/scripts/transition-9.lua',
       'notices/scripts/move-notice-1.lua',
     ]);
   });

@@ -41,6 +41,7 @@ async function actionOf(outcome: Outcome): Promise<Action> {
 const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kind: K }>, Action] } = {
   submitted: [{ kind: 'submitted', letterId: 'L-17' }, { returns: { outcome: 'submitted', letterId: 'L-17' } }],
   rejected: [{ kind: 'rejected', reasonCode: 'NoPdfAttachment' }, { returns: { outcome: 'rejected', reasonCode: 'NoPdfAttachment' } }],
+  simulated: [{ kind: 'simulated' }, { returns: { outcome: 'simulated' } }],
   failed: [
     { kind: 'failed', reason: 'failed after 12 attempt(s): WorkerError' },
     { throws: { type: UnrecoverableError, message: 'failed after 12 attempt(s): WorkerError' } },
