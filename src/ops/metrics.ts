@@ -148,7 +148,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const label = errorCode === undefined ? 'none' : errorCodeLabel(errorCode, status);
       apiCalls.inc({ api, endpoint, status: status === undefined ? 'none' : String(status), errorCode: label });
       apiDuration.observe({ api, endpoint }, seconds);
-      apiHealth.record(status, unlistedErrorCode(errorCode) ?? errorCode, clock());
+      apiHealth.record(status, unlistedErrorCode(errorCode) ?? errorCode, clock(), api === '' ? undefined : api);
     },
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
     noticeState: (kind, state) => notices.inc({ kind, state }),
