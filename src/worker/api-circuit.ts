@@ -1,8 +1,9 @@
 // The Sender API circuit, one per Sender API (its base URL), judged by the calls it protects.
 // When most recent calls meet an outage (a 5xx, a time-out, a refused connection), retrying each
 // intake on its own only burns the attempt budget (12 attempts span about 20 minutes), and after
-// it every intake fails and every sender is told so. The circuit opens instead: the queue is
-// paused (BullMQ's rate limit, as for a 429) and every Sender API call of this process is held
+// it every intake fails and every sender is told so. The circuit opens instead: each job for this
+// API goes back to the delayed set until the next trial (other APIs' jobs run on), and every call
+// of this process to this API is held
 // at the client's gate (sender-api/gate.ts) without reaching the API and without spending an
 // attempt. Every `trialIntervalMs` one real call is let through as the trial (a login, or one
 // waiting job's next step); it closes the circuit only when it succeeds. A call without a
@@ -12,8 +13,7 @@
 // `maxHoldMs` repeats both, saying how long and what the last trial got; the closing is a warn line.
 //
 // `judgeCircuit` and `trialSucceeded` are the pure decisions; `ApiCircuit` keeps the recent
-// calls and the trial slot. Each worker process has its own circuit per API; the pause it sets
-// holds every worker of the queue, so a process that saw nothing does not hammer the API meanwhile.
+// calls and the trial slot. Each worker process has its own circuit per API (runtime/sender-apis.ts).
 import { API_OUTAGE } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
