@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { IntakeMarkers } from '../../src/intake/markers.js';
 import { type ApiFront, startApiFront } from '../helpers/api-front.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -89,6 +90,7 @@ describe('a Sender API per sender', () => {
     expect(held.map((r) => r?.state)).not.toContain('submitted');
     expect(held.map((r) => r?.state)).not.toContain('failed');
     expect(held.map((r) => r?.apiBaseUrl)).toEqual(globexTitles.map(() => front.url));
+    // Recorded before the first call: the login that met the outage came after it.
     expect(sandbox.store.allLetters().filter((l) => l.title.startsWith('Globex'))).toEqual([]);
     expect(gateway.logs.filter((l) => l.event === 'worker.api_circuit_open').map((l) => l.api)).toEqual([front.url]);
 
@@ -96,6 +98,10 @@ describe('a Sender API per sender', () => {
     const globex = await Promise.all(globexIds.map((id) => gateway.settled(id, 20_000)));
     expect(globex.map((r) => r.state)).toEqual(globexTitles.map(() => 'submitted'));
     for (const title of globexTitles) expect(sandbox.store.allLetters().filter((l) => l.title === title)).toHaveLength(1);
+    // The letter marker keeps the base URL with the letter id (what recover carries over a Redis loss).
+    const markers = new IntakeMarkers(gateway.rawStore);
+    const letters = await Promise.all(globexIds.map((id) => markers.letter(id)));
+    expect(letters.map((m) => m?.apiBaseUrl)).toEqual(globexTitles.map(() => front.url));
     expect(front.calls.some((c) => c.kind === 'letter' && c.status < 300)).toBe(true);
   });
 });
