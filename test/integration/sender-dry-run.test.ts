@@ -60,8 +60,9 @@ describe('a sender set to a dry run', () => {
     expect(notice.text).toContain(`letter.pdf  sha256 ${record.simulatedLetter?.pdfs[0]?.sha256}`);
     await expect.poll(async () => (await gateway.store.get(id))?.notices?.simulated?.state).toBeDefined();
 
-    const ended = await new IntakeMarkers(gateway.rawStore).ended(id);
-    expect(ended).toMatchObject({ outcome: 'simulated', simulatedLetter: record.simulatedLetter });
+    // Written after the record's end, before the job completes.
+    const markers = new IntakeMarkers(gateway.rawStore);
+    await expect.poll(() => markers.ended(id)).toMatchObject({ outcome: 'simulated', simulatedLetter: record.simulatedLetter });
   });
 
   it("counts toward the sender's limits", async () => {
