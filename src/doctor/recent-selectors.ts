@@ -11,7 +11,7 @@ const RECENT_PER_STATE = 200;
 export async function recentDkimSelectors(redis: RedisClient, config: Config): Promise<Map<string, Set<string>>> {
   const store = new IntakeStore(redis, config.redisPrefix, { rawMs: config.rawRetentionMs, recordMs: config.recordRetentionMs });
   const records = (
-    await Promise.all((['submitted', 'rejected', 'failed', 'queued'] as const).map((s) => store.list(s, RECENT_PER_STATE)))
+    await Promise.all((['submitted', 'rejected', 'failed', 'simulated', 'queued'] as const).map((s) => store.list(s, RECENT_PER_STATE)))
   ).flat();
   return selectorsIn(records.map((r) => r.auth.dkim ?? ''));
 }

@@ -12,7 +12,7 @@ export type LuaArg = string | Buffer | number;
 
 export type LuaScript = (redis: RedisClient, ...args: LuaArg[]) => Promise<unknown>;
 
-/** The number of keys a script file takes, from its name (`transition-8.lua`: 8). */
+/** The number of keys a script file takes, from its name (`transition-9.lua`: 9). */
 export function keyCountOf(fileName: string): number {
   const match = /-(\d+)\.lua$/.exec(fileName);
   if (match?.[1] === undefined) throw new Error(`a Lua script's file name ends in -<number of keys>.lua: ${fileName}`);

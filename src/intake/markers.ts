@@ -7,7 +7,7 @@
 //   ended/<id>     after the outcome is recorded in Redis, before the job completes
 import { z } from 'zod';
 import type { RawStore } from '../raw-store/raw-store.js';
-import { fromHash, type NewIntake, toHashFields } from './record.js';
+import { fromHash, type NewIntake, simulatedLetterSchema, toHashFields } from './record.js';
 
 const MARKER_VERSION = 1;
 
@@ -33,11 +33,13 @@ const letterSchema = z.object({
   letterId: z.string(),
   /** Absent for a letter recorded before draft statuses were. */
   draftStatus: z.string().optional(),
+  /** The Sender API the letter is on; absent for a letter recorded when there was one API. */
+  apiBaseUrl: z.string().optional(),
   at: z.number(),
 });
 export type LetterMarker = z.infer<typeof letterSchema>;
 
-export const ENDED_OUTCOMES = ['submitted', 'rejected', 'failed'] as const;
+export const ENDED_OUTCOMES = ['submitted', 'rejected', 'failed', 'simulated'] as const;
 const endedSchema = z.object({
   v: z.literal(MARKER_VERSION),
   intakeId: z.string(),
@@ -48,6 +50,8 @@ const endedSchema = z.object({
   reasonCode: z.string().optional(),
   reason: z.string().optional(),
   errorCode: z.string().optional(),
+  /** A dry run's letter (outcome `simulated`): what would have been sent. */
+  simulatedLetter: simulatedLetterSchema.optional(),
   /** The notice's state when the outcome was recorded ('queued', or why none is due). */
   notice: z.string().optional(),
   at: z.number(),

@@ -13,7 +13,8 @@ export interface IntakeObserver {
   stageDuration(stage: Stage, seconds: number): void;
   /** An intake reached a final state; `latencySeconds` runs from the SMTP 250 to that moment. */
   intakeEnded(state: IntakeState, reasonCode: string, latencySeconds: number | undefined): void;
-  apiCall(endpoint: string, status: number | undefined, errorCode: string | undefined, seconds: number): void;
+  /** `api`: the Sender API's base URL (a label: one per configured API). */
+  apiCall(endpoint: string, status: number | undefined, errorCode: string | undefined, seconds: number, api?: string): void;
   /** An intake failed in a way only an operator can fix (credentials, allow-list). */
   operatorAlert(errorCode: string): void;
   /** A notice to a sender entered a state (queued, sent, suppressed…). */

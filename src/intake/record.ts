@@ -1,6 +1,6 @@
 // The intake record: what the gateway knows about one accepted message, and its lifecycle.
 //
-//   received → queued → processing → submitted | rejected | failed
+//   received → queued → processing → submitted | rejected | failed | simulated
 //                                                         └─ replay → queued
 //
 // received:   raw message and record stored; the job is not yet confirmed queued.
@@ -9,6 +9,8 @@
 //             write checkpoints or the outcome (a worker whose lock lapsed is fenced off).
 // submitted:  the letter is submitted (letterId set; letterStatus the status the API showed).
 // rejected:   the message breaks a rule (reasonCode + reason); never retried.
+// simulated:  a dry run's end (the sender's dryRun): every check passed, nothing went to the
+//             Sender API; `simulatedLetter` holds what would have been sent.
 // failed:     retries exhausted or an operator must act (errorCode, traceId); replayable.
 //
 // Stored as one Redis hash: scalar fields as strings, structured fields as JSON, and the
@@ -16,9 +18,9 @@
 import { z } from 'zod';
 import { type Notices, noticesFromHash } from './notice-fields.js';
 
-export const INTAKE_STATES = ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] as const;
+export const INTAKE_STATES = ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed', 'simulated'] as const;
 export type IntakeState = (typeof INTAKE_STATES)[number];
-export const FINAL_STATES: readonly IntakeState[] = ['submitted', 'rejected', 'failed'];
+export const FINAL_STATES: readonly IntakeState[] = ['submitted', 'rejected', 'failed', 'simulated'];
 
 export function isIntakeState(value: string): value is IntakeState {
   return (INTAKE_STATES as readonly string[]).includes(value);
@@ -55,13 +57,20 @@ export type PdfRecord = z.infer<typeof pdfSchema>;
  * lost the intake (its id), or one an earlier attempt requested that could not be looked for
  * (no id: only the time the request was marked).
  */
+export const simulatedLetterSchema = z.object({
+  title: z.string(),
+  description: z.string(),
+  pdfs: z.array(z.object({ fileName: z.string(), sha256: z.string() })),
+});
+export type SimulatedLetter = z.infer<typeof simulatedLetterSchema>;
+
 const strayDraftSchema = z.object({ letterId: z.string().optional(), requestedAt: z.number().optional(), at: z.number() });
 export type StrayDraft = z.infer<typeof strayDraftSchema>;
 
 /**
  * A run of the intake that ended `failed` before a replay (or a re-delivery) queued it again: its
  * timeline after `received`, its error and its attempts. The record keeps the newest 20
- * (scripts/transition-8.lua), oldest first.
+ * (scripts/transition-9.lua), oldest first.
  */
 const earlierRunSchema = z.object({
   timeline: z.object({
@@ -111,6 +120,10 @@ const storedSchema = z.object({
   letterStatus: z.string().optional(),
   /** Set (by the owner) just before a draft is requested: a later attempt knows one may exist. */
   draftRequestedAt: z.coerce.number().optional(),
+  /** A dry run's letter: what would have been sent (title, description, each PDF's name and SHA-256). */
+  simulatedLetter: json(simulatedLetterSchema).optional(),
+  /** The Sender API (base URL) the intake's letter goes to, recorded before its first call and never moved. */
+  apiBaseUrl: z.string().optional(),
   /** The lock token of the worker that holds the intake while it is `processing`. */
   owner: z.string().optional(),
   strayDrafts: json(z.array(strayDraftSchema)).optional(),
@@ -150,6 +163,8 @@ export type IntakeUpdate = Partial<
     | 'ignoredAttachments'
     | 'attempts'
     | 'draftRequestedAt'
+    | 'apiBaseUrl'
+    | 'simulatedLetter'
   >
 >;
 

@@ -67,7 +67,7 @@ export class IntakeSearch {
 
   /** A state change: the letter id becomes searchable; an end is counted by state and reason. */
   async changed(intakeId: string, to: IntakeState, update: IntakeUpdate, now: number): Promise<void> {
-    const ended = to === 'submitted' || to === 'rejected' || to === 'failed';
+    const ended = to === 'submitted' || to === 'rejected' || to === 'failed' || to === 'simulated';
     // Most changes (received → queued → processing) index nothing: no pipeline to build.
     if (update.letterId === undefined && !ended) return;
     const pipeline = this.redis.pipeline();

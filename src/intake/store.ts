@@ -27,7 +27,7 @@ import { IntakeSearch } from './search-index.js';
 // Each state change or guarded write is one script, so a record's state, its owner, its timeline
 // and the state indexes never disagree. What each takes and answers is in its file's header.
 const CREATE = luaScript(new URL('./scripts/create-6.lua', import.meta.url));
-const TRANSITION = luaScript(new URL('./scripts/transition-8.lua', import.meta.url));
+const TRANSITION = luaScript(new URL('./scripts/transition-9.lua', import.meta.url));
 const CHECKPOINT = luaScript(new URL('./scripts/checkpoint-1.lua', import.meta.url));
 const CHECKPOINT_LETTER = luaScript(new URL('./scripts/checkpoint-letter-2.lua', import.meta.url));
 const APPEND_STRAY_DRAFT = luaScript(new URL('./scripts/append-stray-draft-1.lua', import.meta.url));

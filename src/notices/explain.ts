@@ -54,6 +54,21 @@ export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {
       diagnostic: `Submitted: letter ${letter}${shown === undefined ? '' : ` ${shown}`}`,
     };
   }
+  if (kind === 'simulated') {
+    // A dry run (the sender's dryRun): what would have been sent, and that nothing was.
+    const title = record.simulatedLetter?.title ?? record.subject;
+    const pdfs = (record.simulatedLetter?.pdfs ?? []).map((p) => `  ${p.fileName}  sha256 ${p.sha256}`).join('\n');
+    return {
+      subject: `Dry run, no letter sent: ${record.subject}`,
+      text:
+        `${about}\n\nThis sender is set to a dry run: every check passed, and nothing was sent to the Sender API.\n` +
+        `The letter would have been:\n  title: ${title}\n  description: ${record.simulatedLetter?.description ?? ''}\n` +
+        `PDFs:\n${pdfs === '' ? '  (none)' : pdfs}\n`,
+      action: 'delivered',
+      status: '2.0.0',
+      diagnostic: 'Simulated: dry run, no letter was sent',
+    };
+  }
   if (kind === 'rejected') {
     const code = record.reasonCode ?? 'Rejected';
     // The record's sentence names its rule already (errors.ts: "Code: what it says; what to do").

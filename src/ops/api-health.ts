@@ -17,31 +17,41 @@ export interface ApiHealthSnapshot {
 }
 
 export interface ApiHealth {
-  record(status: number | undefined, errorCode: string | undefined, at: number): void;
+  /** `api`: the Sender API's base URL, when the process knows it (a worker serves one per sender's senderApiUrl). */
+  record(status: number | undefined, errorCode: string | undefined, at: number, api?: string): void;
+  /** Every call, whichever API answered it. */
   snapshot(): ApiHealthSnapshot;
+  /** Each Sender API's own, by base URL (only calls that named their API). */
+  byApi(): ReadonlyMap<string, ApiHealthSnapshot>;
 }
 
 export function createApiHealth(): ApiHealth {
   let state: ApiHealthSnapshot = {};
+  const apis = new Map<string, ApiHealthSnapshot>();
   return {
-    record(status, errorCode, at) {
-      if (status !== undefined && status < 500) {
-        const { lastFailureAt, lastError } = state;
-        state = {
-          lastOkAt: at,
-          ...(lastFailureAt === undefined ? {} : { lastFailureAt }),
-          ...(lastError === undefined ? {} : { lastError }),
-        };
-        return;
-      }
-      state = {
-        ...(state.lastOkAt === undefined ? {} : { lastOkAt: state.lastOkAt }),
-        lastFailureAt: at,
-        failingSince: state.failingSince ?? at,
-        lastError: describeFailure(status, errorCode),
-      };
+    record(status, errorCode, at, api) {
+      state = next(state, status, errorCode, at);
+      if (api !== undefined) apis.set(api, next(apis.get(api) ?? {}, status, errorCode, at));
     },
     snapshot: () => state,
+    byApi: () => apis,
+  };
+}
+
+function next(state: ApiHealthSnapshot, status: number | undefined, errorCode: string | undefined, at: number): ApiHealthSnapshot {
+  if (status !== undefined && status < 500) {
+    const { lastFailureAt, lastError } = state;
+    return {
+      lastOkAt: at,
+      ...(lastFailureAt === undefined ? {} : { lastFailureAt }),
+      ...(lastError === undefined ? {} : { lastError }),
+    };
+  }
+  return {
+    ...(state.lastOkAt === undefined ? {} : { lastOkAt: state.lastOkAt }),
+    lastFailureAt: at,
+    failingSince: state.failingSince ?? at,
+    lastError: describeFailure(status, errorCode),
   };
 }
 

@@ -16,7 +16,7 @@ export interface IntakeCounts {
   readonly byReason: readonly EndedCount[];
 }
 
-const ENDED: readonly IntakeState[] = ['submitted', 'rejected', 'failed'];
+const ENDED: readonly IntakeState[] = ['submitted', 'rejected', 'failed', 'simulated'];
 const IN_PROGRESS: readonly IntakeState[] = ['received', 'queued', 'processing'];
 
 export function summarizeCounts(ended: readonly EndedCount[], current: ReadonlyMap<IntakeState, number>): IntakeCounts {

@@ -15,6 +15,7 @@ export const intakeHref = (id: string): string => `${INTAKES_PATH}/${encodeURICo
 /** What the intake came to, in one cell: the letter id, or the reason it ended otherwise. */
 export function outcomeOf(record: IntakeRecord): string {
   if (record.state === 'submitted') return record.letterId ?? '';
+  if (record.state === 'simulated') return 'dry run: no letter sent';
   return codeAndReason(record.reasonCode ?? record.errorCode, record.reason);
 }
 
@@ -63,6 +64,7 @@ const FIELDS: ReadonlyArray<readonly [string, (r: IntakeRecord) => string | numb
 
 /** The letter as the Sender API knows it: its id and the status it had when the gateway submitted it. */
 function letterSection(record: IntakeRecord): string {
+  if (record.state === 'simulated') return simulatedSection(record);
   if (record.letterId === undefined) return '<h2>Letter</h2>\n<p>No letter was created for this intake.</p>';
   // A letter id without `submitted` is a draft the exactly-once checkpoint keeps for the next attempt.
   const status =
@@ -169,4 +171,16 @@ function pdfDetails(p: PdfRecord): string[] {
     ...(p.producer === undefined ? [] : [`made by ${p.producer}`]),
     ...(p.launchActionsChecked === false ? ['Launch actions not checked (encrypted object streams)'] : []),
   ];
+}
+
+/** A dry run's end: what would have been sent (the PDFs and their digests are in their own section). */
+function simulatedSection(record: IntakeRecord): string {
+  return `<h2>Letter (dry run)</h2>
+<p>The sender is set to a dry run: every check passed and nothing was sent to the Sender API.</p>
+<table class="letter">
+<tbody>
+<tr><th>title</th><td>${escapeHtml(record.simulatedLetter?.title ?? '')}</td></tr>
+<tr><th>description</th><td>${escapeHtml(record.simulatedLetter?.description ?? '')}</td></tr>
+</tbody>
+</table>`;
 }

@@ -81,14 +81,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const apiCalls = new Counter({
     name: `${PREFIX}api_calls_total`,
-    help: 'Sender API calls, by endpoint, HTTP status ("none": no answer) and errorCode',
-    labelNames: ['endpoint', 'status', 'errorCode'] as const,
+    help: 'Sender API calls, by Sender API base URL, endpoint, HTTP status ("none": no answer) and errorCode',
+    labelNames: ['api', 'endpoint', 'status', 'errorCode'] as const,
     registers,
   });
   const apiDuration = new Histogram({
     name: `${PREFIX}api_duration_seconds`,
-    help: 'Seconds one Sender API call took, by endpoint',
-    labelNames: ['endpoint'] as const,
+    help: 'Seconds one Sender API call took, by Sender API base URL and endpoint',
+    labelNames: ['api', 'endpoint'] as const,
     buckets: API_BUCKETS,
     registers,
   });
@@ -142,12 +142,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       ended.inc({ state, reason: reasonCode === '' ? 'none' : reasonCode });
       if (state === 'submitted' && latencySeconds !== undefined) endToEnd.observe(latencySeconds);
     },
-    apiCall: (endpoint, status, errorCode, seconds) => {
+    apiCall: (endpoint, status, errorCode, seconds, api = '') => {
       // a known code, else HTTP<status> or NetworkError: a label never takes a text from outside
+      // (the base URL is the operator's own setting)
       const label = errorCode === undefined ? 'none' : errorCodeLabel(errorCode, status);
-      apiCalls.inc({ endpoint, status: status === undefined ? 'none' : String(status), errorCode: label });
-      apiDuration.observe({ endpoint }, seconds);
-      apiHealth.record(status, unlistedErrorCode(errorCode) ?? errorCode, clock());
+      apiCalls.inc({ api, endpoint, status: status === undefined ? 'none' : String(status), errorCode: label });
+      apiDuration.observe({ api, endpoint }, seconds);
+      apiHealth.record(status, unlistedErrorCode(errorCode) ?? errorCode, clock(), api === '' ? undefined : api);
     },
     operatorAlert: (errorCode) => alerts.inc({ errorCode }),
     noticeState: (kind, state) => notices.inc({ kind, state }),

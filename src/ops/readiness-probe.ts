@@ -39,6 +39,7 @@ export function readinessProbe(deps: ReadinessProbeDeps): ReadinessProbe {
         queue,
         rawStore,
         api: deps.apiHealth?.snapshot(),
+        apis: deps.apiHealth?.byApi(),
         started: deps.started(),
         now: deps.clock(),
       });

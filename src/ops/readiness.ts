@@ -34,6 +34,8 @@ export interface SenderApiCheck {
   readonly lastError?: string;
   /** Why the check is not ok, or why it was not judged. */
   readonly note?: string;
+  /** With several Sender APIs: each one's own check, by base URL. */
+  readonly apis?: Readonly<Record<string, SenderApiCheck>>;
 }
 
 export interface ReadinessInput {
@@ -42,6 +44,8 @@ export interface ReadinessInput {
   /** The raw store's probe (absent: this process uses none). */
   readonly rawStore?: DependencyCheck;
   readonly api: ApiHealthSnapshot | undefined;
+  /** Each Sender API's own health, by base URL (a worker with senders on several APIs). */
+  readonly apis?: ReadonlyMap<string, ApiHealthSnapshot> | undefined;
   /** Has this process's role started? (Absent: it has.) */
   readonly started?: boolean;
   /** Milliseconds since the epoch. */
@@ -60,12 +64,34 @@ export interface Readiness {
 }
 
 export function judgeReadiness(input: ReadinessInput): Readiness {
-  const senderApi = judgeSenderApi(input.api, input.now);
+  const senderApi = judgeSenderApis(input.api, input.apis, input.now);
   const rawStore: DependencyCheck = input.rawStore ?? { ok: true, skipped: true };
   const role: DependencyCheck = input.started === false ? { ok: false, error: 'still starting' } : { ok: true };
   return {
     ready: role.ok && input.redis.ok && input.queue.ok && rawStore.ok && senderApi.ok,
     checks: { role, redis: input.redis, queue: input.queue, rawStore, senderApi },
+  };
+}
+
+/**
+ * With several Sender APIs each is judged on its own, and the process is unready only when all
+ * of them are down: one API's outage (a staging deployment) holds only its own senders' letters,
+ * and the process still delivers the others'.
+ */
+function judgeSenderApis(
+  api: ApiHealthSnapshot | undefined,
+  apis: ReadonlyMap<string, ApiHealthSnapshot> | undefined,
+  now: number,
+): SenderApiCheck {
+  if (apis === undefined || apis.size < 2) return judgeSenderApi(api, now);
+  const each = Object.fromEntries([...apis].map(([url, health]) => [url, judgeSenderApi(health, now)]));
+  const down = Object.entries(each)
+    .filter(([, check]) => !check.ok)
+    .map(([url]) => url);
+  return {
+    ok: down.length < apis.size,
+    apis: each,
+    ...(down.length === 0 ? {} : { note: `failing with no healthy answer: ${down.join(', ')}` }),
   };
 }
 

@@ -14,6 +14,7 @@ const STATE_WORDS: Readonly<Record<IntakeState, string>> = {
   submitted: 'Letter created',
   rejected: 'Refused: no letter was made',
   failed: 'Could not be completed yet: our operators are told and will retry it',
+  simulated: 'Dry run: every check passed; no letter was sent',
 };
 
 export const stateWords = (state: IntakeState): string => STATE_WORDS[state];
@@ -28,7 +29,9 @@ export function intakeDetail(record: IntakeRecord, letterStatus: string | undefi
       ? `<tr><th scope="row">Reason</th><td><code class="reason-code">${esc(record.reasonCode)}</code> ${esc(codeAndReason(record.reasonCode, record.reason).replace(`${record.reasonCode ?? ''}: `, ''))}</td></tr>`
       : record.state === 'failed'
         ? `<tr><th scope="row">Reason</th><td>${esc(record.errorCode ?? 'an error on our side')}: nothing for you to do; the intake is kept and will be completed.</td></tr>`
-        : '';
+        : record.state === 'simulated'
+          ? `<tr><th scope="row">Dry run</th><td>would have sent "${esc(record.simulatedLetter?.title)}"; nothing was sent</td></tr>`
+          : '';
   const letter =
     record.letterId === undefined
       ? ''

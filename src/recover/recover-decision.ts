@@ -15,7 +15,7 @@ export type RecoverAction =
   /** Redis has the intake: nothing to do. */
   | { readonly kind: 'keep' }
   /** It ended with a letter or a rejection: rebuild the ended record so a re-delivery is recognized. */
-  | { readonly kind: 'restore-ended'; readonly ended: EndedMarker & { readonly outcome: 'submitted' | 'rejected' } }
+  | { readonly kind: 'restore-ended'; readonly ended: EndedMarker & { readonly outcome: 'submitted' | 'rejected' | 'simulated' } }
   /** It ended failed: re-create it failed, with no job (an operator's replay reopens it). */
   | { readonly kind: 'restore-failed'; readonly ended: EndedMarker & { readonly outcome: 'failed' } }
   /** It never ended and its message is here: queue it, carrying the letter it may have. */

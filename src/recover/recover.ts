@@ -133,6 +133,7 @@ async function act(deps: RecoverDeps, accepted: AcceptedMarker, action: Exclude<
         ...(ended.letterStatus === undefined ? {} : { letterStatus: ended.letterStatus }),
         ...(ended.reasonCode === undefined ? {} : { reasonCode: ended.reasonCode }),
         ...(ended.reason === undefined ? {} : { reason: ended.reason }),
+        ...(ended.simulatedLetter === undefined ? {} : { simulatedLetter: ended.simulatedLetter }),
       };
       const result = await deps.store.transition(intakeId, ['received'], ended.outcome, now, update);
       if (!result.ok) return false;

@@ -71,7 +71,15 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
     maxMessageBytes: config.maxMessageBytes,
     clock: ctx.clock,
   };
-  const client = createSenderApiClient({ baseUrl: apiUrl, clock: ctx.clock, timeoutMs: config.senderApiTimeoutMs, logger: log });
+  // A client per Sender API: a sender with senderApiUrl has its letters there.
+  const clients = new Map<string, ReturnType<typeof createSenderApiClient>>();
+  const clientFor = (baseUrl: string) => {
+    const known = clients.get(baseUrl);
+    if (known !== undefined) return known;
+    const made = createSenderApiClient({ baseUrl, clock: ctx.clock, timeoutMs: config.senderApiTimeoutMs, logger: log });
+    clients.set(baseUrl, made);
+    return made;
+  };
   const keys = portalKeys(config.redisPrefix);
   const portal: PortalContext = {
     redis,
@@ -87,7 +95,7 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
     formTokens: new FormTokens(redis, keys),
     directory,
     intakes: new SenderIntakes(store),
-    letterStatus: letterStatuses((sender) => client.as(sender), ctx.clock),
+    letterStatus: letterStatuses((sender) => clientFor(sender.senderApiUrl ?? apiUrl).as(sender), ctx.clock),
     upload: (upload) => handOffUpload(uploadDeps, upload),
     maxPdfBytes: config.maxPdfBytes,
     maxPdfs: PORTAL_MAX_PDFS,

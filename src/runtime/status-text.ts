@@ -23,6 +23,11 @@ function outcomeLines(record: IntakeRecord): string[] {
   switch (record.state) {
     case 'submitted':
       return [`letter    ${record.letterId ?? '(no id recorded)'}, ${record.letterStatus ?? 'no status shown'} when submitted`];
+    case 'simulated':
+      return [
+        `dry run   every check passed; nothing was sent to the Sender API`,
+        `would be  "${record.simulatedLetter?.title ?? ''}": ${record.simulatedLetter?.description ?? ''}`,
+      ];
     case 'rejected':
       return [`reason    ${codeAndReason(record.reasonCode, record.reason)}`];
     case 'failed':

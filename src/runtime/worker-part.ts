@@ -13,17 +13,14 @@ import { pdfVerdict } from '../pdf/pdf-verdict.js';
 import { startHousekeeping } from '../raw-store/housekeeping.js';
 import { acceptedBlobCheck } from '../recover/blob-claims.js';
 import { openRedis } from '../redis/connections.js';
-import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { noticeLifetimeMs } from '../words/notice-lifetime.js';
-import { ApiCircuit, DEFAULT_WINDOW_CALLS, DEFAULT_WINDOW_MS } from '../worker/api-circuit.js';
 import { backoffDelayMs } from '../worker/backoff.js';
 import { letterApiFor } from '../worker/letter-api.js';
 import type { JobResult } from '../worker/outcome.js';
 import { createProcessor } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
-import { redisLetterStatuses } from '../worker/status-book.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import type { Closable } from './lifecycle.js';
 import { startNoticePart } from './notice-part.js';
@@ -33,6 +30,7 @@ import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
 import { malwareScannerFor } from './scan-part.js';
 import { startSelfTestWorker } from './self-test-part.js';
+import { SenderApis } from './sender-apis.js';
 
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
@@ -44,25 +42,9 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
   const replicas = await startReplicaAck(ctx, connection, logger, 'worker.replica_ack_redis_error');
   let worker: Worker<IntakeJobData, JobResult> | undefined;
-  // One circuit per Sender API: its calls alone judge it.
-  const apiCircuit = new ApiCircuit({
-    api: senderApiUrl,
-    policy: { minCalls: config.apiCircuit.minCalls, windowMs: DEFAULT_WINDOW_MS, windowCalls: DEFAULT_WINDOW_CALLS },
-    trialIntervalMs: config.apiCircuit.probeIntervalMs,
-    maxHoldMs: config.apiCircuit.maxHoldMs,
-    pause: async (ms) => worker?.rateLimit(ms),
-    clock: ctx.clock,
-    logger,
-    observer: ctx.observer,
-  });
-  const client = createSenderApiClient({
-    baseUrl: senderApiUrl,
-    clock: ctx.clock,
-    timeoutMs: config.senderApiTimeoutMs,
-    logger,
-    onCall: (e) => ctx.observer.apiCall(e.endpoint, e.status, e.errorCode, e.durationMs / 1000),
-    gate: apiCircuit,
-  });
+  // One circuit, client and status book per Sender API base URL: its calls alone judge it, and
+  // while it is open only the jobs for it wait (settle-job.ts: each in the delayed set).
+  const apis = new SenderApis({ config, defaultUrl: senderApiUrl, connection, clock: ctx.clock, logger, observer: ctx.observer });
   const store = storeFor(ctx, connection);
   const markers = new IntakeMarkers(ctx.rawStore);
   const notices = startNoticePart({
@@ -85,8 +67,9 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   const processor = createProcessor({
     store,
     directory,
-    lettersFor: (sender) => letterApiFor(client.as(sender)),
-    letterStatuses: redisLetterStatuses(connection, config.redisPrefix, senderApiUrl, ctx.clock),
+    lettersFor: (sender, apiBaseUrl) => letterApiFor(apis.at(apiBaseUrl).client.as(sender)),
+    apiBaseUrlOf: (sender) => apis.baseUrlOf(sender),
+    letterStatuses: (apiBaseUrl) => apis.at(apiBaseUrl).statuses,
     replicas: replicas === undefined ? undefined : { ack: replicas.ack, waitMs: config.enqueueTimeoutMs },
     clock: ctx.clock,
     logger,
@@ -95,7 +78,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     apiLimits: config.apiLimits,
     notices: notices.notices,
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
-    apiCircuit,
+    apiCircuit: (apiBaseUrl) => apis.circuitIfMade(apiBaseUrl),
     scanForMalware: malwareScannerFor(ctx, config.privacy.clamd),
     rateLimit: async (ms: number) => worker?.rateLimit(ms),
     markers,
@@ -171,7 +154,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       retentionMs: config.recordRetentionMs,
       mayExpire: async (intakeId) => {
         const outcome = (await markers.ended(intakeId))?.outcome;
-        return outcome === 'submitted' || outcome === 'rejected';
+        return outcome === 'submitted' || outcome === 'rejected' || outcome === 'simulated';
       },
     },
     alert: (code) => ctx.observer.operatorAlert(code),
@@ -191,7 +174,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         await within(graceful, graceMs);
       }
       await within(selfTests.close(), graceMs);
-      apiCircuit.stop();
+      apis.stop();
       await within(Promise.all([intakeSweep.stop(), noticeSweep.stop(), housekeeping.stop()]), stepBound(connection, CLOSE_STEP_BOUND_MS));
       // Last: a closing intake job may still queue a notice. One mid-send is left to its checkpoint.
       await within(notices.close(graceMs), stepBound(connection, graceMs + CLOSE_STEP_BOUND_MS));

@@ -9,23 +9,23 @@ export function isLoopbackHost(hostname: string): boolean {
   return isIPv4(host) && host.startsWith('127.');
 }
 
-/** Parses and checks SENDER_API_URL; throws a SenderApiConfigError naming it. */
-export function checkBaseUrl(raw: string): URL {
+/** Parses and checks SENDER_API_URL (or the setting `name`, a sender's senderApiUrl); throws a SenderApiConfigError naming it. */
+export function checkBaseUrl(raw: string, name = 'SENDER_API_URL'): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new SenderApiConfigError('SENDER_API_URL is not a valid URL');
+    throw new SenderApiConfigError(`${name} is not a valid URL`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new SenderApiConfigError('SENDER_API_URL must not contain a user name or password');
+    throw new SenderApiConfigError(`${name} must not contain a user name or password`);
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
   if (url.protocol === 'http:') {
     throw new SenderApiConfigError(
-      `SENDER_API_URL must use https:// (plain http:// is allowed only for loopback: 127.0.0.0/8, ::1, localhost); got ${url.origin}`,
+      `${name} must use https:// (plain http:// is allowed only for loopback: 127.0.0.0/8, ::1, localhost); got ${url.origin}`,
     );
   }
-  throw new SenderApiConfigError(`SENDER_API_URL must be an https:// address; got protocol ${url.protocol}`);
+  throw new SenderApiConfigError(`${name} must be an https:// address; got protocol ${url.protocol}`);
 }

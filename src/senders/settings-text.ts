@@ -17,6 +17,8 @@ export function settingsPhrases(sender: Sender): string[] {
     ].filter((p) => p !== undefined);
     phrases.push(`limits ${named.join(', ')}`);
   }
+  if (sender.senderApiUrl !== undefined) phrases.push(`Sender API ${sender.senderApiUrl}`);
+  if (sender.dryRun === true) phrases.push('dry run: nothing is sent to the Sender API');
   return phrases;
 }
 

@@ -3,6 +3,7 @@
 // addresses, whether it also takes the shared ones, and its limits. docs/configuration.md
 // documents each with an example.
 import { z } from 'zod';
+import { checkBaseUrl } from '../sender-api/base-url.js';
 
 const lowerCased = (values: readonly string[]): string[] => values.map((v) => v.toLowerCase());
 
@@ -26,6 +27,19 @@ export const tenantSettingsShape = {
   /** false: the sender's mail to a shared address (INBOUND_ADDRESSES) is refused. */
   sharedAddress: z.boolean().default(true),
   limits: limitsSchema.optional(),
+  /** The Sender API this sender's letters go to (the rule of SENDER_API_URL); absent: SENDER_API_URL. */
+  senderApiUrl: z
+    .string()
+    .superRefine((raw, ctx) => {
+      try {
+        checkBaseUrl(raw, 'senderApiUrl');
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      }
+    })
+    .optional(),
+  /** Every check runs and the intake ends `simulated`: nothing reaches the Sender API. */
+  dryRun: z.boolean().default(false),
 };
 
 export interface SenderLimits {
@@ -43,6 +57,10 @@ export interface TenantSettings {
   /** Absent: true. */
   readonly sharedAddress?: boolean | undefined;
   readonly limits?: SenderLimits | undefined;
+  /** Absent: SENDER_API_URL. */
+  readonly senderApiUrl?: string | undefined;
+  /** Absent: false. */
+  readonly dryRun?: boolean | undefined;
 }
 
 type ParsedSettings = {
@@ -50,6 +68,8 @@ type ParsedSettings = {
   readonly processingAddresses?: readonly string[] | undefined;
   readonly sharedAddress: boolean;
   readonly limits?: SenderLimits | undefined;
+  readonly senderApiUrl?: string | undefined;
+  readonly dryRun: boolean;
 };
 
 export function tenantSettingsOf(parsed: ParsedSettings): TenantSettings {
@@ -58,6 +78,8 @@ export function tenantSettingsOf(parsed: ParsedSettings): TenantSettings {
     processingAddresses: lowerCased(parsed.processingAddresses ?? []),
     sharedAddress: parsed.sharedAddress,
     limits: parsed.limits,
+    senderApiUrl: parsed.senderApiUrl,
+    dryRun: parsed.dryRun,
   };
 }
 

@@ -2,7 +2,7 @@
 // intake record, the sender directory (`"notify": [...]`) and the ops pages use.
 
 /** A notice answers one outcome of the intake. */
-export const NOTICE_KINDS = ['rejected', 'failed', 'submitted'] as const;
+export const NOTICE_KINDS = ['rejected', 'failed', 'submitted', 'simulated'] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
 export function isNoticeKind(value: string): value is NoticeKind {

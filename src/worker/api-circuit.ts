@@ -1,8 +1,9 @@
 // The Sender API circuit, one per Sender API (its base URL), judged by the calls it protects.
 // When most recent calls meet an outage (a 5xx, a time-out, a refused connection), retrying each
 // intake on its own only burns the attempt budget (12 attempts span about 20 minutes), and after
-// it every intake fails and every sender is told so. The circuit opens instead: the queue is
-// paused (BullMQ's rate limit, as for a 429) and every Sender API call of this process is held
+// it every intake fails and every sender is told so. The circuit opens instead: each job for this
+// API goes back to the delayed set until the next trial (other APIs' jobs run on), and every call
+// of this process to this API is held
 // at the client's gate (sender-api/gate.ts) without reaching the API and without spending an
 // attempt. Every `trialIntervalMs` one real call is let through as the trial (a login, or one
 // waiting job's next step); it closes the circuit only when it succeeds. A call without a
@@ -12,8 +13,7 @@
 // `maxHoldMs` repeats both, saying how long and what the last trial got; the closing is a warn line.
 //
 // `judgeCircuit` and `trialSucceeded` are the pure decisions; `ApiCircuit` keeps the recent
-// calls and the trial slot. Each worker process has its own circuit per API; the pause it sets
-// holds every worker of the queue, so a process that saw nothing does not hammer the API meanwhile.
+// calls and the trial slot. Each worker process has its own circuit per API (runtime/sender-apis.ts).
 import { API_OUTAGE } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
@@ -66,8 +66,11 @@ export interface ApiCircuitDeps {
   readonly trialIntervalMs: number;
   /** An open circuit says again that it still holds, and why, this often (API_CIRCUIT_MAX_HOLD_MS). */
   readonly maxHoldMs: number;
-  /** Pauses the whole queue for this long (BullMQ's rate limit). */
-  readonly pause: (ms: number) => Promise<void>;
+  /**
+   * Pauses the whole queue for this long (BullMQ's rate limit). Absent when the worker serves
+   * several APIs: then only the jobs for this one wait (each in the delayed set).
+   */
+  readonly pause?: ((ms: number) => Promise<void>) | undefined;
   readonly clock: () => number;
   readonly logger: Logger;
   readonly observer: Pick<IntakeObserver, 'operatorAlert'>;
@@ -231,7 +234,7 @@ export class ApiCircuit implements ApiGate {
 
   #holdQueue(ms: number): void {
     this.deps
-      .pause(ms)
+      .pause?.(ms)
       .catch((err: unknown) => this.deps.logger.warn({ err, event: 'worker.api_circuit_pause_error' }, 'the queue could not be paused'));
   }
 }

@@ -1,7 +1,7 @@
 // The raw store's `ended/<id>` marker, written after the outcome is in Redis and before the job
 // completes: after a Redis loss, recover brings the intake back ended instead of running it again
 // (docs/design.md §21). Written from the record as Redis holds it, notice state included.
-import type { EndedMarker } from '../intake/markers.js';
+import { ENDED_OUTCOMES, type EndedMarker } from '../intake/markers.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';
 import type { Outcome } from './outcome.js';
@@ -9,6 +9,10 @@ import type { ProcessorDeps } from './run.js';
 import { errorText } from './run.js';
 
 const RETRY_MS = 5000;
+
+function isEndedOutcome(state: string): state is EndedMarker['outcome'] {
+  return (ENDED_OUTCOMES as readonly string[]).includes(state);
+}
 
 export function endedMarkerOf(record: IntakeRecord & { readonly state: EndedMarker['outcome'] }, at: number): EndedMarker {
   const notice = record.notices?.[record.state]?.state;
@@ -19,6 +23,7 @@ export function endedMarkerOf(record: IntakeRecord & { readonly state: EndedMark
     reasonCode: record.reasonCode,
     reason: record.reason,
     errorCode: record.errorCode,
+    simulatedLetter: record.simulatedLetter,
     notice,
   };
   const present = Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined));
@@ -37,7 +42,7 @@ export async function markEnded(deps: ProcessorDeps, intakeId: string, log: Logg
   try {
     const record = await deps.store.get(intakeId);
     const state = record?.state;
-    if (record === undefined || (state !== 'submitted' && state !== 'rejected' && state !== 'failed')) return undefined;
+    if (record === undefined || state === undefined || !isEndedOutcome(state)) return undefined;
     outcome = state;
     await deps.markers.putEnded(endedMarkerOf({ ...record, state }, deps.clock()));
     return undefined;

@@ -57,7 +57,8 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     return failed(run, failure, true);
   }
   if (failure.retryAfterMs !== undefined) return { kind: 'rate-limited', waitMs: failure.retryAfterMs };
-  const outagePauseMs = failure.kind === 'retryable' ? deps.apiCircuit?.pauseMsIfOpen() : undefined;
+  const circuit = run.apiBaseUrl === undefined ? undefined : deps.apiCircuit?.(run.apiBaseUrl);
+  const outagePauseMs = failure.kind === 'retryable' ? circuit?.pauseMsIfOpen() : undefined;
   if (outagePauseMs !== undefined) return { kind: 'api-outage', waitMs: outagePauseMs };
   if (lastAttempt) return failed(run, failure);
   return { kind: 'retry', error: err }; // BullMQ waits the backoff and tries again

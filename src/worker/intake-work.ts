@@ -3,6 +3,7 @@
 // turns into one.
 import { ruleSentence, WORKER_FAILURES } from '../errors.js';
 import { isStorageError } from '../redis/redis-errors.js';
+import { chooseApi, recordApiChoice } from './api-choice.js';
 import { decide } from './decide.js';
 import { describeFailure } from './failure.js';
 import { markedCheckpoint } from './letter-marker.js';
@@ -10,7 +11,7 @@ import { scanStep } from './malware-step.js';
 import type { Outcome } from './outcome.js';
 import { FreshOwnership, ownedCheckpoint, ownedLetterApi } from './ownership.js';
 import { isParserLimit, type ParsedMessage, parseMessage } from './parse-message.js';
-import { failed, rejected, storageLater, submitted } from './record-end.js';
+import { failed, rejected, simulated, storageLater, submitted } from './record-end.js';
 import { replicatedCheckpoint } from './redis-outcome.js';
 import { errorText, type Run } from './run.js';
 import { submitExactlyOnce } from './submit-letter.js';
@@ -54,19 +55,28 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
   }));
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
+  // A dry run (the sender's dryRun) ends here, every check passed: nothing goes to the Sender API.
+  if (decision.sender.dryRun === true) return simulated(run, decision.letter);
   const apiStarted = performance.now();
+  const marker = deps.markers === undefined ? undefined : { marker: await deps.markers.letter(record.intakeId) };
+  const api = chooseApi(record, marker?.marker, decision.sender, deps.apiBaseUrlOf);
+  await recordApiChoice(run.owner, api);
+  run.apiBaseUrl = api.baseUrl;
   const fresh = new FreshOwnership(); // a checkpoint write just before an API call is its ownership check
   const owned = ownedCheckpoint(run.owner, record, deps.clock, run.log, fresh, replicatedCheckpoint(deps.replicas, deps.clock));
-  const checkpoint = deps.markers === undefined ? owned : await markedCheckpoint(owned, deps.markers, record.intakeId, deps.clock);
+  const checkpoint =
+    deps.markers === undefined
+      ? owned
+      : await markedCheckpoint(owned, deps.markers, record.intakeId, deps.clock, { baseUrl: api.baseUrl, read: marker });
   const letter = await submitExactlyOnce(
-    ownedLetterApi(deps.lettersFor(decision.sender), run.owner, fresh),
+    ownedLetterApi(deps.lettersFor(decision.sender, api.baseUrl), run.owner, fresh),
     checkpoint,
     { letter: decision.letter, pdfSha256s: pdfs.map((p) => p.sha256) },
     {
       clock: deps.clock,
       signal: run.abort,
       isInvalidData: (err) => describeFailure(err).code === 'InvalidData',
-      statuses: deps.letterStatuses,
+      statuses: deps.letterStatuses(api.baseUrl),
     },
   );
   deps.observer.stageDuration('api', (performance.now() - apiStarted) / 1000);

@@ -3,7 +3,7 @@
 // starts from the letter it names, a letter id is written there before it is ever submitted, and
 // a draft the marker does not name is never submitted (docs/design.md §21).
 import { OwnershipLost } from '../errors.js';
-import type { IntakeMarkers } from '../intake/markers.js';
+import type { IntakeMarkers, LetterMarker } from '../intake/markers.js';
 import type { Checkpoint } from './submit-letter.js';
 
 export async function markedCheckpoint(
@@ -11,11 +11,14 @@ export async function markedCheckpoint(
   markers: IntakeMarkers,
   intakeId: string,
   clock: () => number,
+  /** The Sender API the letter goes to, kept with its id; and the marker when the caller read it already. */
+  api: { readonly baseUrl?: string | undefined; readonly read?: { readonly marker: LetterMarker | undefined } | undefined } = {},
 ): Promise<Checkpoint> {
-  let held = await markers.letter(intakeId);
+  const apiBaseUrl = api.baseUrl;
+  let held = api.read === undefined ? await markers.letter(intakeId) : api.read.marker;
   if (held === undefined && inner.letterId !== undefined) {
     // Redis names a letter the store does not (recorded before markers, or a stop between the two writes).
-    held = await markers.putLetter({ v: 1, intakeId, letterId: inner.letterId, draftStatus: inner.draftStatus, at: clock() });
+    held = await markers.putLetter({ v: 1, intakeId, letterId: inner.letterId, draftStatus: inner.draftStatus, apiBaseUrl, at: clock() });
   }
   return {
     letterId: held?.letterId ?? inner.letterId,
@@ -25,7 +28,7 @@ export async function markedCheckpoint(
     async recordLetterId(letterId, draftStatus) {
       const recorded = await inner.recordLetterId(letterId, draftStatus);
       if (recorded === 'taken') return recorded;
-      const marked = await markers.putLetter({ v: 1, intakeId, letterId, draftStatus, at: clock() });
+      const marked = await markers.putLetter({ v: 1, intakeId, letterId, draftStatus, apiBaseUrl, at: clock() });
       if (marked.letterId !== letterId) {
         // Another run's letter is in the store: that one is the intake's, this draft stays unsubmitted.
         throw new OwnershipLost(`intake ${intakeId} has letter ${marked.letterId} in the raw store, not ${letterId}`);

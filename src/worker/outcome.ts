@@ -6,13 +6,16 @@
 /** What a job returns when its intake ended without a failure (the job's `returnvalue`). */
 export type JobResult =
   | { readonly outcome: 'submitted'; readonly letterId: string }
-  | { readonly outcome: 'rejected'; readonly reasonCode: string };
+  | { readonly outcome: 'rejected'; readonly reasonCode: string }
+  | { readonly outcome: 'simulated' };
 
 export type Outcome =
   /** The letter is submitted and recorded, its notice queued: the job completes. */
   | { readonly kind: 'submitted'; readonly letterId: string }
   /** The intake is rejected and recorded, its notice queued: the job completes (a rejection is a normal end). */
   | { readonly kind: 'rejected'; readonly reasonCode: string }
+  /** A dry run passed every check and is recorded simulated, its notice queued: the job completes, nothing was sent. */
+  | { readonly kind: 'simulated' }
   /** The intake is recorded failed (replayable): the job fails without another attempt. */
   | { readonly kind: 'failed'; readonly reason: string }
   /** The job does not fit its intake (no record, or a state this run may not move): the job fails, nothing is recorded. */
@@ -46,5 +49,5 @@ export type Outcome =
   | { readonly kind: 'shutting-down'; readonly reason: string }
   /** The Sender API answered 429: the whole queue waits, no attempt spent. */
   | { readonly kind: 'rate-limited'; readonly waitMs: number }
-  /** The Sender API circuit is open (api-circuit.ts): the whole queue waits for the probe, no attempt spent. */
+  /** The circuit of the intake's Sender API is open (api-circuit.ts): this job waits for the trial in the delayed set, no attempt spent. */
   | { readonly kind: 'api-outage'; readonly waitMs: number };

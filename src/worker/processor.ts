@@ -33,8 +33,9 @@ export function createProcessor(deps: ProcessorDeps) {
     const { intakeId } = job.data;
     if (token === undefined) throw new Error(`job ${intakeId} came without a lock token: its writes could not be fenced`);
     const log = deps.logger.child({ intakeId, job: job.id, attempt: job.attemptsMade + 1 });
-    // The Sender API circuit is open and no trial is due: the job would only be held at its gate.
-    const heldMs = deps.apiCircuit?.jobHoldMs();
+    // The circuit of the sender's Sender API is open and no trial is due: the job would only be
+    // held at its gate. (An intake recorded for another API is judged by that one's gate.)
+    const heldMs = deps.apiCircuit?.(deps.apiBaseUrlOf(deps.directory.byAddress(job.data.from)))?.jobHoldMs();
     const outcome: Outcome = heldMs === undefined ? await runIntake(deps, job, token, log, signal) : { kind: 'api-outage', waitMs: heldMs };
     alertIfLooping(job, outcome, deps.observer, log);
     return settleJob(outcome, {
@@ -83,8 +84,8 @@ async function runIntake(deps: ProcessorDeps, job: Job<IntakeJobData>, token: st
 /** A claim refused: an intake that ended already completes the job again, queueing its notice if an earlier attempt could not. */
 async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Logger, state: IntakeState | undefined): Promise<Outcome> {
   const { intakeId } = job.data;
-  const ended = state === 'submitted' || state === 'rejected' ? await deps.store.get(intakeId) : undefined;
-  if (ended?.state === 'submitted' || ended?.state === 'rejected') {
+  const ended = state === 'submitted' || state === 'rejected' || state === 'simulated' ? await deps.store.get(intakeId) : undefined;
+  if (ended?.state === 'submitted' || ended?.state === 'rejected' || ended?.state === 'simulated') {
     // An earlier attempt may have recorded the outcome and stopped before queueing its notice.
     try {
       await deps.notices.onOutcome(intakeId, ended.state, ended.senderId);
@@ -93,6 +94,7 @@ async function notClaimed(deps: ProcessorDeps, job: Job<IntakeJobData>, log: Log
     }
     const unmarked = await markEnded(deps, intakeId, log);
     if (unmarked !== undefined) return unmarked;
+    if (ended.state === 'simulated') return { kind: 'simulated' };
     return ended.state === 'submitted'
       ? { kind: 'submitted', letterId: ended.letterId ?? '' }
       : { kind: 'rejected', reasonCode: ended.reasonCode ?? '' };

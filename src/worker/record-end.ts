@@ -10,6 +10,10 @@ import { markEnded } from './ended-marker.js';
 import { laterDelay } from './job-returns.js';
 import type { Outcome } from './outcome.js';
 import { errorText, type Run } from './run.js';
+
+/** An end the job completes on (a failure fails it instead). */
+export type EndedOutcome = 'submitted' | 'rejected' | 'simulated';
+
 import { noteStatusName } from './status-names.js';
 
 /** How long a job whose outcome is recorded first waits before it tries to queue the notice again. */
@@ -20,6 +24,13 @@ const STORAGE_RETRY_DELAY_MS = 1000;
 export async function submitted(run: Run, letterId: string, letterStatus: string | undefined): Promise<Outcome> {
   noteStatusName(letterStatus, run.log);
   return (await end(run, 'submitted', { ...run.facts, letterId, letterStatus })) ?? { kind: 'submitted', letterId };
+}
+
+/** A dry run's end: every check passed; what would have been sent is recorded, nothing reached the Sender API. */
+export async function simulated(run: Run, letter: { readonly title: string; readonly description: string }): Promise<Outcome> {
+  const pdfs = (run.facts.pdfs ?? []).map((p) => ({ fileName: p.fileName, sha256: p.sha256 }));
+  const simulatedLetter = { title: letter.title, description: letter.description, pdfs };
+  return (await end(run, 'simulated', { ...run.facts, simulatedLetter })) ?? { kind: 'simulated' };
 }
 
 export async function rejected(run: Run, reasonCode: RejectionReason, reason: string): Promise<Outcome> {
@@ -47,7 +58,7 @@ export async function failed(
  * deciding nothing again. The wait doubles with each such return (5 s up to 5 min): a Redis that
  * keeps refusing is logged at error each time, never given up on in silence.
  */
-export function noticeNotQueued(job: Job<IntakeJobData>, log: Logger, outcome: 'submitted' | 'rejected', cause: unknown): Outcome {
+export function noticeNotQueued(job: Job<IntakeJobData>, log: Logger, outcome: EndedOutcome, cause: unknown): Outcome {
   const retryInMs = laterDelay(job, NOTICE_REQUEUE_DELAY_MS);
   const reason = `the intake is ${outcome}, but its notice could not be queued: ${errorText(cause)}`;
   log.error({ err: cause, event: 'intake.notice_not_queued', outcome, retryInMs }, reason);
@@ -76,7 +87,7 @@ export function ownershipLost(run: Run, reason: string): Outcome {
 }
 
 /** The final transition and its notice; undefined when both are done, else the outcome that stands instead. */
-async function end(run: Run, to: 'submitted' | 'rejected' | 'failed', update: IntakeUpdate): Promise<Outcome | undefined> {
+async function end(run: Run, to: 'submitted' | 'rejected' | 'failed' | 'simulated', update: IntakeUpdate): Promise<Outcome | undefined> {
   const { deps, record, owner } = run;
   const result = await deps.store.transition(record.intakeId, ['processing'], to, deps.clock(), update, { expectedOwner: owner.token });
   if (!result.ok && result.notOwner === true) return ownershipLost(run, `intake ${record.intakeId} is no longer held by this job run`);

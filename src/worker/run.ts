@@ -22,9 +22,12 @@ import type { LetterApi } from './submit-letter.js';
 export interface ProcessorDeps {
   readonly store: IntakeStore;
   readonly directory: SenderDirectory;
-  readonly lettersFor: (sender: Sender) => LetterApi;
-  /** What the Sender API's letter statuses were seen to mean (letter-statuses.ts). */
-  readonly letterStatuses: LetterStatuses;
+  /** The sender's letters on the Sender API at this base URL. */
+  readonly lettersFor: (sender: Sender, apiBaseUrl: string) => LetterApi;
+  /** The Sender API a sender's new intake goes to: its senderApiUrl, else SENDER_API_URL (also for undefined). */
+  readonly apiBaseUrlOf: (sender: Sender | undefined) => string;
+  /** What the letter statuses of the Sender API at this base URL were seen to mean (letter-statuses.ts). */
+  readonly letterStatuses: (apiBaseUrl: string) => LetterStatuses;
   readonly clock: () => number;
   readonly logger: Logger;
   readonly observer: IntakeObserver;
@@ -37,10 +40,13 @@ export interface ProcessorDeps {
   readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** With CLAMD_URL: the malware scan, before the deep PDF checks and the Sender API. */
   readonly scanForMalware?: MalwareScanner | undefined;
-  /** Pauses the whole queue for a while (a 429, the open API circuit) without spending an attempt. */
+  /** Pauses the whole queue for a while (a 429) without spending an attempt. */
   readonly rateLimit: (ms: number) => Promise<void>;
-  /** The Sender API circuit (api-circuit.ts): while open, how long a job holds the queue instead of reaching the API. */
-  readonly apiCircuit?: Pick<ApiCircuit, 'pauseMsIfOpen' | 'jobHoldMs'> | undefined;
+  /**
+   * The circuit of the Sender API at this base URL (api-circuit.ts): while open, how long a job
+   * for that API waits in the delayed set instead of reaching it. Jobs for other APIs run on.
+   */
+  readonly apiCircuit?: ((apiBaseUrl: string) => Pick<ApiCircuit, 'pauseMsIfOpen' | 'jobHoldMs'> | undefined) | undefined;
   /** With REDIS_REPLICAS_ACK: the replicas that must hold each checkpoint before the API call after it. */
   readonly replicas?: CheckpointReplicas | undefined;
   /** The raw store's markers (`letter/`, `ended/`): the record of last resort if Redis is lost. */
@@ -57,6 +63,8 @@ export interface Run {
   readonly abort: AbortSignal;
   /** What the worker learned about the letter, recorded with any outcome. */
   facts: IntakeUpdate;
+  /** The Sender API this run's letter goes to, once chosen (api-choice.ts). */
+  apiBaseUrl?: string | undefined;
 }
 
 export function errorText(err: unknown): string {

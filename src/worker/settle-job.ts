@@ -1,7 +1,8 @@
 // The one place an intake's Outcome becomes BullMQ's language: a return value completes the job,
 // UnrecoverableError fails it for good, a plain throw retries it after the backoff, a move to the
 // delayed set with DelayedError brings it back without spending an attempt, and a rate limit with
-// RateLimitError holds the whole queue without spending one.
+// RateLimitError holds the whole queue without spending one. An open API circuit moves only its
+// own job to the delayed set: the circuit is one Sender API's, and jobs for other APIs run on.
 import { DelayedError, RateLimitError, UnrecoverableError } from 'bullmq';
 import { OwnershipLost } from '../errors.js';
 import type { JobResult, Outcome } from './outcome.js';
@@ -22,6 +23,8 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
       return { outcome: 'submitted', letterId: outcome.letterId };
     case 'rejected':
       return { outcome: 'rejected', reasonCode: outcome.reasonCode };
+    case 'simulated':
+      return { outcome: 'simulated' };
     case 'failed':
     case 'stale-job':
       throw new UnrecoverableError(outcome.reason);
@@ -44,8 +47,10 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
     case 'shutting-down':
       await job.delayUntil(job.now());
       throw new DelayedError(outcome.reason);
-    case 'rate-limited':
     case 'api-outage':
+      await job.delayUntil(job.now() + outcome.waitMs);
+      throw new DelayedError(`the Sender API circuit is open: back in ${outcome.waitMs} ms`);
+    case 'rate-limited':
       await job.rateLimit(outcome.waitMs);
       throw new RateLimitError();
   }

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type IntakeObserver, silentObserver } from '../../src/intake/observer.js';
 import { INTAKE_QUEUE, type IntakeJobData } from '../../src/intake/queue.js';
-import type { IntakeRecord } from '../../src/intake/record.js';
+import { FINAL_STATES, type IntakeRecord } from '../../src/intake/record.js';
 import type { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import type { DnsResolver } from '../../src/net/resolver.js';
@@ -171,7 +171,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const record = await store.get(intakeId);
-        if (record !== undefined && ['submitted', 'rejected', 'failed'].includes(record.state)) return record;
+        if (record !== undefined && FINAL_STATES.includes(record.state)) return record;
         if (Date.now() > deadline) throw new Error(`intake ${intakeId} did not settle: ${record?.state ?? 'no record'}`);
         await new Promise((r) => setTimeout(r, 25));
       }

@@ -21,13 +21,15 @@ export interface LetterSpec {
   readonly messageId?: string | null;
   /** Further header lines, e.g. "Auto-Submitted: auto-generated". */
   readonly headers?: readonly string[];
+  /** Signed and sent as Globex (globex.example, selector rsa2048) instead of Acme. */
+  readonly globex?: boolean;
 }
 
 export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
   const boundary = `b-${randomUUID()}`;
   const raw = message(
     [
-      `From: ${spec.from ?? 'Acme Utilities <letters@acme.example>'}`,
+      `From: ${spec.from ?? (spec.globex === true ? 'Globex <letters@globex.example>' : 'Acme Utilities <letters@acme.example>')}`,
       'To: letters@intake.example',
       `Subject: ${spec.title}`,
       `Date: ${new Date().toUTCString().replace('GMT', '+0000')}`,
@@ -44,7 +46,11 @@ export async function signedLetter(spec: LetterSpec): Promise<Buffer> {
   const { signatures, errors } = await dkimSign(raw, {
     canonicalization: 'relaxed/relaxed',
     signTime: new Date(),
-    signatureData: [{ signingDomain: 'acme.example', selector: 'rsa2048', privateKey: keys['acme-rsa2048'].privatePem }],
+    signatureData: [
+      spec.globex === true
+        ? { signingDomain: 'globex.example', selector: 'rsa2048', privateKey: keys['globex-rsa2048'].privatePem }
+        : { signingDomain: 'acme.example', selector: 'rsa2048', privateKey: keys['acme-rsa2048'].privatePem },
+    ],
   });
   if (errors.length > 0) throw new Error(`signing failed: ${JSON.stringify(errors)}`);
   return Buffer.from(signatures + raw, 'utf8');

@@ -1,6 +1,6 @@
 // A Sender API outage longer than the retry budget: the sandbox answers 503 to every call for
 // far longer than WORKER_ATTEMPTS with its backoff lasts, then recovers. The worker's circuit
-// opens, pauses the queue and probes; no attempt is spent and no notice queued while it is
+// opens, sends each job to the delayed set until its trial; no attempt is spent and no notice queued while it is
 // open; once the API answers, every intake ends as one letter and no sender hears of a failure.
 // The budget here is small (3 attempts, backoff 50–500 ms, about a second in all) so that an
 // outage of a few seconds outlasts it; the circuit's probe runs every 200 ms.

@@ -305,7 +305,7 @@ describe('intake pages', () => {
     );
     expect(rows).toHaveLength(3);
     const json = await (await fetch(`${url}/admin/intakes?format=json`, { headers: HTML })).json();
-    expect(json).toMatchObject({ states: ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'] });
+    expect(json).toMatchObject({ states: ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed', 'simulated'] });
   });
 
   it('shows one intake with its timeline', async () => {

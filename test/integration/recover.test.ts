@@ -115,6 +115,27 @@ describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
     await queue.close();
   });
 
+  it('restores a dry run as simulated, with what would have been sent, and no job', async () => {
+    const { store, queue, markers, deps, accept, loseRedis, noticesAsked } = setup(open().store);
+    await accept('inrecoversimulated000001');
+    const simulatedLetter = { title: 'Invoice 7', description: 'text', pdfs: [{ fileName: 'a.pdf', sha256: 'cd'.repeat(32) }] };
+    await markers.putEnded({
+      v: 1,
+      intakeId: 'inrecoversimulated000001',
+      outcome: 'simulated',
+      senderId: 's1',
+      simulatedLetter,
+      at: Date.now(),
+    });
+    await loseRedis();
+    const report = await recoverIntakes(deps);
+    expect(report.counts['restore-ended']).toBe(1);
+    expect(await store.get('inrecoversimulated000001')).toMatchObject({ state: 'simulated', simulatedLetter });
+    expect(await queue.getJob('inrecoversimulated000001')).toBeUndefined();
+    expect(noticesAsked).toEqual([['inrecoversimulated000001', 'simulated']]);
+    await queue.close();
+  });
+
   it('never reopens a failed intake: it comes back failed, with no job', async () => {
     const { store, queue, markers, deps, accept, loseRedis } = setup(open().store);
     await accept('inrecoverfailed000000001');

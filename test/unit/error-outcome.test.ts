@@ -64,7 +64,8 @@ function fakeRun(situation: Situation) {
     observer: { ...silentObserver, operatorAlert: (code: string) => alerts.push(code) },
     notices: { onOutcome: async () => {} },
     maxPdfBytes: 10 * 1024 * 1024,
-    apiCircuit: { pauseMsIfOpen: () => situation.circuitOpenMs, jobHoldMs: () => undefined },
+    apiCircuit: (api: string) =>
+      api === 'https://api.example' ? { pauseMsIfOpen: () => situation.circuitOpenMs, jobHoldMs: () => undefined } : undefined,
   };
   const attemptsMade = situation.attempt === 'last' ? ATTEMPTS - 1 : 1;
   const job = {
@@ -85,6 +86,7 @@ function fakeRun(situation: Situation) {
     record: record as unknown as IntakeRecord,
     abort: abort.signal,
     facts: {},
+    apiBaseUrl: 'https://api.example',
   };
   return { run, recorded, alerts };
 }

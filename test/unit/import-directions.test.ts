@@ -44,6 +44,7 @@ const LAYERS: readonly (readonly string[])[] = [
 const SAME_LAYER: readonly (readonly [string, string, string])[] = [
   ['portal', 'smtp', "an upload is judged by the session's own message rules (smtp/session-rules.ts)"],
   ['intake', 'senders', "an intake is counted against its sender's limits (senders/tenant-settings.ts)"],
+  ['senders', 'sender-api', "a sender's own senderApiUrl follows SENDER_API_URL's rule (sender-api/base-url.ts)"],
   ['ops', 'worker', "the intake page shows a stored message's PDFs with the worker's own parse and PDF verdicts"],
 ];
 

@@ -6,7 +6,7 @@ describe('the intake list query', () => {
   it('defaults to every state, page 1 of 50, no search', () => {
     expect(parseListQuery({})).toEqual({
       ok: true,
-      states: ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed'],
+      states: ['received', 'queued', 'processing', 'submitted', 'rejected', 'failed', 'simulated'],
       explicitStates: false,
       limit: 50,
       page: 1,

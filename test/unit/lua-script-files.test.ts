@@ -31,7 +31,7 @@ describe('the Lua scripts in src/', () => {
       'intake/scripts/count-refusal-1.lua',
       'intake/scripts/create-6.lua',
       'intake/scripts/record-refusal-5.lua',
-      'intake/scripts/transition-8.lua',
+      'intake/scripts/transition-9.lua',
       'notices/scripts/move-notice-1.lua',
       'portal/scripts/claim-form-token-1.lua',
       'portal/scripts/swap-backup-codes-1.lua',

@@ -118,3 +118,37 @@ describe('createApiHealth', () => {
     expect(health.snapshot().lastError).toBe(text);
   });
 });
+
+describe('the health of each Sender API', () => {
+  const PROD = 'https://api.example';
+  const STAGING = 'https://staging.api.example';
+  const failing = { lastFailureAt: ago(1000), failingSince: ago(API_OUTAGE_GRACE_MS + 5000), lastError: 'HTTP 503' };
+
+  it('is kept per base URL', () => {
+    const health = createApiHealth();
+    health.record(200, undefined, ago(3000), PROD);
+    health.record(503, undefined, ago(2000), STAGING);
+    expect(health.byApi().get(PROD)).toEqual({ lastOkAt: ago(3000) });
+    expect(health.byApi().get(STAGING)).toMatchObject({ failingSince: ago(2000), lastError: 'HTTP 503' });
+  });
+
+  it('keeps the process ready while one API is down and another answers, naming the one that is down', () => {
+    const apis = new Map<string, ApiHealthSnapshot>([
+      [PROD, { lastOkAt: ago(1000) }],
+      [STAGING, failing],
+    ]);
+    const verdict = judgeReadiness({ redis: up, queue: up, api: failing, apis, now: NOW });
+    expect(verdict.ready).toBe(true);
+    expect(verdict.checks.senderApi.apis?.[STAGING]?.ok).toBe(false);
+    expect(verdict.checks.senderApi.apis?.[PROD]?.ok).toBe(true);
+    expect(verdict.checks.senderApi.note).toBe(`failing with no healthy answer: ${STAGING}`);
+  });
+
+  it('makes the process unready when every API is down', () => {
+    const apis = new Map<string, ApiHealthSnapshot>([
+      [PROD, failing],
+      [STAGING, failing],
+    ]);
+    expect(judgeReadiness({ redis: up, queue: up, api: failing, apis, now: NOW }).ready).toBe(false);
+  });
+});

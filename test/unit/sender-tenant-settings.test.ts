@@ -79,3 +79,28 @@ describe("the listener's directory, reloaded", () => {
     expect(loaded.current().senders[0]?.dkimSelectors).toEqual(['hk2']);
   });
 });
+
+describe("a sender's own Sender API and dry run", () => {
+  it('takes senderApiUrl under the rule of SENDER_API_URL: https, or http on loopback', () => {
+    const directory = parse([
+      { ...acme, senderApiUrl: 'https://staging.api.example/' },
+      { ...beta, senderApiUrl: 'http://127.0.0.1:8090' },
+    ]);
+    expect(directory.senders.map((s) => s.senderApiUrl)).toEqual(['https://staging.api.example/', 'http://127.0.0.1:8090']);
+  });
+
+  it.each([
+    ['http://staging.api.example', /senderApiUrl must use https:\/\/ \(plain http:\/\/ is allowed only for loopback/],
+    ['https://user:pw@api.example', /senderApiUrl must not contain a user name or password/],
+    ['ftp://api.example', /senderApiUrl must be an https:\/\/ address; got protocol ftp:/],
+    ['not a url', /senderApiUrl is not a valid URL/],
+  ])('refuses senderApiUrl %s, naming the rule', (url, message) => {
+    expect(() => parse([{ ...acme, senderApiUrl: url }])).toThrow(message);
+  });
+
+  it('keeps dryRun, false unless given', () => {
+    const directory = parse([{ ...acme, dryRun: true }, beta]);
+    expect(directory.senders.map((s) => s.dryRun)).toEqual([true, false]);
+    expect(() => parse([{ ...acme, dryRun: 'yes' }])).toThrow(/dryRun/);
+  });
+});

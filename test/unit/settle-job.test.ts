@@ -41,6 +41,7 @@ async function actionOf(outcome: Outcome): Promise<Action> {
 const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kind: K }>, Action] } = {
   submitted: [{ kind: 'submitted', letterId: 'L-17' }, { returns: { outcome: 'submitted', letterId: 'L-17' } }],
   rejected: [{ kind: 'rejected', reasonCode: 'NoPdfAttachment' }, { returns: { outcome: 'rejected', reasonCode: 'NoPdfAttachment' } }],
+  simulated: [{ kind: 'simulated' }, { returns: { outcome: 'simulated' } }],
   failed: [
     { kind: 'failed', reason: 'failed after 12 attempt(s): WorkerError' },
     { throws: { type: UnrecoverableError, message: 'failed after 12 attempt(s): WorkerError' } },
@@ -104,7 +105,8 @@ const TABLE: { readonly [K in Outcome['kind']]: readonly [Extract<Outcome, { kin
   ],
   'api-outage': [
     { kind: 'api-outage', waitMs: 10_000 },
-    { throws: { type: RateLimitError, message: 'bullmq:rateLimitExceeded' }, queueHeldMs: 10_000 },
+    // Only this job waits: the circuit is one Sender API's, jobs for other APIs run on.
+    { throws: { type: DelayedError, message: 'the Sender API circuit is open: back in 10000 ms' }, delayedUntil: NOW + 10_000 },
   ],
 };
 

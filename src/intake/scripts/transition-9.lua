@@ -19,6 +19,7 @@
     KEYS[6] the index of `submitted` intakes
     KEYS[7] the index of `rejected` intakes
     KEYS[8] the index of `failed` intakes
+    KEYS[9] the index of `simulated` intakes (a dry run's end)
     Each index's key ends in its state's name (keys.ts). Every key the script touches is given
     here, none is built inside it: a Redis Cluster routes a script, and holds it while its slot
     moves, by the keys it is given.
@@ -68,7 +69,7 @@ if state == 'failed' and ARGV[1] ~= 'failed' then
   redis.call('HDEL', KEYS[1], 'at.queued', 'at.processing', 'at.failed')
 end
 -- a letter after earlier failed attempts: their error fields no longer describe the intake
-if ARGV[1] == 'submitted' then redis.call('HDEL', KEYS[1], 'errorCode', 'reason', 'reasonCode', 'traceId') end
+if ARGV[1] == 'submitted' or ARGV[1] == 'simulated' then redis.call('HDEL', KEYS[1], 'errorCode', 'reason', 'reasonCode', 'traceId') end
 -- a worker can take the job before the listener marks it queued: the job was queued by then
 if state == 'received' and ARGV[1] ~= 'queued' then redis.call('HSETNX', KEYS[1], 'at.queued', ARGV[2]) end
 if ARGV[7] == '' then redis.call('HDEL', KEYS[1], 'owner') else redis.call('HSET', KEYS[1], 'owner', ARGV[7]) end

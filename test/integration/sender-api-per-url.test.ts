@@ -1,0 +1,107 @@
+// Each sender's own Sender API (senderApiUrl): Globex's letters go to another base URL (a front
+// before the sandbox) whose backend is down, so its circuit opens; Acme's letters, on
+// SENDER_API_URL, flow to PendingApproval meanwhile. Once Globex's API is back, its letters go
+// there, one each. Each intake records the base URL it went to.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { IntakeMarkers } from '../../src/intake/markers.js';
+import { type ApiFront, startApiFront } from '../helpers/api-front.js';
+import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+import { sendOnce } from '../helpers/smtp-client.js';
+
+let gateway: TestGateway;
+let front: ApiFront;
+let dir: string;
+
+beforeAll(async () => {
+  front = await startApiFront();
+  front.backendDown = true;
+  dir = mkdtempSync(join(tmpdir(), 'sender-api-per-url-'));
+  const file = JSON.parse(readFileSync(join(FIXTURE_DIR, 'senders.json'), 'utf8')) as { senders: Record<string, unknown>[] };
+  const senders = file.senders.map((s) => (s.companyNameEn === 'Globex' ? { ...s, senderApiUrl: front.url } : s));
+  const sendersFile = join(dir, 'senders.json');
+  writeFileSync(sendersFile, JSON.stringify({ senders }));
+  gateway = await startTestGateway({
+    worker: true,
+    env: {
+      SENDERS_FILE: sendersFile,
+      WORKER_ATTEMPTS: '3',
+      API_CIRCUIT_MIN_CALLS: '3',
+      API_CIRCUIT_PROBE_INTERVAL_MS: '200',
+    },
+  });
+  front.target = gateway.sandbox?.url ?? '';
+});
+afterAll(async () => {
+  await gateway.close();
+  await front.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function deliver(title: string, globex: boolean): Promise<string> {
+  const raw = await signedLetter({ title, globex });
+  const replies = await sendOnce(gateway.port, {
+    from: globex ? 'bounce@globex.example' : 'bounce@acme.example',
+    to: [PROCESSING_ADDRESS],
+    raw,
+    helo: FIXTURE_SESSION.helo,
+  });
+  return intakeIdOf(replies.data?.text ?? '');
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('a Sender API per sender', () => {
+  it("holds one sender's letters while its API's circuit is open, and lets another sender's letters through to PendingApproval", async () => {
+    const sandbox = gateway.sandbox;
+    if (sandbox === undefined) throw new Error('the gateway runs no sandbox');
+    const globexTitles = ['Globex 1', 'Globex 2', 'Globex 3', 'Globex 4'];
+    const globexIds = await Promise.all(globexTitles.map((t) => deliver(t, true)));
+    await until('the circuit of the Globex API to open', () =>
+      gateway.logs.some((l) => l.event === 'worker.api_circuit_open' && l.api === front.url),
+    );
+
+    const acmeTitles = ['Acme 1', 'Acme 2'];
+    const acmeIds = await Promise.all(acmeTitles.map((t) => deliver(t, false)));
+    const acme = await Promise.all(acmeIds.map((id) => gateway.settled(id, 15_000)));
+    expect(acme.map((r) => r.state)).toEqual(['submitted', 'submitted']);
+    expect(acme.map((r) => r.apiBaseUrl)).toEqual([sandbox.url, sandbox.url]);
+    for (const title of acmeTitles) {
+      expect(
+        sandbox.store
+          .allLetters()
+          .filter((l) => l.title === title)
+          .map((l) => l.status),
+      ).toEqual(['PendingApproval']);
+    }
+
+    // Meanwhile Globex's letters are held: none ended, none reached the sandbox, none failed.
+    const held = await Promise.all(globexIds.map(async (id) => gateway.store.get(id)));
+    expect(held.map((r) => r?.state)).not.toContain('submitted');
+    expect(held.map((r) => r?.state)).not.toContain('failed');
+    expect(held.map((r) => r?.apiBaseUrl)).toEqual(globexTitles.map(() => front.url));
+    // Recorded before the first call: the login that met the outage came after it.
+    expect(sandbox.store.allLetters().filter((l) => l.title.startsWith('Globex'))).toEqual([]);
+    expect(gateway.logs.filter((l) => l.event === 'worker.api_circuit_open').map((l) => l.api)).toEqual([front.url]);
+
+    front.backendDown = false;
+    const globex = await Promise.all(globexIds.map((id) => gateway.settled(id, 20_000)));
+    expect(globex.map((r) => r.state)).toEqual(globexTitles.map(() => 'submitted'));
+    for (const title of globexTitles) expect(sandbox.store.allLetters().filter((l) => l.title === title)).toHaveLength(1);
+    // The letter marker keeps the base URL with the letter id (what recover carries over a Redis loss).
+    const markers = new IntakeMarkers(gateway.rawStore);
+    const letters = await Promise.all(globexIds.map((id) => markers.letter(id)));
+    expect(letters.map((m) => m?.apiBaseUrl)).toEqual(globexTitles.map(() => front.url));
+    expect(front.calls.some((c) => c.kind === 'letter' && c.status < 300)).toBe(true);
+  });
+});
