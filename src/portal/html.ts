@@ -22,7 +22,7 @@ export function layout(title: string, body: string, viewer?: Viewer): string {
   const nav =
     viewer === undefined
       ? ''
-      : `<nav aria-label="portal"><a href="/portal/intakes">Intakes</a><a href="/portal/letters">Letters</a><a href="/portal/letters/new">Upload a letter</a><a href="/portal/addresses">Addresses</a><a href="/portal/invoices">Invoices</a><a href="/portal/security/totp">Two-factor</a><a href="/portal/sessions">Sessions</a>
+      : `<nav aria-label="portal"><a href="/portal/intakes">Intakes</a><a href="/portal/letters">Letters</a><a href="/portal/letters/new">Upload a letter</a><a href="/portal/self-tests">Self-tests</a><a href="/portal/addresses">Addresses</a><a href="/portal/invoices">Invoices</a><a href="/portal/security/totp">Two-factor</a><a href="/portal/sessions">Sessions</a>
 <form method="post" action="/portal/logout" class="inline">${csrfField(viewer.csrf)}<button type="submit">Sign out</button></form>
 <span class="who">${esc(viewer.email)} · ${esc(viewer.company)}</span></nav>`;
   return `<!doctype html>
