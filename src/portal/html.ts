@@ -53,6 +53,7 @@ header a { color: #fff; }
 header .who { font-size: 0.85rem; opacity: 0.85; }
 main { padding: 1rem; max-width: 70rem; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; width: 100%; }
+pre.report { white-space: pre-wrap; overflow-wrap: anywhere; }
 th, td { border: 1px solid #ccc; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f0f3f6; }
 label { display: block; margin: 0.6rem 0 0.2rem; font-weight: 600; }
