@@ -15,7 +15,9 @@ function dkimWords(check: string | undefined, selectors: SelectorFindings | unde
   const outcome = outcomeOf(check);
   if (found === null) return `DKIM ${outcome}`;
   const unlisted = [...new Set((selectors?.signatures ?? []).filter((s) => !s.listed).map((s) => `s=${s.selector}`))];
-  const pinning = selectors === undefined ? '' : `, listed${unlisted.length === 0 ? '' : `; not listed: ${unlisted.join(' ')}`}`;
+  // At most three named: the reply stays one short line however many signatures a message carries.
+  const named = unlisted.length > 3 ? [...unlisted.slice(0, 3), `and ${unlisted.length - 3} more`] : unlisted;
+  const pinning = selectors === undefined ? '' : `, listed${named.length === 0 ? '' : `; not listed: ${named.join(' ')}`}`;
   return `DKIM ${outcome} (${found[1] ?? ''} s=${found[2] ?? ''}${pinning})`;
 }
 
