@@ -17,6 +17,11 @@ const FIELD_MAX_BYTES = 256;
 
 const pdfVerdictSchema = z.object({ fileName: z.string(), verdict: z.string() });
 
+const selectorsSchema = z.object({
+  listed: z.array(z.string()),
+  signatures: z.array(z.object({ domain: z.string(), selector: z.string(), result: z.string(), listed: z.boolean() })),
+});
+
 const reportSchema = z.object({
   id: z.string(),
   at: z.number(),
@@ -38,6 +43,8 @@ const reportSchema = z.object({
   /** The message's own rules ("pass", or the rule that a letter would break, with its sentence). */
   rules: z.string().optional(),
   pdfs: z.array(pdfVerdictSchema).optional(),
+  /** When the From's sender lists DKIM selectors: each signature's selector, listed or not. */
+  dkimSelectors: selectorsSchema.optional(),
   /** What became of the report mail ("mailed to …", "not mailed: …"). */
   mailed: z.string().optional(),
 });

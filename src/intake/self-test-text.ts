@@ -1,6 +1,7 @@
 // A self-test report in words: what the mail to the sender says and the intake pages show.
 // Every check, whether the From is a registered sender, the message's own rules and each PDF's
-// verdict. Pure. New findings (a DKIM selector listed for the sender or not) add a line here.
+// verdict, and for a sender that lists its DKIM selectors, each signature's selector, listed or
+// not. Pure.
 import type { SelfTestReport } from './self-test-reports.js';
 
 const CHECKS: readonly (readonly [string, string])[] = [
@@ -33,6 +34,7 @@ export function reportLines(report: SelfTestReport): string[] {
     '',
     'Authentication (every check must pass):',
     ...CHECKS.map(([key, name]) => `  ${name.padEnd(10)} ${report.checks[key] ?? 'not judged'}`),
+    ...selectorLines(report),
     '',
     ...(report.registered === undefined
       ? []
@@ -53,5 +55,20 @@ export function reportLines(report: SelfTestReport): string[] {
       : []),
     '',
     `Report: ${report.mailed ?? 'not mailed yet'}`,
+  ];
+}
+
+/** Which signature's selector the sender lists: only a listed one makes the DKIM check pass. */
+function selectorLines(report: SelfTestReport): string[] {
+  const pinned = report.dkimSelectors;
+  if (pinned === undefined) return [];
+  return [
+    '',
+    `DKIM selectors the sender lists: ${pinned.listed.join(', ')}`,
+    ...(pinned.signatures.length === 0
+      ? ['  no DKIM signature found']
+      : pinned.signatures.map(
+          (s) => `  d=${s.domain} s=${s.selector} (${s.result}): ${s.listed ? 'listed, counts' : 'not listed, does not count'}`,
+        )),
   ];
 }

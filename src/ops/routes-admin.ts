@@ -44,6 +44,8 @@ export interface AdminDeps {
   readonly throttle: LoginThrottle;
   readonly loginDelay: (ms: number) => Promise<void>;
   readonly queue?: Queue | undefined;
+  /** The self-test queue, listed on the dashboard beside the intake queue. */
+  readonly selfTestQueue?: Queue | undefined;
   readonly store?: IntakeStore | undefined;
   readonly replay?: ((intakeId: string) => Promise<ReplayResult>) | undefined;
   readonly replayFailed?: ((filter: ReplayFilter) => Promise<BulkReplayResult>) | undefined;
@@ -111,7 +113,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsync {
       app.addHook('onRequestAbort', away.onRequestAbort);
     }
 
-    if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH), { prefix: QUEUES_PATH });
+    if (deps.queue !== undefined) await app.register(queueDashboard(deps.queue, QUEUES_PATH, deps.selfTestQueue), { prefix: QUEUES_PATH });
     if (deps.selfTestReports !== undefined) await app.register(selfTestRoutes(deps.selfTestReports));
     if (deps.store !== undefined && deps.rawStore !== undefined)
       await app.register(rawRoutes({ store: deps.store, rawStore: deps.rawStore }));

@@ -7,7 +7,8 @@ import { escapeHtml, isoTime, page } from './html.js';
 
 export const SELF_TESTS_PATH = '/admin/self-tests';
 
-const href = (id: string) => `${SELF_TESTS_PATH}/${encodeURIComponent(id)}`;
+export const selfTestHref = (id: string): string => `${SELF_TESTS_PATH}/${encodeURIComponent(id)}`;
+const href = selfTestHref;
 
 export function renderSelfTestList(reports: readonly SelfTestReport[]): string {
   const rows = reports.map(

@@ -9,6 +9,7 @@ import type { BulkReplayResult, ReplayFilter } from '../intake/bulk-replay.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { RefusalCounts } from '../intake/refusal-counts.js';
 import type { ReplayResult } from '../intake/replay.js';
+import type { SelfTestJobData } from '../intake/self-test-queue.js';
 import type { SelfTestReports } from '../intake/self-test-reports.js';
 import type { SessionRefusals } from '../intake/session-refusals.js';
 import type { IntakeStore } from '../intake/store.js';
@@ -33,6 +34,8 @@ export interface OpsServerDeps {
   readonly redis?: RedisClient;
   /** Checked by /readyz and shown on the dashboard. */
   readonly queue?: Queue<IntakeJobData>;
+  /** Shown on the dashboard beside the intake queue. */
+  readonly selfTestQueue?: Queue<SelfTestJobData> | undefined;
   /** Backs the intake pages; without it they are not served. */
   readonly store?: IntakeStore;
   /** The role's raw store, probed by /readyz (absent: not used by this process). */
@@ -110,6 +113,7 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
         throttle: new LoginThrottle(trusted.length > 0 ? 'per-address' : 'per-user', deps.clock ?? Date.now),
         loginDelay: deps.loginDelay ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
         queue: deps.queue,
+        selfTestQueue: deps.selfTestQueue,
         store: deps.store,
         replay: deps.replay,
         replayFailed: deps.replayFailed,

@@ -14,6 +14,7 @@ import { layout, type Viewer } from './html.js';
 import type { PortalKeys } from './keys.js';
 import type { LetterStatusOf } from './letter-status.js';
 import type { SenderIntakes } from './sender-intakes.js';
+import type { SenderSelfTests } from './sender-self-tests.js';
 import { type PortalSession, type PortalSessions, SESSION_IDLE_MS } from './sessions.js';
 import type { PortalThrottle } from './throttle.js';
 import type { Upload, UploadOutcome } from './upload.js';
@@ -37,6 +38,8 @@ export interface PortalContext {
   readonly directory: SenderDirectory;
   readonly intakes: SenderIntakes;
   readonly letterStatus: LetterStatusOf;
+  /** The sender's self-test reports; absent when the gateway has no self-test address. */
+  readonly selfTests?: SenderSelfTests | undefined;
   readonly upload: (upload: Upload) => Promise<UploadOutcome>;
   readonly maxPdfBytes: number;
   readonly maxPdfs: number;

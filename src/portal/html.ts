@@ -22,7 +22,7 @@ export function layout(title: string, body: string, viewer?: Viewer): string {
   const nav =
     viewer === undefined
       ? ''
-      : `<nav aria-label="portal"><a href="/portal/intakes">Intakes</a><a href="/portal/letters">Letters</a><a href="/portal/letters/new">Upload a letter</a><a href="/portal/addresses">Addresses</a><a href="/portal/invoices">Invoices</a><a href="/portal/security/totp">Two-factor</a><a href="/portal/sessions">Sessions</a>
+      : `<nav aria-label="portal"><a href="/portal/intakes">Intakes</a><a href="/portal/letters">Letters</a><a href="/portal/letters/new">Upload a letter</a><a href="/portal/self-tests">Self-tests</a><a href="/portal/addresses">Addresses</a><a href="/portal/invoices">Invoices</a><a href="/portal/security/totp">Two-factor</a><a href="/portal/sessions">Sessions</a>
 <form method="post" action="/portal/logout" class="inline">${csrfField(viewer.csrf)}<button type="submit">Sign out</button></form>
 <span class="who">${esc(viewer.email)} · ${esc(viewer.company)}</span></nav>`;
   return `<!doctype html>
@@ -53,6 +53,7 @@ header a { color: #fff; }
 header .who { font-size: 0.85rem; opacity: 0.85; }
 main { padding: 1rem; max-width: 70rem; }
 table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; width: 100%; }
+pre.report { white-space: pre-wrap; overflow-wrap: anywhere; }
 th, td { border: 1px solid #ccc; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f0f3f6; }
 label { display: block; margin: 0.6rem 0 0.2rem; font-weight: 600; }

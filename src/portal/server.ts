@@ -20,6 +20,7 @@ import {
 } from './context.js';
 import { STYLE } from './html.js';
 import { securityRoutes } from './routes-security.js';
+import { selfTestRoutes } from './routes-self-tests.js';
 import { senderRoutes } from './routes-sender.js';
 import { signInRoutes } from './routes-sign-in.js';
 import { uploadRoutes } from './routes-upload.js';
@@ -142,6 +143,7 @@ export async function startPortalServer(ctx: PortalContext, options: PortalServe
   await app.register(signInRoutes(ctx));
   await app.register(securityRoutes(ctx, full));
   await app.register(senderRoutes(ctx, full));
+  await app.register(selfTestRoutes(ctx, full));
   await app.register(uploadRoutes(ctx, full));
 
   await app.listen({ host: options.host, port: options.port });

@@ -8,6 +8,7 @@ import type { IntakeObserver } from '../intake/observer.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { RefusalCounts } from '../intake/refusal-counts.js';
 import { replayIntake } from '../intake/replay.js';
+import { createSelfTestQueue } from '../intake/self-test-queue.js';
 import { SelfTestReports } from '../intake/self-test-reports.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -50,6 +51,8 @@ export async function startOpsPart(
   logConnectionErrors(redis, log, 'ops.redis_error');
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', logErrorsSparingly(log, 'ops.queue_error', 'queue error'));
+  const selfTestQueue = config.selfTestAddress === undefined ? undefined : createSelfTestQueue(redis, config.redisPrefix);
+  selfTestQueue?.on('error', logErrorsSparingly(log, 'ops.queue_error', 'queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ config, rawStore: options.rawStore }, redis);
   let started = false;
@@ -63,6 +66,7 @@ export async function startOpsPart(
     registry: metrics.registry,
     redis,
     queue,
+    selfTestQueue,
     store,
     rawStore: options.rawStore,
     clock: ctx.clock,
@@ -92,6 +96,7 @@ export async function startOpsPart(
     async close() {
       await server.close();
       await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
+      if (selfTestQueue !== undefined) await within(selfTestQueue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));
       redis.disconnect();
     },
   };

@@ -5,6 +5,7 @@ import { acceptIntake } from '../intake/accept.js';
 import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
+import { SelfTestReports } from '../intake/self-test-reports.js';
 import { portalAudit } from '../portal/audit.js';
 import type { PortalContext } from '../portal/context.js';
 import { portalCsrf } from '../portal/csrf.js';
@@ -13,6 +14,7 @@ import { FormTokens } from '../portal/form-tokens.js';
 import { portalKeys } from '../portal/keys.js';
 import { letterStatuses } from '../portal/letter-status.js';
 import { SenderIntakes } from '../portal/sender-intakes.js';
+import { SenderSelfTests } from '../portal/sender-self-tests.js';
 import { startPortalServer } from '../portal/server.js';
 import { PortalSessions } from '../portal/sessions.js';
 import { PortalThrottle } from '../portal/throttle.js';
@@ -96,6 +98,7 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
     directory,
     intakes: new SenderIntakes(store),
     letterStatus: letterStatuses((sender) => clientFor(sender.senderApiUrl ?? apiUrl).as(sender), ctx.clock),
+    ...(config.selfTestAddress === undefined ? {} : { selfTests: new SenderSelfTests(new SelfTestReports(redis, config.redisPrefix)) }),
     upload: (upload) => handOffUpload(uploadDeps, upload),
     maxPdfBytes: config.maxPdfBytes,
     maxPdfs: PORTAL_MAX_PDFS,

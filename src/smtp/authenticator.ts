@@ -1,6 +1,7 @@
 // Binds the authentication module to the listener: mailauth's findings judged by the policy,
 // reduced to what the SMTP session needs (outcome, reason, per-check record, From, headers).
 import { authenticateMessage } from '../auth/authenticate.js';
+import { selectorFindings } from '../auth/selector-findings.js';
 import { DEFAULT_AUTH_POLICY, judgeAuthentication } from '../auth/verdict.js';
 import { createDkimKeyCache } from '../fast-paths/index.js';
 import type { DnsResolver } from '../net/resolver.js';
@@ -15,10 +16,8 @@ export function createAuthenticator(resolver: DnsResolver, selectorsOf: Selector
     const summary = await authenticateMessage(message, ctx, resolver, { keyCache });
     const [from, ...others] = summary.fromAddresses;
     const single = from !== undefined && others.length === 0 ? from.toLowerCase() : '';
-    const verdict = judgeAuthentication(summary, {
-      ...DEFAULT_AUTH_POLICY,
-      dkimSelectors: single === '' ? undefined : selectorsOf(single),
-    });
+    const selectors = single === '' ? undefined : selectorsOf(single);
+    const verdict = judgeAuthentication(summary, { ...DEFAULT_AUTH_POLICY, dkimSelectors: selectors });
     const checks = Object.fromEntries(Object.entries(verdict.checks).map(([name, check]) => [name, `${check.outcome}: ${check.detail}`]));
     return {
       outcome: verdict.outcome,
@@ -26,6 +25,7 @@ export function createAuthenticator(resolver: DnsResolver, selectorsOf: Selector
       checks,
       from: single,
       headers: summary.headers,
+      ...(selectors === undefined ? {} : { dkimSelectors: selectorFindings(summary.dkim, selectors) }),
     };
   };
 }

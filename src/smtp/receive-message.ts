@@ -1,9 +1,11 @@
 // End of DATA: authenticate while the bytes arrive, then hand the message to durable acceptance.
 // The DATA stream is consumed exactly once, always to its end, whatever fails on the way, so
 // smtp-server can always answer (an unanswered DATA makes the client re-send: a duplicate).
+
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { AuthContext } from '../auth/authenticate.js';
+import type { SelectorFindings } from '../auth/selector-findings.js';
 import { withTimeout } from '../bounded.js';
 import { IntakeError, ofIntake } from '../errors.js';
 import type { Accepted, IncomingMessage } from '../intake/accept.js';
@@ -32,6 +34,8 @@ export interface AuthDecision {
   readonly from: string;
   /** Authentication-Results / Received-SPF lines to prepend to the stored message. */
   readonly headers: string;
+  /** When the From's sender lists DKIM selectors: each signature's selector, listed or not. */
+  readonly dkimSelectors?: SelectorFindings | undefined;
 }
 
 export type Authenticate = (message: Readable, ctx: AuthContext) => Promise<AuthDecision>;

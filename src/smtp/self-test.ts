@@ -56,9 +56,12 @@ export async function receiveSelfTest(deps: SelfTestDeps, input: SelfTestInput):
     messageId: fields.messageId,
     subject: fields.subject,
     checks: { ...auth.checks },
+    ...(auth.dkimSelectors === undefined
+      ? {}
+      : { dkimSelectors: { listed: [...auth.dkimSelectors.listed], signatures: [...auth.dkimSelectors.signatures] } }),
   };
   if (auth.outcome !== 'pass') {
-    const refusal = new MultiLineRefusal('SelfTestFailed', failLines(auth.checks));
+    const refusal = new MultiLineRefusal('SelfTestFailed', failLines(auth.checks, auth.dkimSelectors));
     await deps.reports.save({
       ...base,
       outcome: 'fail',
@@ -70,7 +73,7 @@ export async function receiveSelfTest(deps: SelfTestDeps, input: SelfTestInput):
   }
   // The rules as for a registered sender's letter: registration is reported on its own line.
   const broken = brokenRule(await input.walk(), auth.from, { ...deps.rules, isRegistered: () => true });
-  const reply = passReply(id, auth.checks);
+  const reply = passReply(id, auth.checks, auth.dkimSelectors);
   const stored = await input.body();
   await deps.reports.save({
     ...base,

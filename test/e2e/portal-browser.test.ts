@@ -183,6 +183,19 @@ describe('the sender portal in a browser', () => {
         await expect(page.locator('table.letters').textContent()).resolves.toContain(record.letterId ?? 'no letter');
         await shot(page, 'letters');
 
+        // A self-test from Acme's address: listed from the nav, its report as the admin pages show it.
+        const selfTest = await sendOnce(gateway.port, {
+          from: 'bounce@acme.example',
+          to: ['selftest@intake.example'],
+          raw: fixture('dkim-pass-aligned.eml'),
+        });
+        const selfTestId = /self-test (st[0-9a-f]{24})/.exec(selfTest.data?.text ?? '')?.[1] ?? 'no self-test id';
+        await page.click('nav a:text-is("Self-tests")');
+        await expect(page.locator('table.intakes').textContent()).resolves.toContain(selfTestId);
+        await Promise.all([page.waitForURL(`**/portal/self-tests/${selfTestId}`), page.click(`a:text-is("${selfTestId}")`)]);
+        await expect(page.locator('pre.report').textContent()).resolves.toContain('Registered sender: yes');
+        await shot(page, 'self-test');
+
         await page.goto(`${portal.url}/portal/sessions`);
         await expect(page.locator('table.sessions tbody tr').count()).resolves.toBeGreaterThanOrEqual(1);
         await expect(page.locator('table.sessions').textContent()).resolves.toContain('this browser');

@@ -1,11 +1,13 @@
 // `letter-intake start` with its embedded Redis, as real processes: a start that fails leaves no
 // redis-server behind, one DATA_DIR serves one start, and a Redis left by a SIGKILLed parent is
 // stopped by the next start. (The configuration traps are in test/unit/start-settings.test.ts.)
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { REPO } from '../helpers/gateway.js';
 import { killAll, processGroupOf, redisServersIn } from '../helpers/proc.js';
 import { type RoleProcess, runCommand, startRole } from '../helpers/processes.js';
 
@@ -84,9 +86,34 @@ describe('one start per DATA_DIR', () => {
     const second = await runCommand(['start'], startEnv(dataDir));
 
     expect(second.code).toBe(69);
-    expect(second.text).toContain(`another letter-intake is running (pid ${first.child.pid})`);
+    expect(second.text).toContain(
+      `letter-intake: another letter-intake is running (pid ${first.child.pid}) with DATA_DIR ${dataDir}: stop it first, or give this one its own DATA_DIR`,
+    );
     expect(redisBefore).toHaveLength(1);
     expect(redisServersIn(join(dataDir, 'redis'))).toEqual(redisBefore);
+  });
+
+  it('refuses a second `npm start` before it builds, with the message of start itself', { timeout: 60_000 }, async () => {
+    const dataDir = freshDataDir();
+    const first = await start(dataDir);
+    const child = spawn('npm', ['start'], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...startEnv(dataDir) },
+    });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | string>((done) => child.once('close', (c, s) => done(c ?? s ?? 'unknown')));
+
+    expect(text).not.toContain('> tsc -p tsconfig.build.json'); // the running start's dist/ is left alone
+    expect(text).toContain(
+      `letter-intake: another letter-intake is running (pid ${first.child.pid}) with DATA_DIR ${dataDir}: stop it first, or give this one its own DATA_DIR`,
+    );
+    expect(code).toBe(69);
   });
 
   it('stops the Redis a SIGKILLed parent left running, and runs exactly one', { timeout: 60_000 }, async () => {

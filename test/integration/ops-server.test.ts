@@ -10,6 +10,7 @@ import { withTimeout } from '../../src/bounded.js';
 import { createIntakeQueue, type IntakeJobData } from '../../src/intake/queue.js';
 import type { IntakeRecord, IntakeUpdate } from '../../src/intake/record.js';
 import { replayIntake } from '../../src/intake/replay.js';
+import { createSelfTestQueue, type SelfTestJobData } from '../../src/intake/self-test-queue.js';
 import { type SessionRefusal, SessionRefusals } from '../../src/intake/session-refusals.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
@@ -31,6 +32,7 @@ interface Harness {
   readonly url: string;
   readonly store: IntakeStore;
   readonly queue: Queue<IntakeJobData>;
+  readonly selfTestQueue: Queue<SelfTestJobData>;
   readonly metrics: Metrics;
   readonly logs: Record<string, unknown>[];
   readonly refusals: SessionRefusals;
@@ -45,6 +47,7 @@ async function startHarness(options: { password?: string; redis?: RedisClient } 
   const prefix = randomPrefix();
   const redis = options.redis ?? connectTestRedis();
   const queue = createIntakeQueue(redis, prefix);
+  const selfTestQueue = createSelfTestQueue(redis, prefix);
   const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   const metrics = createMetrics({ queue });
   const refusals = new SessionRefusals(redis, prefix, 60_000);
@@ -62,6 +65,7 @@ async function startHarness(options: { password?: string; redis?: RedisClient } 
     registry: metrics.registry,
     redis,
     queue,
+    selfTestQueue,
     store,
     refusals,
     apiHealth: metrics.apiHealth,
@@ -72,10 +76,11 @@ async function startHarness(options: { password?: string; redis?: RedisClient } 
     await server.close();
     if (options.redis !== undefined) return; // a Redis the test stopped: nothing to clean
     await queue.close();
+    await selfTestQueue.close();
     await dropPrefix(redis, prefix);
     redis.disconnect();
   });
-  return { url: server.url, store, queue, metrics, logs, refusals };
+  return { url: server.url, store, queue, selfTestQueue, metrics, logs, refusals };
 }
 
 /** A record that went received → queued → processing → `state`, with the given fields. */
@@ -243,6 +248,17 @@ describe('admin login', () => {
     );
     expect(intakeQueue?.jobs.map((j) => [j.id, j.externalUrl])).toEqual([
       ['inlinked00000000000000001', { href: '/admin/intakes/inlinked00000000000000001', displayText: 'intake page' }],
+    ]);
+  });
+
+  it('lists the selftest queue beside intake, each self-test job linked to its report', async () => {
+    const { url, selfTestQueue } = await startHarness({ password: PASSWORD });
+    await selfTestQueue.add('selftest', { id: 'st0000000000000000000000a1', blobKey: 'blob' }, { jobId: 'st0000000000000000000000a1' });
+    const api = await fetch(`${url}/admin/queues/api/queues?activeQueue=selftest&status=waiting&page=1`, { headers: AUTH });
+    const { queues } = (await api.json()) as { queues: { name: string; jobs: { id: string; externalUrl?: unknown }[] }[] };
+    expect(queues.map((q) => q.name).sort()).toEqual(['intake', 'selftest']);
+    expect(queues.find((q) => q.name === 'selftest')?.jobs.map((j) => [j.id, j.externalUrl])).toEqual([
+      ['st0000000000000000000000a1', { href: '/admin/self-tests/st0000000000000000000000a1', displayText: 'self-test report' }],
     ]);
   });
 
