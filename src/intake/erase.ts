@@ -110,7 +110,8 @@ export async function eraseIntake(
     await deps.redis
       .multi()
       .hset(key, scrubbedFields(record))
-      .hdel(key, 'rawHeaders', 'rawKey', 'traceId', ...noticeFields)
+      // who uploaded it on the portal (an address) and what a dry run would have sent go whole
+      .hdel(key, 'rawHeaders', 'rawKey', 'traceId', 'uploadedBy', 'simulatedLetter', ...noticeFields)
       .hset(key, 'erasedAt', String(erasure.at), 'erasedReason', erasure.reason, 'erasedBy', erasure.by)
       .exec();
     removed.push('personal fields of the record and its earlier runs');

@@ -29,8 +29,9 @@ export interface SenderUse {
 export type LimitName = keyof SenderLimits;
 
 /** What an admission did; `release` takes back a fresh count when the intake was not made after all. */
+/** `counted`: another delivery of the same message counted it already; only `admitted` is taken back. */
 export type Admission =
-  | { readonly kind: 'unlimited' | 'redelivery' }
+  | { readonly kind: 'unlimited' | 'redelivery' | 'counted' }
   | { readonly kind: 'admitted'; readonly sender: LimitedSender; readonly intakeId: string; readonly use: SenderUse };
 
 export interface SenderLimiterDeps {
@@ -80,6 +81,10 @@ export class SenderLimiter {
     if (!Array.isArray(answer)) throw new Error(`unexpected answer from the admission script: ${String(answer)}`);
     const [kind, ...rest] = answer.map((v: unknown) => (typeof v === 'number' ? v : String(v)));
     if (kind === 'redelivery') return { kind: 'redelivery' };
+    if (kind === 'counted') {
+      this.deps.onUse?.(sender, { messages: Number(rest[0]), bytes: Number(rest[1]), open: Number(rest[2]) });
+      return { kind: 'counted' };
+    }
     if (kind === 'admitted') {
       const use = { messages: Number(rest[0]), bytes: Number(rest[1]), open: Number(rest[2]) };
       this.deps.onUse?.(sender, use);

@@ -131,6 +131,11 @@ export class IntakeStore {
     };
   }
 
+  /** Puts an erased intake's tombstone back (recover, after a Redis loss); true when it was missing. */
+  async restoreErasure(intakeId: string, tombstone: string): Promise<boolean> {
+    return (await this.redis.set(this.keys.erased(intakeId), tombstone, 'NX')) === 'OK';
+  }
+
   /**
    * Moves the record to `to` if its current state is one of `from`, with the given fields.
    * With `guard.expectedOwner`, only while that owner holds the record.

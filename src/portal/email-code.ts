@@ -37,16 +37,25 @@ export class EmailCodes {
     return code;
   }
 
-  /** True once for the right code; each wrong try counts, and the code is gone after the last. */
+  /**
+   * True once for the right code. Every try is counted before the code is compared (one atomic
+   * step), so tries sent at once are each counted; the code is gone after the last try.
+   */
   async accept(sessionHash: string, code: string): Promise<boolean> {
     const key = this.keys.emailCode(sessionHash);
-    const stored = await this.redis.hget(key, 'hash');
-    if (stored === null) return false;
-    if (stored === sha256(code.trim())) {
-      return (await this.redis.del(key)) === 1; // once: a second use finds nothing
+    const answers = await this.redis.multi().hincrby(key, 'tries', 1).hget(key, 'hash').pttl(key).exec();
+    const tries = Number(answers?.[0]?.[1] ?? 0);
+    const stored = answers?.[1]?.[1];
+    const ttl = Number(answers?.[2]?.[1] ?? -1);
+    // No code was issued (the count just made the hash, without an expiry), or its tries are spent.
+    if (typeof stored !== 'string' || ttl < 0 || tries > EMAIL_CODE_TRIES) {
+      await this.redis.del(key);
+      return false;
     }
-    const tries = await this.redis.hincrby(key, 'tries', 1);
-    if (tries >= EMAIL_CODE_TRIES) await this.redis.del(key);
-    return false;
+    if (stored !== sha256(code.trim())) {
+      if (tries >= EMAIL_CODE_TRIES) await this.redis.del(key);
+      return false;
+    }
+    return (await this.redis.del(key)) === 1; // once: a second use finds nothing
   }
 }

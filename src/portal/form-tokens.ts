@@ -23,8 +23,9 @@ export class FormTokens {
     private readonly keys: PortalKeys,
   ) {}
 
-  async issue(userId: string): Promise<string> {
-    const token = randomBytes(18).toString('base64url');
+  /** A new token: the time it was made (base 36), a dot, and 18 random bytes. */
+  async issue(userId: string, now: number = Date.now()): Promise<string> {
+    const token = `${now.toString(36)}.${randomBytes(18).toString('base64url')}`;
     await this.redis.set(this.keys.formToken(sha256(`${userId}:${token}`)), OPEN, 'PX', FORM_MS);
     return token;
   }
@@ -44,4 +45,11 @@ export class FormTokens {
   async settle(userId: string, token: string, intakeId: string | undefined): Promise<void> {
     await this.redis.set(this.keys.formToken(sha256(`${userId}:${token}`)), intakeId ?? OPEN, 'PX', FORM_MS);
   }
+}
+
+/** When a token was made (its own first part), or undefined for a token of another shape. */
+export function issuedAtOf(token: string): number | undefined {
+  const [time, rest] = token.split('.');
+  if (time === undefined || rest === undefined || !/^[0-9a-z]{1,11}$/.test(time)) return undefined;
+  return Number.parseInt(time, 36);
 }

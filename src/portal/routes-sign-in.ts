@@ -23,8 +23,12 @@ export function signInRoutes(ctx: PortalContext) {
       const email = field(request.body, 'email').trim().toLowerCase();
       const password = field(request.body, 'password');
       const origin = originOf(request);
-      const keys = [['account', email] as const, ['network', clientNetwork(origin.ip)] as const];
-      const gate = await ctx.throttle.gate(keys);
+      const network = clientNetwork(origin.ip);
+      const account = `${email}|${network}`;
+      const gate = await ctx.throttle.take([
+        ['account', account],
+        ['network', network],
+      ]);
       if (!gate.ok) {
         await ctx.audit({ action: 'sign-in throttled', email, ip: origin.ip });
         return tooMany(ctx, request, reply, gate);
@@ -33,11 +37,11 @@ export function signInRoutes(ctx: PortalContext) {
       // verifyPassword always does the full work (a dummy hash for an unknown address)
       const right = await verifyPassword(password, user?.passwordHash);
       if (!right || user === undefined || user.disabled) {
-        await ctx.throttle.count(keys);
         await ctx.audit({ action: 'sign-in failed', email, ip: origin.ip, userId: user?.userId });
         return loginPage(ctx, request, reply, 401, `<p class="error" role="alert">${WRONG}</p>`);
       }
-      await ctx.throttle.clear('account', email);
+      await ctx.throttle.clear('account', account);
+      await ctx.throttle.giveBack('network', network);
       const stage = user.totpSecret === undefined ? 'full' : 'password';
       const session = await ctx.sessions.create(user.userId, stage, origin, whoIs(request)?.session.hash);
       setSessionCookie(reply, session.id);
@@ -62,17 +66,20 @@ export function signInRoutes(ctx: PortalContext) {
       const who = whoIs(request);
       if (who?.session.stage !== 'password') return reply.redirect('/portal/login', 303);
       const origin = originOf(request);
-      const keys = [['factor', who.user.userId] as const, ['network', clientNetwork(origin.ip)] as const];
-      const gate = await ctx.throttle.gate(keys);
+      const network = clientNetwork(origin.ip);
+      const gate = await ctx.throttle.take([
+        ['factor', who.user.userId],
+        ['network', network],
+      ]);
       if (!gate.ok) return tooMany(ctx, request, reply, gate);
       const code = field(request.body, 'code').trim();
       const how = await secondFactor(ctx, who.user.userId, who.user.totpSecret, who.session.hash, code);
       if (how === undefined) {
-        await ctx.throttle.count(keys);
         await ctx.audit({ action: 'second factor failed', userId: who.user.userId, email: who.user.email, ip: origin.ip });
         return codePage(ctx, request, reply, 401, '<p class="error" role="alert">The code is wrong or was used already.</p>');
       }
       await ctx.throttle.clear('factor', who.user.userId);
+      await ctx.throttle.giveBack('network', network);
       const session = await ctx.sessions.create(who.user.userId, 'full', origin, who.session.hash);
       setSessionCookie(reply, session.id);
       await ctx.audit({
@@ -92,9 +99,8 @@ export function signInRoutes(ctx: PortalContext) {
       if (ctx.sendMail === undefined)
         return codePage(ctx, request, reply, 409, '<p class="error">E-mail codes are not available here.</p>');
       const origin = originOf(request);
-      const gate = await ctx.throttle.gate([['emailSend', who.user.userId]]);
+      const gate = await ctx.throttle.take([['emailSend', who.user.userId]]);
       if (!gate.ok) return tooMany(ctx, request, reply, gate);
-      await ctx.throttle.count([['emailSend', who.user.userId]]);
       const code = await ctx.emailCodes.issue(who.session.hash);
       try {
         await ctx.sendMail(

@@ -24,6 +24,8 @@ import { cutUtf8 } from '../net/cut-text.js';
 import type { RuleContext } from '../policy/message-rules.js';
 import type { Sender } from '../senders/directory.js';
 import { brokenRule, refusalFor, settledWalk } from '../smtp/session-rules.js';
+import { issuedAtOf } from './form-tokens.js';
+import { sha256 } from './keys.js';
 
 export interface UploadDeps {
   /** The durable acceptance the listener uses (acceptIntake with the part's store, queue and markers). */
@@ -59,7 +61,11 @@ export type UploadOutcome =
   | { readonly kind: 'accepted'; readonly intakeId: string; readonly duplicate: boolean }
   | { readonly kind: 'refused'; readonly reasonCode: string; readonly reason: string };
 
-/** The upload as an RFC 5322 message (nodemailer's composer: the same MIME any mail client writes). */
+/**
+ * The upload as an RFC 5322 message (nodemailer's composer: the same MIME any mail client writes).
+ * The same form sent again makes the same bytes (its Date is the form's, its MIME boundaries come
+ * from the form token), so a retry after "try again later" is the same intake, never a second letter.
+ */
 export async function composeUpload(upload: Upload, deps: Pick<UploadDeps, 'processingAddress' | 'hostname' | 'clock'>): Promise<Buffer> {
   const from = upload.sender.addresses[0] ?? '';
   const composer = new MailComposer({
@@ -67,7 +73,8 @@ export async function composeUpload(upload: Upload, deps: Pick<UploadDeps, 'proc
     to: deps.processingAddress,
     subject: upload.title,
     text: upload.description,
-    date: new Date(deps.clock()),
+    date: new Date(issuedAtOf(upload.formToken) ?? deps.clock()),
+    baseBoundary: sha256(`boundary:${upload.formToken}`).slice(0, 24),
     messageId: `<portal-${upload.formToken.replace(/[^A-Za-z0-9_-]/g, '')}@${deps.hostname}>`,
     headers: { 'X-Portal-User': upload.userEmail },
     attachments: upload.pdfs.map((p) => ({ filename: p.fileName, content: p.content, contentType: p.contentType })),

@@ -36,7 +36,7 @@ export interface RecoverDeps {
   readonly observer?: Pick<IntakeObserver, 'operatorAlert'> | undefined;
 }
 
-export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'expired' | 'unreadable' | 'error', number>;
+export type RecoverCounts = Record<RecoverAction['kind'] | 'raced' | 'expired' | 'unreadable' | 'error' | 'tombstones', number>;
 
 export interface RecoverReport {
   readonly counts: RecoverCounts;
@@ -55,6 +55,7 @@ export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> 
     expired: 0,
     unreadable: 0,
     error: 0,
+    tombstones: 0,
   };
   const missing: string[] = [];
   const failures = new ItemFailures(deps.logger, 'recover.intake_failed', 'RecoverFailed', (code) => deps.observer?.operatorAlert(code));
@@ -66,6 +67,17 @@ export async function recoverIntakes(deps: RecoverDeps): Promise<RecoverReport> 
     } catch (err) {
       counts.error += 1;
       failures.record(id, err, { intakeId: id });
+    }
+  }
+  // An erased intake's tombstone goes back into Redis first in line: erase deleted accepted/, so
+  // nothing else would refuse the same message sent again after a Redis loss (a second letter).
+  for await (const { id } of deps.rawStore.listMarkers('erased')) {
+    try {
+      const tombstone = await deps.rawStore.getMarker('erased', id);
+      if (tombstone !== undefined && (await deps.store.restoreErasure(id, tombstone))) counts.tombstones += 1;
+    } catch (err) {
+      counts.error += 1;
+      failures.record(`erased/${id}`, err, { intakeId: id });
     }
   }
   return { counts, missing };

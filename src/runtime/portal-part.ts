@@ -30,6 +30,7 @@ import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
+import { senderLimiter } from './sender-limiter.js';
 
 /** PDFs one upload may carry. */
 export const PORTAL_MAX_PDFS = 10;
@@ -59,6 +60,7 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
     timeoutMs: config.enqueueTimeoutMs,
     replicas: replicas?.ack,
     markers: new IntakeMarkers(ctx.rawStore),
+    limits: senderLimiter(ctx, redis, directory),
   };
   const uploadDeps: UploadDeps = {
     accept: (intake, message) => acceptIntake(acceptDeps, intake, message),

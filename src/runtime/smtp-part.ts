@@ -15,14 +15,12 @@ import { rawStoreSpool } from '../intake/raw-spool.js';
 import { RefusalCounts } from '../intake/refusal-counts.js';
 import { createSelfTestQueue, SELF_TEST_QUEUE } from '../intake/self-test-queue.js';
 import { SelfTestReports } from '../intake/self-test-reports.js';
-import { SenderLimiter, useRatios } from '../intake/sender-limits.js';
 import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '../intake/session-refusals.js';
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
 import { createLiveResolver, type DnsResolver } from '../net/resolver.js';
-import { openRedis, type RedisClient } from '../redis/connections.js';
+import { openRedis } from '../redis/connections.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
-import type { SenderDirectory } from '../senders/directory.js';
 import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
 import { judgeRecipients } from '../smtp/sender-addresses.js';
@@ -36,6 +34,7 @@ import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
+import { senderLimiter } from './sender-limiter.js';
 
 export function resolverFor(config: Config): DnsResolver {
   const resolver =
@@ -194,26 +193,6 @@ async function sampleRefusal(refusals: SessionRefusals, refusal: SessionRefusal,
   } catch (err) {
     log.warn({ err, event: 'smtp.refusal_not_recorded', reasonCode: refusal.reasonCode }, 'session refusal not recorded');
   }
-}
-
-/** Each sender's limits, counted in the shared Redis; an intake's sender is its From's. */
-function senderLimiter(ctx: PartContext, redis: RedisClient, senders: SenderDirectory): SenderLimiter {
-  return new SenderLimiter({
-    redis,
-    prefix: ctx.config.redisPrefix,
-    clock: ctx.clock,
-    senderOf: (from) => {
-      const sender = senders.byAddress(from);
-      if (sender?.limits === undefined) return undefined;
-      return { senderId: sender.senderId, name: sender.companyNameEn, limits: sender.limits };
-    },
-    // Past the acceptance bound an intake has its record (or was answered 451 and released).
-    admittedGraceMs: 2 * ctx.config.enqueueTimeoutMs + 60_000,
-    openLifetimeMs: ctx.config.recordRetentionMs,
-    onUse: (sender, use) => {
-      for (const [limit, ratio] of useRatios(sender.limits, use)) ctx.observer.senderLimitUse?.(sender.senderId, limit, ratio);
-    },
-  });
 }
 
 function register<T>(ctx: PartContext, name: string, reloadable: Reloadable<T>): Reloadable<T> {

@@ -1,6 +1,7 @@
 // The self-test's SMTP replies (docs/sender-policy.md), from the authentication checks. Pure.
 // A pass names the findings in one line; a failure names every check in a line of its own, so the
-// sender's own MTA bounces the answer back. Neither says whether the From is a registered sender.
+// sender's own MTA bounces the answer back. A failure says nothing of the sender directory, so it
+// never tells whether the From is a registered sender.
 import type { SelectorFindings } from '../auth/selector-findings.js';
 import { AUTH_CHECK_NAMES } from '../intake/auth-refusals.js';
 
@@ -21,12 +22,15 @@ function dkimWords(check: string | undefined, selectors: SelectorFindings | unde
   return `DKIM ${outcome} (${found[1] ?? ''} s=${found[2] ?? ''}${pinning})`;
 }
 
-/** "DKIM selectors: s=ed25519 (d=acme.example) not listed; the sender lists rsa2048", when none listed signed. */
-function unlistedLine(selectors: SelectorFindings | undefined): string[] {
-  if (selectors === undefined || selectors.signatures.some((s) => s.listed)) return [];
-  const found = selectors.signatures.map((s) => `s=${s.selector} (d=${s.domain})`);
-  const which = found.length === 0 ? 'no signature found' : `${found.join(', ')} not listed`;
-  return [`DKIM selectors: ${which}; the sender lists ${selectors.listed.join(', ')}`];
+/**
+ * A failed self-test was not authenticated, so its reply says nothing the sender directory knows:
+ * the selectors a sender lists would tell a stranger that the From is registered. The DKIM finding
+ * keeps the signatures the message itself carries and drops what was listed.
+ */
+export function withoutDirectory(finding: string): string {
+  return finding
+    .replace(/ with a selector the sender lists \(listed: [^;]*; found: /, ' (found: ')
+    .replace(/, selector \S+ not listed/g, '');
 }
 
 /** "self-test st…: SPF pass, DKIM pass (acme.example s=rsa2048), aligned; report mailed to the From address" */
@@ -36,13 +40,8 @@ export function passReply(id: string, checks: Readonly<Record<string, string>>, 
 }
 
 /** The lines of a failed self-test: what failed first, then each check's finding. */
-export function failLines(checks: Readonly<Record<string, string>>, selectors?: SelectorFindings): string[] {
+export function failLines(checks: Readonly<Record<string, string>>): string[] {
   const failed = Object.entries(AUTH_CHECK_NAMES).flatMap(([key, name]) => (outcomeOf(checks[key]) === 'fail' ? [name] : []));
-  const findings = Object.entries(AUTH_CHECK_NAMES).map(([key, name]) => `${name}: ${checks[key] ?? 'not judged'}`);
-  const dkimFailed = outcomeOf(checks.dkim) === 'fail';
-  return [
-    `self-test: failed ${failed.length === 0 ? 'authentication' : failed.join(', ')}; nothing is mailed`,
-    ...findings,
-    ...(dkimFailed ? unlistedLine(selectors) : []),
-  ];
+  const findings = Object.entries(AUTH_CHECK_NAMES).map(([key, name]) => `${name}: ${withoutDirectory(checks[key] ?? 'not judged')}`);
+  return [`self-test: failed ${failed.length === 0 ? 'authentication' : failed.join(', ')}; nothing is mailed`, ...findings];
 }

@@ -61,7 +61,7 @@ export async function receiveSelfTest(deps: SelfTestDeps, input: SelfTestInput):
       : { dkimSelectors: { listed: [...auth.dkimSelectors.listed], signatures: [...auth.dkimSelectors.signatures] } }),
   };
   if (auth.outcome !== 'pass') {
-    const refusal = new MultiLineRefusal('SelfTestFailed', failLines(auth.checks, auth.dkimSelectors));
+    const refusal = new MultiLineRefusal('SelfTestFailed', failLines(auth.checks));
     await deps.reports.save({
       ...base,
       outcome: 'fail',

@@ -9,6 +9,7 @@ import { silentObserver } from '../../src/intake/observer.js';
 import { createLogger } from '../../src/log.js';
 import { portalKeys } from '../../src/portal/keys.js';
 import { hashPassword } from '../../src/portal/passwords.js';
+import { clientNetwork, PortalThrottle, THROTTLE_LIMITS } from '../../src/portal/throttle.js';
 import { acceptTotp } from '../../src/portal/totp.js';
 import { PortalUsers } from '../../src/portal/users.js';
 import { type PortalPart, startPortalPart } from '../../src/runtime/portal-part.js';
@@ -83,11 +84,25 @@ describe('signing in to the portal', () => {
     expect(throttled.status).toBe(429);
     expect(throttled.text).toMatch(/too many attempts\. Try again in 15 minutes/);
     // never a lock-out for good: after the window the owner's password works
-    await gateway.redis.del(portalKeys(gateway.prefix).throttle('account', 'guessed@acme.example'));
+    await gateway.redis.del(portalKeys(gateway.prefix).throttle('account', `guessed@acme.example|${clientNetwork('127.0.0.1')}`));
     const owner = await signIn('guessed@acme.example', PASSWORD);
     expect(owner.status).toBe(303);
     expect(owner.location).toBe('/portal/intakes');
   }, 60_000);
+
+  it('counts guesses sent at once each: no more pass than the limit, whatever the concurrency', async () => {
+    const throttle = new PortalThrottle(gateway.redis, portalKeys(gateway.prefix));
+    const gates = await Promise.all(Array.from({ length: 40 }, () => throttle.take([['factor', 'user-burst']])));
+    expect(gates.filter((g) => g.ok)).toHaveLength(THROTTLE_LIMITS.factor.max);
+  });
+
+  it("keeps an account's count per client network: guesses from one network leave the owner's free", async () => {
+    const throttle = new PortalThrottle(gateway.redis, portalKeys(gateway.prefix));
+    const stranger = `owner@acme.example|${clientNetwork('203.0.113.7')}`;
+    for (let i = 0; i < 10; i += 1) await throttle.take([['account', stranger]]);
+    expect((await throttle.take([['account', stranger]])).ok).toBe(false);
+    expect((await throttle.take([['account', `owner@acme.example|${clientNetwork('198.51.100.20')}`]])).ok).toBe(true);
+  });
 
   it('lets a set-password link work once', async () => {
     const added = await users.add(ACME_ID, 'once@acme.example', Date.now());

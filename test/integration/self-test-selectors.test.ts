@@ -67,14 +67,12 @@ describe('a self-test from a sender that lists its DKIM selectors', () => {
     expect(lines).toContain('  d=acme.example s=ed25519 (pass): not listed, does not count');
   });
 
-  it('fails when signed only with an unlisted selector, with a line naming it and the listed ones', async () => {
+  it('fails when signed only with an unlisted selector, naming the signature but nothing the directory lists (no enumeration)', async () => {
     const reply = await selfTest(fixture('ed25519-signed.eml'));
     const lines = reply.split('\n');
     expect(lines[0]).toBe('550-5.7.1 self-test: failed DKIM; nothing is mailed');
-    expect(lines.at(-1)).toBe('550 5.7.1 DKIM selectors: s=ed25519 (d=acme.example) not listed; the sender lists rsa2048');
-    expect(lines).toContainEqual(
-      expect.stringMatching(/^550-5\.7\.1 DKIM: fail: .*listed: rsa2048; found: d=acme\.example s=ed25519 pass/),
-    );
+    expect(lines).toContainEqual(expect.stringMatching(/^550[- ]5\.7\.1 DKIM: fail: .*found: d=acme\.example s=ed25519 pass/));
+    expect(reply).not.toMatch(/listed|lists|rsa2048/);
     expect(lines.every((l) => Buffer.byteLength(l) <= 510 && /^[\x20-\x7e]*$/.test(l))).toBe(true);
     const [latest] = await new SelfTestReports(gateway.redis, gateway.prefix).list(1);
     const text = latest === undefined ? [] : reportLines(latest);

@@ -79,6 +79,16 @@ describe('messagesPerHour', () => {
     expect((await limiter.admit(intake(3))).kind).toBe('admitted');
   });
 
+  it('keeps the count when a second delivery of the same message, under way at once, is taken back', async () => {
+    const { limiter } = limiterFor({ messagesPerHour: 1 });
+    const first = await limiter.admit(intake(1));
+    const second = await limiter.admit(intake(1)); // another MX, or the retry while the first still writes
+    expect([first.kind, second.kind]).toEqual(['admitted', 'counted']);
+    await limiter.release(second); // the second finds the first's record: a re-delivery after all
+    expect(await limiter.use('acme')).toEqual({ messages: 1, bytes: 100, open: 1 });
+    await refusal(limiter.admit(intake(2)));
+  });
+
   it('leaves a sender without limits uncounted', async () => {
     const { limiter, prefix } = limiterFor({ messagesPerHour: 1 });
     expect((await limiter.admit({ intakeId: 'x', from: 'letters@globex.example', sizeBytes: 1 })).kind).toBe('unlimited');

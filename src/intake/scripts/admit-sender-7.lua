@@ -29,7 +29,8 @@
 
   Output:
     {'redelivery'}                                  counted nothing
-    {'admitted', messages, bytes, open}             counted (or counted before); the use after it
+    {'admitted', messages, bytes, open}             counted now; the use after it
+    {'counted', messages, bytes, open}              counted before (another delivery of it under way)
     {'full', limit name, limit, room at (ms; 0: when an intake ends; -1: never), messages, bytes, open}
 ]]
 local now = tonumber(ARGV[1])
@@ -67,7 +68,7 @@ if #members > 0 then
   for i = 1, #sizes do bytes = bytes + (tonumber(sizes[i]) or 0) end
 end
 
-if redis.call('ZSCORE', KEYS[2], id) then return {'admitted', #members, bytes, openCount} end
+if redis.call('ZSCORE', KEYS[2], id) then return {'counted', #members, bytes, openCount} end
 
 if maxMessages > 0 and #members + 1 > maxMessages then
   local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
