@@ -108,6 +108,7 @@ describe('letter-intake erase', () => {
     // recover after a stop half-way (accepted/ still there) and a Redis loss: it stays erased
     await gateway.rawStore.putMarker('accepted', intakeId, JSON.stringify({ intakeId, blobKey: before.rawKey }), 'replace');
     await gateway.redis.del(intakeKeys(gateway.prefix).record(intakeId));
+    await gateway.redis.del(intakeKeys(gateway.prefix).erased(intakeId)); // the tombstone went with Redis
     const report = await recoverIntakes({
       store: gateway.store,
       queue: gateway.queue,
@@ -120,7 +121,12 @@ describe('letter-intake erase', () => {
       noticeLifetimeMs: 86_400_000,
     });
     expect(report.counts.keep).toBe(1);
+    expect(report.counts.tombstones).toBe(1); // put back from erased/
     expect(await gateway.store.get(intakeId)).toBeUndefined();
+    // so the same message sent after the loss is refused still, never a second letter
+    const afterLoss = await send(gateway, raw);
+    expect(afterLoss.data?.code).toBe(550);
+    expect(afterLoss.data?.text).toMatch(/was erased on/);
   });
 
   it('refuses an intake still in flight without --force, and erases it with it', async () => {
