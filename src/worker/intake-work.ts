@@ -55,10 +55,12 @@ export async function workOnIntake(run: Run): Promise<Outcome> {
   }));
   run.facts = { senderId: decision.sender.senderId, pdfs, ignoredAttachments: [...decision.ignoredAttachments] };
   if (!pdfCheck.ok) return rejected(run, pdfCheck.reasonCode, `${pdfCheck.reasonCode}: ${pdfCheck.reason}`);
-  // A dry run (the sender's dryRun) ends here, every check passed: nothing goes to the Sender API.
-  if (decision.sender.dryRun === true) return simulated(run, decision.letter);
-  const apiStarted = performance.now();
   const marker = deps.markers === undefined ? undefined : { marker: await deps.markers.letter(record.intakeId) };
+  // A dry run (the sender's dryRun) ends here, every check passed: nothing goes to the Sender API —
+  // unless an earlier run began a letter (dryRun turned on since): that letter is finished, not hidden.
+  const begun = record.letterId !== undefined || record.draftRequestedAt !== undefined || marker?.marker !== undefined;
+  if (decision.sender.dryRun === true && !begun) return simulated(run, decision.letter);
+  const apiStarted = performance.now();
   const api = chooseApi(record, marker?.marker, decision.sender, deps.apiBaseUrlOf);
   await recordApiChoice(run.owner, api);
   run.apiBaseUrl = api.baseUrl;

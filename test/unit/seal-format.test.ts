@@ -61,7 +61,12 @@ describe('the sealed format', () => {
   it('catches a blob cut at a segment boundary, cut mid-segment, or with segments swapped', async () => {
     const sealed = sealWhole(keyring, randomBytes(3 * SEGMENT_BYTES + 10));
     const step = SEGMENT_BYTES + TAG_BYTES;
-    const cuts = [sealed.subarray(0, HEADER_BYTES + 2 * step), sealed.subarray(0, sealed.length - 5), sealed.subarray(0, HEADER_BYTES)];
+    const cuts = [
+      sealed.subarray(0, HEADER_BYTES + 2 * step),
+      sealed.subarray(0, sealed.length - 5),
+      sealed.subarray(0, HEADER_BYTES),
+      sealed.subarray(0, HEADER_BYTES + step + 5), // a few bytes into a segment: shorter than its tag
+    ];
     const swapped = Buffer.concat([
       sealed.subarray(0, HEADER_BYTES),
       sealed.subarray(HEADER_BYTES + step, HEADER_BYTES + 2 * step),

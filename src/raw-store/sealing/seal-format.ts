@@ -110,6 +110,8 @@ export function openWhole(keyring: Keyring, sealed: Buffer, front: Uint8Array = 
   const body = sealed.length - HEADER_BYTES;
   if (body < TAG_BYTES) throw new SealBroken('the blob ends before its first segment');
   const segments = Math.max(1, Math.ceil(body / step));
+  // A last segment shorter than its tag is a cut blob: said before the output is sized from it.
+  if (body - (segments - 1) * step < TAG_BYTES) throw new SealBroken('the blob is cut inside a segment');
   const out = Buffer.allocUnsafe(front.length + body - segments * TAG_BYTES);
   out.set(front, 0);
   let written = front.length;
