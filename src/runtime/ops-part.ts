@@ -52,7 +52,7 @@ export async function startOpsPart(
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', logErrorsSparingly(log, 'ops.queue_error', 'queue error'));
   const selfTestQueue = config.selfTestAddress === undefined ? undefined : createSelfTestQueue(redis, config.redisPrefix);
-  selfTestQueue?.on('error', logErrorsSparingly(log, 'ops.queue_error', 'queue error'));
+  selfTestQueue?.on('error', logErrorsSparingly(log, 'ops.selftest_queue_error', 'self-test queue error'));
   const metrics = createMetrics({ queue });
   const store = storeFor({ config, rawStore: options.rawStore }, redis);
   let started = false;

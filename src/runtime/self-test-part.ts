@@ -34,6 +34,6 @@ export function startSelfTestWorker(
     logger: logger.child({ part: 'self-test' }),
   });
   const worker = new Worker<SelfTestJobData, void>(SELF_TEST_QUEUE, processor, { connection, prefix: config.redisPrefix, concurrency: 1 });
-  worker.on('error', logErrorsSparingly(logger, 'worker.error', 'worker error'));
+  worker.on('error', logErrorsSparingly(logger, 'worker.selftest_error', 'self-test worker error'));
   return worker;
 }

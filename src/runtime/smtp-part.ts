@@ -79,7 +79,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   const counts = new RefusalCounts(redis, config.redisPrefix, config.recordRetentionMs, config.refusalCountKeys);
   const replicas = await startReplicaAck(ctx, redis, log, 'smtp.replica_ack_redis_error');
   const selfTestQueue = config.selfTestAddress === undefined ? undefined : createSelfTestQueue(redis, config.redisPrefix);
-  selfTestQueue?.on('error', logErrorsSparingly(log, 'smtp.queue_error', 'queue error'));
+  selfTestQueue?.on('error', logErrorsSparingly(log, 'smtp.selftest_queue_error', 'self-test queue error'));
   const rules = {
     isRegistered: (address: string) => senders.byAddress(address) !== undefined,
     maxPdfBytes: config.maxPdfBytes,

@@ -73,7 +73,7 @@ describe('refusals for failed authentication', () => {
     expect(await gateway.redis.pttl(`${gateway.prefix}:refused-auth`)).toBeGreaterThan(7 * 24 * 3600 * 1000 - 60_000);
   });
 
-  it('past five a minute per network go unrecorded: twenty in one window keep exactly five', async () => {
+  it("past five a minute per network only the burst's latest is kept beside them: twenty in one window keep the first five and the twentieth", async () => {
     // Fixed times inside one window, so no minute boundary falls inside the burst.
     const prefix = randomPrefix();
     const record = authRefusals(gateway.redis, prefix);
@@ -83,8 +83,9 @@ describe('refusals for failed authentication', () => {
       for (let i = 0; i < 20; i += 1) {
         outcomes.push(await record.add({ ...REFUSAL, at: windowStart + i, clientIp: `192.0.2.${i + 1}` }));
       }
-      expect(outcomes).toEqual([...Array(5).fill('recorded'), ...Array(15).fill('network')]);
-      expect(await record.list(100, windowStart + 20)).toHaveLength(5);
+      expect(outcomes).toEqual([...Array(5).fill('recorded'), ...Array(15).fill('latest')]);
+      const kept = await record.list(100, windowStart + 20);
+      expect(kept.map((r) => r.clientIp).sort()).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.20', '192.0.2.3', '192.0.2.4', '192.0.2.5']);
       // The next window counts afresh.
       expect(await record.add({ ...REFUSAL, at: windowStart + AUTH_WINDOW_MS })).toBe('recorded');
     } finally {
