@@ -45,6 +45,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   // One circuit, client and status book per Sender API base URL: its calls alone judge it, and
   // while it is open only the jobs for it wait (settle-job.ts: each in the delayed set).
   const apis = new SenderApis({ config, defaultUrl: senderApiUrl, connection, clock: ctx.clock, logger, observer: ctx.observer });
+  apis.at(senderApiUrl); // SENDER_API_URL's client made at start: a bad address stops the role here, naming it
   const store = storeFor(ctx, connection);
   const markers = new IntakeMarkers(ctx.rawStore);
   const notices = startNoticePart({
