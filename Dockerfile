@@ -13,7 +13,8 @@ COPY patches ./patches
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# The incremental build's record (dist/.tsbuildinfo) serves rebuilds on a developer's machine, not the image.
+RUN npm run build && rm dist/.tsbuildinfo
 
 # --- runtime: production dependencies and dist/, as the unprivileged `node` user ------------
 FROM node:24-slim AS runtime
