@@ -2,7 +2,6 @@
 // gateway's prefix, and an upload's hand-off to the same durable acceptance the listener uses
 // (the raw store, the record and the job), read by the same workers.
 import { acceptIntake } from '../intake/accept.js';
-import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { SelfTestReports } from '../intake/self-test-reports.js';
@@ -24,13 +23,13 @@ import { openRedis } from '../redis/connections.js';
 import { createSenderApiClient } from '../sender-api/index.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { logErrorsSparingly } from '../support/sparing-error-log.js';
+import { acceptDepsFor } from './accept-deps.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
-import { senderLimiter } from './sender-limiter.js';
 
 /** PDFs one upload may carry. */
 export const PORTAL_MAX_PDFS = 10;
@@ -52,16 +51,7 @@ export async function startPortalPart(ctx: PartContext, directory: SenderDirecto
   await queue.waitUntilReady();
   const store = storeFor(ctx, redis);
   const replicas = await startReplicaAck(ctx, redis, log, 'portal.replica_ack_redis_error');
-  const acceptDeps = {
-    store,
-    queue,
-    clock: ctx.clock,
-    attempts: config.worker.attempts,
-    timeoutMs: config.enqueueTimeoutMs,
-    replicas: replicas?.ack,
-    markers: new IntakeMarkers(ctx.rawStore),
-    limits: senderLimiter(ctx, redis, directory),
-  };
+  const acceptDeps = acceptDepsFor(ctx, { store, queue, redis, replicas: replicas?.ack, senders: directory });
   const uploadDeps: UploadDeps = {
     accept: (intake, message) => acceptIntake(acceptDeps, intake, message),
     spool: rawStoreSpool(ctx.rawStore),

@@ -2,9 +2,9 @@
 // Envelope defaults come from the message (Return-Path, else From) and the configuration (the
 // first processing address).
 import { readFile } from 'node:fs/promises';
-import { createTransport } from 'nodemailer';
 import { loadConfig } from '../config.js';
 import { readPdf, sendPdfLetter } from './send-pdf.js';
+import { sendOverSmtp } from './smtp-send.js';
 
 const USAGE =
   'usage: letter-intake send FILE.eml [--from ADDR] [--to ADDR] [--host HOST] [--port PORT]\n       letter-intake send --pdf FILE.pdf [--subject S] [--body TEXT] [--to ADDR] [--host HOST] [--port PORT]';
@@ -36,7 +36,7 @@ export async function sendCommand(
   const from = option('from') ?? headerAddress(raw, 'return-path') ?? headerAddress(raw, 'from') ?? '';
   const to = option('to') ?? config.inboundAddresses[0] ?? 'letters@intake.example';
   const host = option('host') ?? (config.smtp.host === '0.0.0.0' ? '127.0.0.1' : config.smtp.host);
-  const reply = await sendRaw({ host, port: port ?? config.smtp.port, from, to, raw });
+  const reply = await sendOverSmtp({ host, port: port ?? config.smtp.port }, { envelope: { from, to: [to] }, raw });
   process.stdout.write(`${reply.text}\n`);
   return reply.accepted ? 0 : 1;
 }
@@ -61,30 +61,6 @@ async function sendPdf(pdfFile: string, port: number | undefined, option: (name:
   );
   process.stdout.write(`${reply.text}\n`);
   return reply.accepted ? 0 : 1;
-}
-
-interface SendResult {
-  readonly accepted: boolean;
-  /** The server's final reply line, e.g. "250 2.0.0 queued as in…". */
-  readonly text: string;
-}
-
-async function sendRaw(message: { host: string; port: number; from: string; to: string; raw: Buffer }): Promise<SendResult> {
-  const transport = createTransport({ host: message.host, port: message.port, secure: false, ignoreTLS: true, name: 'letter-intake-send' });
-  try {
-    const info = await transport.sendMail({ envelope: { from: message.from, to: [message.to] }, raw: message.raw });
-    return { accepted: true, text: info.response };
-  } catch (err) {
-    const response = err instanceof Error && 'response' in err && typeof err.response === 'string' ? err.response : undefined;
-    const text = err instanceof Error ? err.message : String(err);
-    const refused = response === undefined && text.includes('ECONNREFUSED');
-    return {
-      accepted: false,
-      text: refused ? `no SMTP listener at ${message.host}:${message.port} (${text}): is \`npm start\` running?` : (response ?? text),
-    };
-  } finally {
-    transport.close();
-  }
 }
 
 function headerAddress(raw: Buffer, field: string): string | undefined {

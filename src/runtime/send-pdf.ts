@@ -4,8 +4,8 @@
 // real sender's letter does; the reply is printed as `send` prints it.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { createTransport } from 'nodemailer';
 import { DEMO_SENDER } from './demo-sender.js';
+import { type SendOutcome, sendOverSmtp } from './smtp-send.js';
 
 export interface PdfLetter {
   readonly host: string;
@@ -14,11 +14,6 @@ export interface PdfLetter {
   readonly pdfFile: string;
   readonly subject?: string | undefined;
   readonly body?: string | undefined;
-}
-
-export interface SendOutcome {
-  readonly accepted: boolean;
-  readonly text: string;
 }
 
 /** The PDF's bytes, or a sentence saying why it cannot be sent as one. */
@@ -39,34 +34,20 @@ export async function readPdf(file: string): Promise<Buffer | string> {
 
 export async function sendPdfLetter(letter: PdfLetter, pdf: Buffer): Promise<SendOutcome> {
   const privateKey = await readFile(DEMO_SENDER.keyFile, 'utf8');
-  const transport = createTransport({
-    host: letter.host,
-    port: letter.port,
-    secure: false,
-    ignoreTLS: true,
-    name: 'letter-intake-send',
-    dkim: { domainName: DEMO_SENDER.dkimDomain, keySelector: DEMO_SENDER.dkimSelector, privateKey },
-  });
   const fileName = basename(letter.pdfFile);
-  try {
-    const info = await transport.sendMail({
+  return sendOverSmtp(
+    {
+      host: letter.host,
+      port: letter.port,
+      dkim: { domainName: DEMO_SENDER.dkimDomain, keySelector: DEMO_SENDER.dkimSelector, privateKey },
+    },
+    {
       from: DEMO_SENDER.from,
       to: letter.to,
       envelope: { from: DEMO_SENDER.address, to: [letter.to] },
       subject: letter.subject ?? fileName.replace(/\.pdf$/i, ''),
       text: letter.body ?? `Dear customer,\nplease find ${fileName} attached.\n`,
       attachments: [{ filename: fileName, content: pdf, contentType: 'application/pdf' }],
-    });
-    return { accepted: true, text: info.response };
-  } catch (err) {
-    const response = err instanceof Error && 'response' in err && typeof err.response === 'string' ? err.response : undefined;
-    const text = err instanceof Error ? err.message : String(err);
-    const refused = response === undefined && text.includes('ECONNREFUSED');
-    return {
-      accepted: false,
-      text: refused ? `no SMTP listener at ${letter.host}:${letter.port} (${text}): is \`npm start\` running?` : (response ?? text),
-    };
-  } finally {
-    transport.close();
-  }
+    },
+  );
 }

@@ -9,7 +9,6 @@ import type { Config } from '../config.js';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { acceptIntake } from '../intake/accept.js';
 import { authRefusals } from '../intake/auth-refusals.js';
-import { IntakeMarkers } from '../intake/markers.js';
 import { createIntakeQueue } from '../intake/queue.js';
 import { rawStoreSpool } from '../intake/raw-spool.js';
 import { RefusalCounts } from '../intake/refusal-counts.js';
@@ -28,13 +27,13 @@ import { type Listener, startListener } from '../smtp/server.js';
 import { reloadableTls } from '../smtp/tls-material.js';
 import type { Reloadable } from '../support/reloadable.js';
 import { logErrorsSparingly } from '../support/sparing-error-log.js';
+import { acceptDepsFor } from './accept-deps.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
 import { required } from './context.js';
 import type { Closable } from './lifecycle.js';
 import { type PartContext, storeFor } from './part-context.js';
 import { logConnectionErrors, waitForRedis } from './redis.js';
 import { startReplicaAck } from './replica-ack-part.js';
-import { senderLimiter } from './sender-limiter.js';
 
 export function resolverFor(config: Config): DnsResolver {
   const resolver =
@@ -85,16 +84,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
     maxPdfBytes: config.maxPdfBytes,
     apiLimits: config.apiLimits,
   };
-  const acceptDeps = {
-    store,
-    queue,
-    clock: ctx.clock,
-    attempts: config.worker.attempts,
-    timeoutMs: config.enqueueTimeoutMs,
-    replicas: replicas?.ack,
-    markers: new IntakeMarkers(ctx.rawStore),
-    limits: senderLimiter(ctx, redis, senders),
-  };
+  const acceptDeps = acceptDepsFor(ctx, { store, queue, redis, replicas: replicas?.ack, senders: senders });
   const listener = await startListener(
     {
       ...config.smtp,
