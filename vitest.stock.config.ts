@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The listener and worker suites on the stock libraries (FAST_PATHS=off: nothing of
-// src/fast-paths runs; docs/design.md §20). `npm run test:stock`; .ci/run runs it once in the
+// src/fast-paths runs; docs/design.md §18). `npm run test:stock`; .ci/run runs it once in the
 // clone and once in a copy installed without the patches (npm ci --ignore-scripts).
 export default defineConfig({
   test: {

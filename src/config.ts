@@ -275,7 +275,7 @@ const schema = z.object({
   NOTICE_TIMEOUT_MS: int(100, 30_000),
   ...PRIVACY_VARIABLES,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** `on`: the replacements of dependencies' internals in src/fast-paths; `off`: the stock libraries (docs/design.md §20). */
+  /** `on`: the replacements of dependencies' internals in src/fast-paths; `off`: the stock libraries (docs/design.md §18). */
   FAST_PATHS: z.enum(['on', 'off']).default('on'),
 });
 

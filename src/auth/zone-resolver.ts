@@ -1,4 +1,4 @@
-// Static DNS answers from a zone file (DNS_ZONE_FILE, docs/design.md §5) instead of live DNS: for tests
+// Static DNS answers from a zone file (DNS_ZONE_FILE, docs/design.md §14) instead of live DNS: for tests
 // and offline runs. Format: name → record type → list of values, or "TIMEOUT" / "SERVFAIL" to
 // simulate a failing name server. A TXT value is a string (split into ≤255-char
 // character-strings here, RFC 1035 §3.3.14) or an explicit list of character-strings; an MX

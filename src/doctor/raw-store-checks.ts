@@ -14,7 +14,7 @@ export interface RawStoreProbe {
   roundTrip(probe: Buffer): Promise<Buffer | undefined>;
   /**
    * Writes a write-once probe marker, tries to write it again, reads it back by key and deletes
-   * it: what `recover` relies on (docs/design.md §21). Absent where raw mail is in Redis.
+   * it: what `recover` relies on (docs/design.md §13). Absent where raw mail is in Redis.
    */
   markerRoundTrip?(probe: string): Promise<MarkerRoundTrip>;
 }
@@ -97,7 +97,7 @@ async function checkMarkers(probe: RawStoreProbe, roundTrip: NonNullable<RawStor
     if (held && result.exclusive) return ok(AREA, name, probe.location);
     if (held) return fail(AREA, name, `${probe.location}: ${WRITE_ONCE_UNPROTECTED}`);
     const what = result.read !== text ? 'a marker just written did not read back' : 'a second write-once marker was not refused';
-    return fail(AREA, name, `${probe.location}: ${what}; letter-intake recover cannot rely on it after a Redis loss (docs/design.md §21)`);
+    return fail(AREA, name, `${probe.location}: ${what}; letter-intake recover cannot rely on it after a Redis loss (docs/design.md §13)`);
   } catch (err) {
     return fail(AREA, name, `${probe.location}: ${err instanceof Error ? err.message : String(err)}`);
   }

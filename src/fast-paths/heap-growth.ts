@@ -5,7 +5,7 @@
 // limit of 2 GiB and more, 1.1–1.3× below, as on a small device. A PDF checker thread's limit is
 // PDF_CHECK_MEMORY_MB (256 MB), so V8 collected it in full every few PDFs; the listener's and the
 // worker's own heaps were collected in full as fresh buffers (megabytes per message) churned.
-// Every heap of a gateway process grows as a server's instead (docs/design.md §18). Bounds are
+// Every heap of a gateway process grows as a server's instead (docs/design.md §16). Bounds are
 // unchanged: a thread's limit is still V8's own, which collects before it gives up, and the
 // listener's buffers are still reserved from its memory budget.
 import { setFlagsFromString } from 'node:v8';

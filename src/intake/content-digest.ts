@@ -7,7 +7,7 @@
 // A relay that signs again, adds its own Received lines or a second signature leaves it as it was;
 // a changed Subject, Date or PDF byte makes another. The scheme version is part of what is
 // hashed, so the digest (and the intake id made from it) changes when the scheme does; records
-// keep the id they were given and never recompute it. See docs/design.md §9.
+// keep the id they were given and never recompute it. See docs/design.md §5.
 import { createHash } from 'node:crypto';
 import { identityFields } from './identity-fields.js';
 import type { RawSpool } from './raw-spool.js';

@@ -1,4 +1,4 @@
-// What the raw store's markers say (docs/design.md §21): three small JSON objects keyed by
+// What the raw store's markers say (docs/design.md §13): three small JSON objects keyed by
 // intake id beside the blobs, so that after a Redis loss the store alone tells which messages
 // were answered 250, which letter each one has, and how each ended.
 //   accepted/<id>  written after Redis (and its replicas) acknowledged the record and the job,

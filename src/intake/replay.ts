@@ -16,7 +16,7 @@ export interface ReplayDeps {
   readonly queue: Queue<IntakeJobData>;
   readonly clock: () => number;
   readonly attempts: number;
-  /** The raw store's markers: a replay clears the intake's `failed` end there (docs/design.md §21). */
+  /** The raw store's markers: a replay clears the intake's `failed` end there (docs/design.md §13). */
   readonly markers?: IntakeMarkers | undefined;
 }
 

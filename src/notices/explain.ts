@@ -33,7 +33,7 @@ function advice(code: string): string {
   return `${todo.charAt(0).toUpperCase()}${todo.slice(1)}.`;
 }
 
-// Operator failures: the gateway's own credentials or the Sender API's allow-list (docs/design.md §3).
+// Operator failures: the gateway's own credentials or the Sender API's allow-list (docs/design.md §9).
 const OPERATOR_CODES = new Set(['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized']);
 
 export function explain(record: IntakeRecord, kind: NoticeKind): Explanation {

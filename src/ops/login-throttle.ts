@@ -1,5 +1,5 @@
 // Failed admin logins, slowed down or refused so that passwords cannot be guessed at full speed
-// (docs/design.md §17). Two ways, chosen by what the gateway knows of its callers:
+// (docs/design.md §15). Two ways, chosen by what the gateway knows of its callers:
 // - behind proxies it trusts (OPS_HTTP_TRUSTED_PROXIES), a caller's own address is known: an address
 //   with too many recent failures is refused (429) until its window ends. Counting by the socket
 //   address behind a TLS proxy would count every attempt against the proxy, and one attacker

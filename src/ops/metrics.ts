@@ -21,7 +21,7 @@ const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 
 /** One Sender API request, bounded by SENDER_API_TIMEOUT_MS (30 s by default). */
 const API_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** The API error codes that fail an intake until an operator acts (docs/design.md §3); exported at 0. */
+/** The API error codes that fail an intake until an operator acts (docs/design.md §9); exported at 0. */
 const ALERT_CODES = ['InvalidCredentials', 'InsufficientAuthorization', 'IpAddressUnauthorized'];
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;

@@ -1,7 +1,7 @@
 // The BullMQ dashboard (bull-board) at /admin/queues, as an admin page of ours must be: it makes
 // no call outside this server (bull-board's page asks Google Fonts for IBM Plex; without it the
 // page uses the browser's own sans-serif and monospace fonts), and each job links to its intake's
-// page (the intake queue's job id is the intake id, docs/design.md §9). The self-test queue, when
+// page (the intake queue's job id is the intake id, docs/design.md §5). The self-test queue, when
 // given, is listed beside it, each job linked to its self-test report (its job id is the report id).
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';

@@ -9,7 +9,7 @@
 // IntakeError('StorageUnavailable') within the store's time-out, never hangs.
 //
 // Beside the blobs, small markers keyed by intake id (`accepted/<id>`, `letter/<id>`,
-// `ended/<id>`) make the store the record of last resort when Redis is lost (docs/design.md §21).
+// `ended/<id>`) make the store the record of last resort when Redis is lost (docs/design.md §13).
 // The store keeps their bytes; what they say is the intake side's (intake/markers.ts).
 import type { Readable } from 'node:stream';
 
@@ -23,14 +23,14 @@ export function isMarkerId(id: string): boolean {
 }
 
 /**
- * What a store without its own exclusive create means for `letter/` (docs/design.md §21): said at
+ * What a store without its own exclusive create means for `letter/` (docs/design.md §13): said at
  * every start and by doctor, since the gateway still runs on such a store.
  */
 export const WRITE_ONCE_UNPROTECTED =
   'the store ignores conditional puts (If-None-Match: *): letter/ is written once only as far as one Redis primary ' +
   "orders the intake's letter id; two Redis histories at once (a failover's split brain, or Redis lost while a run " +
   'records its letter) could make two letters. ' +
-  'Use a store that honours If-None-Match: *, or a directory (docs/design.md §21)';
+  'Use a store that honours If-None-Match: *, or a directory (docs/design.md §13)';
 
 export interface RawStore {
   /** Where the blobs live, without credentials (logs, readiness). */
@@ -59,7 +59,7 @@ export interface RawStore {
   /**
    * Whether 'once' is the store's own exclusive create (a directory; a bucket whose server honours
    * If-None-Match: *), or only a read before and after the put, which two writers racing can both
-   * pass (docs/design.md §21). Rejects when the store did not answer the question.
+   * pass (docs/design.md §13). Rejects when the store did not answer the question.
    */
   exclusiveCreate(): Promise<boolean>;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */

@@ -1,4 +1,4 @@
-// Whether a blob no record points at was answered 250 (docs/design.md §21): the housekeeping
+// Whether a blob no record points at was answered 250 (docs/design.md §13): the housekeeping
 // sweep asks before it deletes an orphan. The blob's intake id is its content digest's prefix,
 // computed again from its bytes, and `accepted/<id>` is read by that key (never a listing): a
 // marker naming this blob means Redis lost the intake, which is alerted on and recovered, never

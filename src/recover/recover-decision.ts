@@ -1,4 +1,4 @@
-// What `recover` does with one intake whose `accepted/` marker it found (docs/design.md §21): a
+// What `recover` does with one intake whose `accepted/` marker it found (docs/design.md §13): a
 // pure decision from what Redis and the raw store say, each read by its key.
 import type { EndedMarker, LetterMarker } from '../intake/markers.js';
 

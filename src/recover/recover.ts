@@ -1,5 +1,5 @@
 // `recover`: after Redis lost intake records, the raw store's markers bring back every intake
-// that may have been answered 250 (docs/design.md §21). Discovery lists `accepted/`; everything
+// that may have been answered 250 (docs/design.md §13). Discovery lists `accepted/`; everything
 // else is read by its key. Each intake goes through the listener's own create script, so a
 // listener's re-delivery or a second `recover` running at the same time finds the record and
 // leaves it be: idempotent, and safe while listeners and workers run. Each intake is recovered

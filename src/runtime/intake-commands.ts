@@ -33,7 +33,7 @@ export async function statusCommand(args: readonly string[], options: CommandOpt
 export async function replayCommand(args: readonly string[]): Promise<number> {
   return withStore(args, async ({ store, ctx, redis }, id) => {
     const queue = createIntakeQueue(redis, ctx.config.redisPrefix);
-    // The raw store's `failed` end goes with the replay (docs/design.md §21).
+    // The raw store's `failed` end goes with the replay (docs/design.md §13).
     const rawStore = await openCheckedRawStore(ctx.config, ctx.logger);
     try {
       const markers = new IntakeMarkers(rawStore);

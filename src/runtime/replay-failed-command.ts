@@ -30,7 +30,7 @@ export async function replayFailedCommand(_args: readonly string[], options: Com
   const queue = createIntakeQueue(redis, ctx.config.redisPrefix);
   let rawStore: RawStore | undefined;
   try {
-    // The raw store's `failed` ends go with the replays (docs/design.md §21).
+    // The raw store's `failed` ends go with the replays (docs/design.md §13).
     rawStore = await openCheckedRawStore(ctx.config, ctx.logger);
     const markers = new IntakeMarkers(rawStore);
     const store = storeFor({ config: ctx.config }, redis);

@@ -1,7 +1,7 @@
 // Deadlines a client cannot keep moving: the idle time-out (socketTimeout) restarts with every
 // byte, so a client that sends one now and then would hold its connection slot and its memory
 // reservation for ever. DATA must be complete within its deadline, and the session ends at its
-// own, busy or not (docs/design.md §15). Past either the client is told 421 4.4.2 and the
+// own, busy or not (docs/design.md §4). Past either the client is told 421 4.4.2 and the
 // connection closes; a message in the middle of its DATA is then abandoned like one whose client
 // went away (nothing was promised). A message whose DATA has ended may be accepted whatever the
 // clock says, so from its last byte until its reply is sent no deadline ends the session; one

@@ -1,6 +1,6 @@
 // The raw store's `ended/<id>` marker, written after the outcome is in Redis and before the job
 // completes: after a Redis loss, recover brings the intake back ended instead of running it again
-// (docs/design.md §21). Written from the record as Redis holds it, notice state included.
+// (docs/design.md §13). Written from the record as Redis holds it, notice state included.
 import { ENDED_OUTCOMES, type EndedMarker } from '../intake/markers.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';

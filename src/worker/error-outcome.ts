@@ -1,4 +1,4 @@
-// What an error thrown while the intake was worked on comes to (docs/design.md §3). The order
+// What an error thrown while the intake was worked on comes to (docs/design.md §8). The order
 // matters: a shutdown explains any error first; then the kinds the worker expects to meet
 // (a PDF re-check later, another owner, Redis away or its replicas behind, a Sender API answer);
 // anything else is a defect, retried like any transient failure until the last attempt fails the intake.

@@ -1,5 +1,5 @@
 // How the worker sees any error thrown while it works on an intake: one of three kinds
-// (docs/design.md §3), with the API's errorCode and traceId when the Sender API answered. Anything that
+// (docs/design.md §9), with the API's errorCode and traceId when the Sender API answered. Anything that
 // is not an API answer (Redis hiccup, a bug) is retryable: the attempt budget bounds it. Only an
 // `InvalidData` answer to a call that carries the letter says the letter is invalid; any other
 // refusal (a wrong URL, a proxy's page, a letter id the API no longer knows) is not the sender's.

@@ -1,7 +1,7 @@
 // The intake's letter in the raw store (`letter/<id>`, write-once), beside the checkpoint in
 // Redis: after a Redis loss it is what says which letter the intake has. The marker wins: a run
 // starts from the letter it names, a letter id is written there before it is ever submitted, and
-// a draft the marker does not name is never submitted (docs/design.md §21).
+// a draft the marker does not name is never submitted (docs/design.md §13).
 import { OwnershipLost } from '../errors.js';
 import type { IntakeMarkers, LetterMarker } from '../intake/markers.js';
 import type { Checkpoint } from './submit-letter.js';

@@ -1,4 +1,4 @@
-// What a letter's status says, read rather than guessed (docs/design.md §13). The contract names
+// What a letter's status says, read rather than guessed (docs/design.md §10). The contract names
 // the statuses of a submitted letter (PendingApproval, Approved, Sending, Sent) and none for a
 // draft; a real API may name its own. So a status other than the draft status recorded for the
 // letter is not by itself proof that it was submitted: it may be a state a draft passes through,

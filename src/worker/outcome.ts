@@ -1,4 +1,4 @@
-// What one run of an intake's job comes to, as a value (docs/design.md §3): the intake's work
+// What one run of an intake's job comes to, as a value (docs/design.md §8): the intake's work
 // returns an Outcome and settle-job.ts alone turns it into BullMQ's language. Every kind the
 // worker distinguishes is here; an exception escaping the work is unexpected (a Redis error
 // while an outcome is recorded) and BullMQ retries it.

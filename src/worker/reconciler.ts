@@ -8,10 +8,10 @@
 // kept the record but not the job) is queued again instead (job-fate.ts). A `received` intake
 // with no job is queued when `accepted/` says it may have been answered 250 (`recover` created
 // it and Redis refused its job); without the marker the client was told 451, and its MTA's retry
-// queues it (docs/design.md §21: a message answered only 451 never becomes a letter on its own).
+// queues it (docs/design.md §13: a message answered only 451 never becomes a letter on its own).
 // Each intake is swept alone: one that fails is logged with its id and the sweep goes on.
 // A failed intake's `ended/` marker is written as the processor writes it, so a Redis loss never
-// brings it back queued (docs/design.md §21); a marker that cannot be written is logged, alerted,
+// brings it back queued (docs/design.md §13); a marker that cannot be written is logged, alerted,
 // and tried again on each later sweep of this worker.
 // The bound keeps the sweep off intakes in motion (a replay moves the record before the job).
 // The same sweep finds `failed` intakes of the last day whose notice entry is missing (queueing

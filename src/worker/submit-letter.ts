@@ -1,4 +1,4 @@
-// Exactly-once letter creation (docs/design.md §3, §13): draft → read back → checkpoint the letter
+// Exactly-once letter creation (docs/design.md §9, §10): draft → read back → checkpoint the letter
 // id → submit → verify. The PDFs are uploaded with the draft; the submit refers to them by id when
 // the read-back shows its documents (the contract does not promise it: otherwise they are uploaded
 // again).

@@ -1,7 +1,7 @@
 // The folders of src/ (and its top-level files) stand in ranked layers, and imports run one way:
 // down. A folder imports only from layers below its own, and from its own layer only where
 // SAME_LAYER names the pair; every folder has its place in LAYERS, so a new one is placed on
-// purpose (docs/design.md §7). Every kind of import counts: `import`, `import type`,
+// purpose (docs/design.md §22). Every kind of import counts: `import`, `import type`,
 // `export … from`, a bare `import '…'`, and `import()`, whatever the depth of `../`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

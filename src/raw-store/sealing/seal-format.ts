@@ -1,4 +1,4 @@
-// The sealed format (docs/design.md §10): envelope encryption with a segmented AEAD.
+// The sealed format (docs/design.md §6): envelope encryption with a segmented AEAD.
 //
 //   header  = "LIS1" | master key id (8) | wrap nonce (12) | wrapped data key (32) | wrap tag (16)
 //             | nonce prefix (7) | segment size (4, big-endian)                       = 83 bytes

@@ -1,4 +1,4 @@
-// Encryption at rest as a layer around any raw store (docs/design.md §10): every blob and marker
+// Encryption at rest as a layer around any raw store (docs/design.md §6): every blob and marker
 // written is sealed (seal-format.ts), every one read is opened, verified before a byte of it is
 // handed on. What does not open (tampered, truncated, sealed under a key not configured, or a
 // plaintext blob where sealed ones are expected) throws SealBroken, which the worker turns into
