@@ -1,10 +1,10 @@
-// Renumbers citations of docs/design.md sections ("docs/design.md §21", "design §20", "§9 of the
-// design", and the "§N" chained after one: "§3, §13", "§2.1–§2.5") from the numbering before the
+// Renumbers citations of docs/design.md sections ("docs/design.md §N", "design §N", "§N of the
+// design", and the "§N" chained after one: "§N, §M", "§N.1–§N.5") from the numbering before the
 // sections were put in the order a message lives to the numbering after it. A "§N" after an RFC,
 // a PDF or ZIP specification or the Sender API contract is left alone; one it cannot place is listed
 // for a reader to judge and left alone too.
 //
-//   node scripts/renumber-design-refs.mjs            rewrite every tracked text file but docs/design.md
+//   node scripts/renumber-design-refs.mjs            rewrite every tracked text file but docs/design.md and this one
 //   node scripts/renumber-design-refs.mjs --check    change nothing: list what would change, exit 1 if anything would
 //   node scripts/renumber-design-refs.mjs --unplaced list the "§N" it cannot place
 //   node scripts/renumber-design-refs.mjs FILE...    only these files
@@ -44,6 +44,7 @@ const OLD_TO_NEW = new Map([
 ]);
 
 const DESIGN = 'docs/design.md';
+const SELF = 'scripts/renumber-design-refs.mjs';
 /** The heading §3 has in the new order; in the old it was "Talking to the Sender API". */
 const NEW_ORDER_MARK = /^## 3\. Decisions in the SMTP session/m;
 
@@ -104,9 +105,11 @@ function lineOf(text, offset) {
 }
 
 function trackedTextFiles() {
-  const files = execFileSync('git', ['ls-files', '-z'], { encoding: 'utf8' }).split('\0').filter((f) => f !== '');
+  const files = execFileSync('git', ['ls-files', '-z'], { encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f !== '');
   return files.filter((f) => {
-    if (f === DESIGN) return false;
+    if (f === DESIGN || f === SELF) return false;
     const bytes = readFileSync(f);
     return !bytes.includes(0) && bytes.includes('§');
   });
@@ -129,7 +132,7 @@ function main(argv) {
     return 0;
   }
   const check = flags.has('--check');
-  if (!check && inNewOrder && !flags.has('--force')) {
+  if (inNewOrder && !flags.has('--force')) {
     console.error(`${DESIGN} is already in the new order: its citations were renumbered with it. --force renumbers again.`);
     return 2;
   }

@@ -206,7 +206,7 @@ async function accept(
     clientIp: envelope.clientIp,
     helo: envelope.helo,
     from: auth.from,
-    // the record shows the subject; the letter's title comes from the worker's own parse (§2.6)
+    // the record shows the subject; the letter's title comes from the worker's own parse (docs/design.md §2.6)
     subject: cutUtf8(fields.subject, SUBJECT_MAX_BYTES),
     messageId: fields.messageId,
     sizeBytes: collector.bytes,

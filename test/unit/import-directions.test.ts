@@ -12,8 +12,8 @@ const SRC = resolve(process.env.IMPORT_DIRECTIONS_SRC ?? resolve(import.meta.dir
 
 /**
  * Lowest first. A folder's name stands for the folder; a top-level file's name without its
- * ending stands for the file (`config` is src/config.ts). Names not in src/ yet are places kept
- * for parts that are coming.
+ * ending stands for the file (`config` is src/config.ts). Every name is one of src/, and the
+ * layout of docs/design.md shows the same layers (both checked below).
  */
 const LAYERS: readonly (readonly string[])[] = [
   // 0 words every part may use: types, logging, the bounded wait, the error vocabulary
@@ -33,7 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // 6 what happens to an intake's outcome, and the PDF checks
   ['notices', 'pdf'],
   // 7 the parts a role runs: the listener, the worker, the ops server, the sender portal, …
-  ['smtp', 'worker', 'ops', 'doctor', 'sandbox', 'recover', 'portal', 'self-test'],
+  ['smtp', 'worker', 'ops', 'doctor', 'sandbox', 'recover', 'portal'],
   // 8 composition: roles, parts, commands
   ['runtime'],
   // 9 the command line
@@ -88,6 +88,30 @@ const layerOf = (unit: string): number => LAYERS.findIndex((layer) => layer.incl
 
 const UNITS = [...new Set(sourceFiles(SRC).map((path) => unitOf(relative(SRC, path))))].sort();
 
+const DESIGN = resolve(import.meta.dirname, '../../docs/design.md');
+
+/**
+ * The layers the design's layout shows, lowest first: in its `src/` block a line "  N name/" (or
+ * "  N name.ts") opens layer N, and each "    name/" under it joins it.
+ */
+function designLayers(): string[][] {
+  const text = readFileSync(DESIGN, 'utf8');
+  const block = /^## \d+\. A layout that shows the flow\n[\s\S]*?^```\nsrc\/\n([\s\S]*?)^\S/m.exec(text)?.[1] ?? '';
+  const layers: string[][] = [];
+  let current: string[] | undefined;
+  for (const line of block.split('\n')) {
+    const opens = /^ {2}(\d+) (\S+?)(?:\/|\.ts)\s/.exec(line);
+    const joins = /^ {4}(\S+?)(?:\/|\.ts)\s/.exec(line);
+    if (opens?.[1] !== undefined && opens[2] !== undefined) {
+      current = [opens[2]];
+      layers[Number(opens[1])] = current;
+    } else if (joins?.[1] !== undefined && current !== undefined) {
+      current.push(joins[1]);
+    }
+  }
+  return [...layers].map((layer) => [...(layer ?? [])].sort());
+}
+
 /** Where an unplaced unit belongs: the lowest layer above everything it imports. */
 function placeFor(unit: string): string {
   const imports = [...new Set(RELATIVE.filter((i) => unitOf(i.file) === unit).map((i) => unitOf(i.target)))].filter((u) => u !== unit);
@@ -136,6 +160,14 @@ describe('imports between the folders of src/', () => {
     const twice = LAYERS.flat().filter((unit, i, all) => all.indexOf(unit) !== i);
     expect(twice, 'a name stands in one layer only').toEqual([]);
     expect(UNITS.filter((unit) => layerOf(unit) < 0).map(placeFor)).toEqual([]);
+  });
+
+  it('names in LAYERS only folders and top-level files src/ has', () => {
+    expect(LAYERS.flat().filter((unit) => !UNITS.includes(unit))).toEqual([]);
+  });
+
+  it('shows in the layout of docs/design.md the layers LAYERS holds, name for name', () => {
+    expect(designLayers()).toEqual(LAYERS.map((layer) => [...layer].sort()));
   });
 
   it('imports only from lower layers, or from its own where SAME_LAYER allows it', () => {
