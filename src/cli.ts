@@ -66,7 +66,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 /** The long-running commands: SIGHUP reloads them; it ends the others, as for any program. */
-const ROLES = new Set(['start', 'smtp', 'worker', 'ops', 'sandbox-api']);
+const ROLES = new Set(['start', 'smtp', 'worker', 'ops', 'portal', 'sandbox-api']);
 
 const OPTIONS = {
   from: { type: 'string' },

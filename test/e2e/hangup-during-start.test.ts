@@ -21,13 +21,14 @@ const READY: Record<string, string> = {
   worker: 'worker.ready',
   start: 'start.ready',
   'sandbox-api': 'sandbox.listening',
+  portal: 'portal.listening',
 };
 
 /** The reload a SIGHUP asked for: held until the parts were up, or taken at once by a role already up. */
 const isReload = (line: Record<string, unknown>): boolean => line.event === 'reload.after_start' || line.event === 'reload.requested';
 
 describe('a SIGHUP during start', () => {
-  it.each(['smtp', 'worker', 'start', 'sandbox-api', 'ops'])(
+  it.each(['smtp', 'worker', 'start', 'sandbox-api', 'ops', 'portal'])(
     'leaves the %s role running, and the reload is applied once it has started',
     async (role) => {
       const prefix = randomPrefix();
