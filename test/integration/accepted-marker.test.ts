@@ -183,7 +183,7 @@ describe.each(fileKind)('the accepted marker with the $name raw store', (kind) =
 
   it('writes no accepted/ for a message answered 451 whose record and job landed after the bound', async () => {
     const rawStore = open().store;
-    const { store, queue, accept } = setup(rawStore);
+    const { store, queue } = setup(rawStore);
     const release = Promise.withResolvers<void>();
     store.hold = release.promise;
     const puts: string[] = [];
