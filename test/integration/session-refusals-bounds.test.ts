@@ -114,7 +114,7 @@ describe('the record of refused messages', () => {
     // four /24s, a hundred each: the budget, not the per-network counts, decides what is kept;
     // every record is as long as the next (same fields, times of one width), so each costs the same
     for (let i = 0; i < total; i += 1) expect(await refusals.add(hugeRefusal(T0 + i, `10.${i % 4}.0.1`))).toBe('recorded');
-    const members = await redis.zrange(`${prefix}:refused`, 0, -1);
+    const members = await redis.zrange(`${prefix}:refused`, '0', '-1');
     const costs = new Set(members.map(recordCost));
     expect(costs.size).toBe(1);
     const [cost = 0] = costs;
@@ -146,7 +146,7 @@ describe('the record of refused messages', () => {
     expect(kept.length).toBe(10_000);
     expect(kept[0]?.at).toBe(T0 + total - 1); // the newest is there
     expect(kept.at(-1)?.at).toBe(T0 + total - 10_000); // the oldest 50 were dropped
-    const members = await redis.zrange(`${prefix}:refused`, 0, -1);
+    const members = await redis.zrange(`${prefix}:refused`, '0', '-1');
     const bytes = members.reduce((sum, m) => sum + recordCost(m), 0);
     expect(Number(await redis.get(`${prefix}:refused:bytes`))).toBe(bytes); // the dropped 50 no longer counted
   }, 60_000);
