@@ -70,10 +70,13 @@ function replaceFile(file: string, text: string): void {
 /** The version /readyz shows for a file with these bytes (support/reloadable.ts). */
 const versionOfText = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
+/** A poll comes every 2 s (runtime/reloads.ts): this bound is several of them. */
+const POLLS_MS = 15_000;
+
 /** Waits for a log line written after this call that satisfies `match` (an earlier reload's lines do not count). */
 function nextLog(proc: RoleProcess, match: (line: Record<string, unknown>) => boolean): () => Promise<Record<string, unknown>> {
   const since = proc.logs.length;
-  return () => proc.waitForLog((line) => proc.logs.indexOf(line) >= since && match(line));
+  return () => proc.waitForLog((line) => proc.logs.indexOf(line) >= since && match(line), POLLS_MS);
 }
 
 interface SandboxLetter {
@@ -232,7 +235,7 @@ describe('reloading without a restart', () => {
     });
     expect(ledger.data?.code).toBe(550);
     expect(ledger.data?.text).toContain('SenderNotRegistered');
-  });
+  }, 90_000);
 
   it('has a listener and a worker in separate processes each take a senders file changed without a signal', async () => {
     const prefix = randomPrefix();
@@ -276,5 +279,5 @@ describe('reloading without a restart', () => {
     expect(accepted.data?.code).toBe(250); // the listener took the change
     // and so did the worker: with its old directory it would reject the message as SenderNotRegistered
     expect(await oneLetterOf(sandbox.url, 'After the file changed')).toBe(NEW_SENDER.senderId);
-  });
+  }, 90_000);
 });
