@@ -26,7 +26,7 @@ export const FIELD_MAX_BYTES = 256;
 /** RFC 5322 §2.1.1: a line is at most 998 characters; a subject is kept up to that many bytes. */
 export const SUBJECT_MAX_BYTES = 998;
 /** Redis's own cost of one entry in a sorted set (skiplist node, dict entry), charged to the budget. */
-const ENTRY_OVERHEAD_BYTES = 128;
+export const ENTRY_OVERHEAD_BYTES = 128;
 /** Redis's cost of one network counted in a window (hash entry, its network and its count). */
 const NETWORK_ENTRY_BYTES = 128;
 /** The share of a budget set aside for one window's per-network counts; the records get the rest. */

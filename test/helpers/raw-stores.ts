@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { StoredBody } from '../../src/intake/raw-spool.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore, type RawStoreSettings } from '../../src/raw-store/open-store.js';
-import type { RawStore } from '../../src/raw-store/raw-store.js';
+import type { MarkerKind, RawStore } from '../../src/raw-store/raw-store.js';
 import { randomS3Url, type S3Server, startS3Server } from './s3-server.js';
 
 export interface RawStorePlace {
@@ -123,4 +123,15 @@ export async function blobsIn(store: RawStore): Promise<{ readonly committed: st
   const incomplete: string[] = [];
   for await (const blob of store.listOlderThan(Date.now() + 3600_000)) (blob.incomplete ? incomplete : committed).push(blob.key);
   return { committed, incomplete };
+}
+
+/** The store with every write of a `kind` marker refused, as a store that took the blob and then failed. */
+export function refusingMarkers(inner: RawStore, kind: MarkerKind): RawStore {
+  return {
+    ...inner,
+    putMarker(asked, id, body, mode) {
+      if (asked === kind) return Promise.reject(new Error(`the raw store refused the ${kind}/ marker of ${id}`));
+      return inner.putMarker(asked, id, body, mode);
+    },
+  };
 }

@@ -16,7 +16,7 @@ import { sweepOrphans } from '../../src/raw-store/sweep.js';
 import { acceptedBlobCheck, intakeIdOfBlob } from '../../src/recover/blob-claims.js';
 import type { RecoverDeps } from '../../src/recover/recover.js';
 import { type AckVerdict, judgeAcknowledgement, type ReplicaAck } from '../../src/redis/replica-ack.js';
-import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS, refusingMarkers } from '../helpers/raw-stores.js';
 import { redisPerFile } from '../helpers/redis.js';
 
 const { redis, prefix: freshPrefix } = redisPerFile();
@@ -54,9 +54,14 @@ function replicasAnswering(...verdicts: AckVerdict[]): ReplicaAck {
 }
 const BEHIND = judgeAcknowledgement(0, 1, true);
 
-/** A store whose moves to `queued` land only after `delayMs` (Redis answering past the bound). */
-class SlowQueueingStore extends IntakeStore {
-  delayMs = 0;
+/**
+ * A store whose moves to `queued` wait, when `hold` is set, until the test lets them go
+ * (Redis answering past the bound); `landed` resolves once such a held move has been written.
+ */
+class HeldQueueingStore extends IntakeStore {
+  hold: Promise<void> | undefined;
+  #landed = Promise.withResolvers<void>();
+  readonly landed = this.#landed.promise;
   override async transition(
     id: string,
     from: readonly IntakeState[],
@@ -65,14 +70,17 @@ class SlowQueueingStore extends IntakeStore {
     update?: IntakeUpdate,
     guard?: TransitionGuard,
   ): Promise<TransitionResult> {
-    if (to === 'queued') await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-    return super.transition(id, from, to, now, update, guard);
+    if (to !== 'queued' || this.hold === undefined) return super.transition(id, from, to, now, update, guard);
+    await this.hold;
+    const result = await super.transition(id, from, to, now, update, guard);
+    this.#landed.resolve();
+    return result;
   }
 }
 
 function setup(rawStore: RawStore) {
   const prefix = freshPrefix();
-  const store = new SlowQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+  const store = new HeldQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
   const alerts: string[] = [];
@@ -158,34 +166,55 @@ describe.each(fileKind)('the accepted marker with the $name raw store', (kind) =
     await queue.close();
   });
 
-  it('answers 451, not 250, when the accepted/ marker cannot be written', async () => {
+  it('answers 451, not 250, when the raw store cannot write the accepted/ marker', async () => {
     const rawStore = open().store;
     const { store, queue } = setup(rawStore);
-    const refused = new Error('the raw store refused the marker');
-    const failing = Object.assign(new IntakeMarkers(rawStore), {
-      putAccepted: () => Promise.reject(refused),
-      putAcceptedIfAbsent: () => Promise.reject(refused),
-    });
-    const answered = acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 5000, markers: failing }, intake, {
+    const markers = new IntakeMarkers(refusingMarkers(rawStore, 'accepted'));
+    const answered = acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 5000, markers }, intake, {
       headers: 'Received-SPF: pass\r\n',
       body: () => putBlob(rawStore, message),
     });
     await expect(answered).rejects.toBeInstanceOf(IntakeError);
     await expect(answered).rejects.toMatchObject({ code: 'StorageUnavailable', smtp: { code: 451 } });
+    expect((await store.get(intakeId))?.state).toBe('queued'); // the marker was the only step that failed
+    expect(await markers.accepted(intakeId)).toBeUndefined();
     await queue.close();
   });
 
   it('writes no accepted/ for a message answered 451 whose record and job landed after the bound', async () => {
     const rawStore = open().store;
-    const { store, queue, markers, accept } = setup(rawStore);
-    store.delayMs = 300;
-    const answered = accept(undefined, 100);
+    const { store, queue } = setup(rawStore);
+    const release = Promise.withResolvers<void>();
+    store.hold = release.promise;
+    const puts: string[] = [];
+    const markers = new IntakeMarkers(markerWritesSeen(rawStore, puts));
+    const answered = acceptIntake({ store, queue, clock: Date.now, attempts: 3, timeoutMs: 100, markers }, intake, {
+      headers: 'Received-SPF: pass\r\n',
+      body: () => putBlob(rawStore, message),
+    });
     await expect(answered).rejects.toBeInstanceOf(IntakeError);
     await expect(answered).rejects.toMatchObject({ code: 'StorageUnavailable' });
-    // Past the slow transition, and past any marker write that would follow it.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await store.get(intakeId))?.state).toBe('received'); // the 451 came first
+    // Redis answers after the 451: the record reaches `queued`, and what follows it (the
+    // replicas, the marker) runs without waiting on anything outside the process, so one turn
+    // of the event loop after the write is past any marker write it would start.
+    release.resolve();
+    await store.landed;
+    await new Promise((resolve) => setImmediate(resolve));
     expect((await store.get(intakeId))?.state).toBe('queued');
+    expect(puts).toEqual([]);
     expect(await markers.accepted(intakeId)).toBeUndefined();
     await queue.close();
   });
 });
+
+/** The raw store, noting the kind of every marker write begun. */
+function markerWritesSeen(inner: RawStore, puts: string[]): RawStore {
+  return {
+    ...inner,
+    putMarker(kind, id, body, mode) {
+      puts.push(kind);
+      return inner.putMarker(kind, id, body, mode);
+    },
+  };
+}

@@ -6,14 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { type BlackHole, startBlackHole } from '../helpers/black-hole.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { freshRawStores, RAW_STORE_KINDS, refusingMarkers } from '../helpers/raw-stores.js';
 import { TEST_BUCKET } from '../helpers/s3-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
@@ -89,6 +89,36 @@ describe.each(brokenStores)('%s while a message arrives', (_what, broken) => {
     expect(logged?.err).toMatchObject({ code: 'StorageUnavailable', message: expect.stringMatching(/storage|raw store/) });
     expect(await gateway.redis.keys(`${gateway.prefix}:record:*`)).toEqual([]);
     expect(await gateway.queue.getJobCountByTypes('waiting', 'active', 'delayed', 'completed', 'failed')).toBe(0);
+  });
+});
+
+describe.each(RAW_STORE_KINDS)('a $name store that takes the blob and refuses the accepted/ marker', (kind) => {
+  const open = freshRawStores(kind);
+  let gateway: TestGateway | undefined;
+  afterEach(async () => {
+    await gateway?.close();
+    gateway = undefined;
+  });
+
+  it('answers the message 451 4.3.0, never 250, and writes no accepted/ marker', async () => {
+    const rawStore = open().store;
+    gateway = await startTestGateway({ rawStore: refusingMarkers(rawStore, 'accepted') });
+    const title = `accepted marker refused (${kind.name})`;
+    const replies = await sendOnce(gateway.port, {
+      from: 'bounce@acme.example',
+      to: [PROCESSING_ADDRESS],
+      raw: await signedLetter({ title }),
+      helo: FIXTURE_SESSION.helo,
+    });
+    expect(replies.data?.code).toBe(451);
+    expect(replies.data?.text).toMatch(/^451 4\.3\.0 temporarily unable to store the message \(ref \S+\)$/);
+    const refused = gateway.logs.find((l) => l.event === 'smtp.refused' && l.code === 451);
+    expect(refused?.err).toMatchObject({ code: 'StorageUnavailable' });
+    // Redis took the record and the job: the marker, the last step before 250, was the one refused.
+    expect((await gateway.store.get(String(refused?.intakeId)))?.state).toBe('queued');
+    const markers: string[] = [];
+    for await (const marker of rawStore.listMarkers('accepted')) markers.push(marker.id);
+    expect(markers).toEqual([]);
   });
 });
 

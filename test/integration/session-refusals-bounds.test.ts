@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authRefusals } from '../../src/intake/auth-refusals.js';
-import { type SessionRefusal, SessionRefusals } from '../../src/intake/session-refusals.js';
+import { budgetShares, ENTRY_OVERHEAD_BYTES, type SessionRefusal, SessionRefusals } from '../../src/intake/session-refusals.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
@@ -105,23 +105,37 @@ describe('the record of refused messages', () => {
     expect(await refusals.add(small(T0 + 13, '::FFFF:203.0.113.7'))).toBe('latest');
   });
 
-  it('keeps the record within its byte budget, dropping the oldest first', async () => {
+  it('keeps exactly as many records as its byte budget pays for, dropping the oldest first', async () => {
     const maxBytes = 256 * 1024;
-    const refusals = fresh({ maxBytes, perNetworkPerHour: 100 });
+    const prefix = randomPrefix();
+    prefixes.push(prefix);
+    const refusals = new SessionRefusals(redis, prefix, 24 * HOUR_MS, { name: 'refused', maxBytes, perNetworkPerHour: 100 });
     const total = 400;
-    // four /24s, a hundred each: the budget, not the per-network counts, decides what is kept
-    for (let i = 0; i < total; i += 1) await refusals.add(hugeRefusal(T0 + i, `10.${i % 4}.0.1`));
+    // four /24s, a hundred each: the budget, not the per-network counts, decides what is kept;
+    // every record is as long as the next (same fields, times of one width), so each costs the same
+    for (let i = 0; i < total; i += 1) expect(await refusals.add(hugeRefusal(T0 + i, `10.${i % 4}.0.1`))).toBe('recorded');
+    const members = await redis.zrange(`${prefix}:refused`, '0', '-1');
+    const costs = new Set(members.map(recordCost));
+    expect(costs.size).toBe(1);
+    const [cost = 0] = costs;
+    const { recordBytes } = budgetShares(maxBytes);
+    const affordable = Math.floor(recordBytes / cost);
+    expect(affordable).toBeLessThan(total);
+    expect(members).toHaveLength(affordable);
+    expect(Number(await redis.get(`${prefix}:refused:bytes`))).toBe(affordable * cost);
+    expect(affordable * cost).toBeLessThanOrEqual(recordBytes);
     const kept = await refusals.list(10_000, T0 + total);
-    const keptBytes = kept.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
-    expect(kept.length).toBeGreaterThan(10);
-    expect(kept.length).toBeLessThan(total);
-    expect(keptBytes).toBeLessThanOrEqual(maxBytes);
-    expect(kept[0]?.at).toBe(T0 + total - 1); // the newest is there
-    expect(kept.at(-1)?.at).toBe(T0 + total - kept.length); // and nothing in between is missing
+    expect(kept.map((r) => r.at)).toEqual(Array.from({ length: affordable }, (_, n) => T0 + total - 1 - n)); // the newest, none missing
   });
 
-  it('keeps at most the newest 10,000 records whatever the budget allows', async () => {
-    const refusals = fresh({ maxBytes: 256 * MiB, perNetworkPerHour: 1_000_000 });
+  it('keeps exactly the newest 10,000 records whatever the budget allows, and counts their bytes', async () => {
+    const prefix = randomPrefix();
+    prefixes.push(prefix);
+    const refusals = new SessionRefusals(redis, prefix, 24 * HOUR_MS, {
+      name: 'refused',
+      maxBytes: 256 * MiB,
+      perNetworkPerHour: 1_000_000,
+    });
     const total = 10_050;
     const batch = 250;
     for (let at = 0; at < total; at += batch) {
@@ -132,8 +146,16 @@ describe('the record of refused messages', () => {
     expect(kept.length).toBe(10_000);
     expect(kept[0]?.at).toBe(T0 + total - 1); // the newest is there
     expect(kept.at(-1)?.at).toBe(T0 + total - 10_000); // the oldest 50 were dropped
+    const members = await redis.zrange(`${prefix}:refused`, '0', '-1');
+    const bytes = members.reduce((sum, m) => sum + recordCost(m), 0);
+    expect(Number(await redis.get(`${prefix}:refused:bytes`))).toBe(bytes); // the dropped 50 no longer counted
   }, 60_000);
 });
+
+/** What a record is charged against the budget (scripts/record-refusal-5.lua): 5/4 of its bytes and the entry's overhead. */
+function recordCost(member: string): number {
+  return Math.ceil((Buffer.byteLength(member) * 5) / 4) + ENTRY_OVERHEAD_BYTES;
+}
 
 describe('Redis under a flood of refusals', () => {
   let server: RedisServer;
