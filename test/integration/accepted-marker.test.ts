@@ -72,7 +72,7 @@ class SlowQueueingStore extends IntakeStore {
 
 function setup(rawStore: RawStore) {
   const prefix = freshPrefix();
-  const store = new SlowQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+  const store = new SlowQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
   const alerts: string[] = [];
