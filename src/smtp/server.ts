@@ -3,7 +3,6 @@
 // decision lives in receive-message.ts and the recipient rules (self-test-recipient.ts); every
 // reply text in reply.ts.
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
 import { enhanceSizeReply } from '../fast-paths/index.js';
 import type { IntakeObserver } from '../intake/observer.js';
@@ -14,17 +13,32 @@ import { connectionAdmission } from './on-connect.js';
 import { dataHandler } from './on-data.js';
 import type { ReceiveDeps } from './receive-message.js';
 import { judgeRecipient } from './self-test-recipient.js';
-import { type Deadline, SessionDeadlines } from './session-deadlines.js';
+import { type Deadline, type DeadlineLimits, SessionDeadlines } from './session-deadlines.js';
 import { SessionLogs } from './session-log.js';
 import type { TlsPair } from './tls-material.js';
 
-export type ListenerOptions = Config['smtp'] & {
+/** What the listener is told: its address, its caps and its deadlines (SMTP_* and the message limits). */
+export interface ListenerOptions extends DeadlineLimits {
+  readonly host: string;
+  readonly port: number;
+  /** The name the listener greets with and authenticates as. */
+  readonly hostname: string;
+  readonly maxClients: number;
+  /** Connections one client network may hold (on-connect.ts). */
+  readonly maxClientsPerIp: number;
+  readonly socketTimeoutMs: number;
+  /** What open sessions get to finish once close() is called, then 421. */
+  readonly closeTimeoutMs: number;
+  /** The PROXY protocol header is expected in front of each connection. */
+  readonly useProxy: boolean;
+  /** The listener-wide budget every message's buffers are reserved from (memory-budget.ts). */
+  readonly memoryBudgetBytes: number;
   readonly inboundAddresses: readonly string[];
   /** Mail to it is a self-test (self-test-recipient.ts); undefined: no self-test. */
   readonly selfTestAddress?: string | undefined;
   readonly maxMessageBytes: number;
   readonly authTimeoutMs: number;
-};
+}
 
 /** Room a new transaction needs in the memory budget: a header block and a spool batch. */
 const ADMIT_BYTES = 512 * 1024;
