@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import type { Env } from './config-env.js';
 import { renamedVariablesIn } from './config-renames.js';
 import { PRIVACY_VARIABLES, type PrivacySettings, privacySection } from './privacy-settings.js';
 import { parseRawStoreUrl, type RawStoreLocation } from './raw-store/location.js';
@@ -373,8 +374,6 @@ export interface Config {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Env): Config {

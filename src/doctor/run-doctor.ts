@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { Cluster } from 'ioredis';
 import { withTimeout } from '../bounded.js';
-import type { Config, Env } from '../config.js';
+import type { Config } from '../config.js';
+import type { Env } from '../config-env.js';
 import { unknownVariablesIn } from '../config-unknown.js';
 import type { Logger } from '../log.js';
 import type { DnsResolver } from '../net/resolver.js';

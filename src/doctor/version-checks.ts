@@ -2,11 +2,16 @@
 // loaded ones (support/reloadable.ts): where they differ, a process has not reloaded yet (SIGHUP
 // it), or refused the file (its log says why).
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config.js';
 import { versionOf } from '../support/reloadable.js';
 import { type CheckResult, ok } from './result.js';
 
-export function diskVersions(config: Pick<Config, 'sendersFile' | 'smtp'>): CheckResult[] {
+/** The reloadable files this reads (SENDERS_FILE, TLS_KEY_FILE and TLS_CERT_FILE). */
+export interface ReloadableFiles {
+  readonly sendersFile: string | undefined;
+  readonly smtp: { readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined };
+}
+
+export function diskVersions(config: ReloadableFiles): CheckResult[] {
   const version = (files: readonly string[]): string => {
     try {
       return versionOf(files.map((f) => readFileSync(f)));

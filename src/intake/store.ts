@@ -1,14 +1,12 @@
 // Intake records in Redis; the messages themselves are in the raw store, and a record points at
-// its blob. Every state change is one Lua script, so a record's state, its timeline, the state
-// indexes and the blob index never disagree.
+// its blob (raw-store/raw-message.ts reads it from there). Every state change is one Lua script,
+// so a record's state, its timeline, the state indexes and the blob index never disagree.
 
 import { IntakeError } from '../errors.js';
-import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import { type BlobIndexKeys, blobIndexKeys } from './blob-index.js';
 import { type IntakeKeys, intakeKeys } from './keys.js';
 import { luaScript } from './lua-script.js';
-import { loadRawMessage, type RawMessage } from './raw-message.js';
 import type { StoredBody } from './raw-spool.js';
 import {
   FINAL_STATES,
@@ -78,8 +76,6 @@ export class IntakeStore {
     private readonly redis: RedisClient,
     prefix: string,
     private readonly retention: RetentionPolicy,
-    /** Where the messages are; a process that reads none (the ops role) has none. */
-    private readonly rawStore?: RawStore,
   ) {
     this.keys = intakeKeys(prefix);
     this.blobKeys = blobIndexKeys(prefix);
@@ -275,22 +271,6 @@ export class IntakeStore {
 
   async get(intakeId: string): Promise<IntakeRecord | undefined> {
     return fromHash(await this.redis.hgetall(this.keys.record(intakeId)));
-  }
-
-  /** The intake's message (our header lines, then the stored bytes), or undefined when it is gone. */
-  async raw(intakeId: string): Promise<Buffer | undefined> {
-    const record = await this.get(intakeId);
-    if (record === undefined) return undefined;
-    const message = await this.rawMessage(record);
-    return message.found ? message.bytes : undefined;
-  }
-
-  /**
-   * The message of a record, or why it is missing. A raw store that does not answer throws
-   * (StorageUnavailable): the caller retries later rather than calling the message lost.
-   */
-  async rawMessage(record: Pick<IntakeRecord, 'intakeId' | 'rawKey' | 'rawHeaders'>): Promise<RawMessage> {
-    return loadRawMessage({ rawStore: this.rawStore }, record);
   }
 
   /** The newest intakes in a state, newest first, skipping the newest `offset`. */

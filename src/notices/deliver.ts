@@ -13,6 +13,7 @@ import type { NoticeEntry, NoticeState } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { Logger } from '../log.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { type ComposedNotice, composeNotice } from './compose.js';
 import { ABSENT, type FromState, type NoticeLedger } from './ledger.js';
@@ -22,7 +23,9 @@ import type { NoticeJobData } from './queue.js';
 import { type NoticeRelay, RelayError } from './relay.js';
 
 export interface DeliverDeps {
-  readonly store: Pick<IntakeStore, 'get' | 'raw'>;
+  readonly store: Pick<IntakeStore, 'get'>;
+  /** Where the intakes' messages are: a notice returns its original's header block. */
+  readonly rawStore: RawStore;
   readonly ledger: NoticeLedger;
   readonly directory: SenderDirectory;
   /** Undefined without NOTICE_SMTP_URL: notices are composed and recorded, not sent. */
@@ -64,7 +67,7 @@ export function createNoticeProcessor(deps: DeliverDeps) {
       return 'unconfirmed';
     }
 
-    const originalHeaders = await readOriginalHeaders(deps.store, intakeId);
+    const originalHeaders = await readOriginalHeaders(deps.rawStore, record);
     const sender = record.senderId === undefined ? deps.directory.byAddress(record.from) : deps.directory.bySenderId(record.senderId);
     const decision = noticeFor(record, kind, sender, originalHeaders);
     if (!decision.due) {

@@ -1,14 +1,15 @@
 // The original message's header block: the notice decision reads Auto-Submitted and Precedence
 // from it, and the notice returns it as its text/rfc822-headers part (RFC 3462 §3).
-import type { IntakeStore } from '../intake/store.js';
+import { type RawMessageRef, rawMessageBytes } from '../raw-store/raw-message.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 
 /** Header blocks past this are cut (at a line end): a notice returns headers, not a message. */
 export const MAX_RETURNED_HEADER_BYTES = 64 * 1024;
 
-/** The stored message's header block (the gateway's own trace fields first), or undefined when the raw message is gone. */
-export async function readOriginalHeaders(store: Pick<IntakeStore, 'raw'>, intakeId: string): Promise<string | undefined> {
+/** The record's stored message's header block (the gateway's own trace fields first), or undefined when the raw message is gone. */
+export async function readOriginalHeaders(rawStore: RawStore, record: RawMessageRef): Promise<string | undefined> {
   // The one place notices read raw mail: a different raw store changes only this line.
-  const raw = await store.raw(intakeId);
+  const raw = await rawMessageBytes(rawStore, record);
   return raw === undefined ? undefined : headerBlock(raw);
 }
 

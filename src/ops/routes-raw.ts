@@ -6,6 +6,7 @@
 // filename* for non-ASCII names).
 import type { FastifyPluginAsync } from 'fastify';
 import type { IntakeStore } from '../intake/store.js';
+import { rawMessageBytes } from '../raw-store/raw-message.js';
 import type { RawStore } from '../raw-store/raw-store.js';
 import { parseMessage } from '../worker/parse-message.js';
 import { selectPdfs } from '../worker/pdf-rules.js';
@@ -20,9 +21,7 @@ export function rawRoutes(deps: { readonly store: IntakeStore; readonly rawStore
   return async (app) => {
     const rawOf = async (id: string): Promise<Buffer | undefined> => {
       const record = await deps.store.get(id);
-      if (record?.rawKey === undefined) return undefined;
-      const blob = await deps.rawStore.readBuffer(record.rawKey);
-      return blob === undefined ? undefined : Buffer.concat([Buffer.from(record.rawHeaders ?? '', 'utf8'), blob]);
+      return record === undefined ? undefined : rawMessageBytes(deps.rawStore, record);
     };
     app.get<{ Params: { id: string }; Querystring: { download?: string } }>(`${INTAKES_PATH}/:id/raw`, async (request, reply) => {
       const raw = await rawOf(request.params.id);

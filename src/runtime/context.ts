@@ -1,6 +1,7 @@
 // What every role starts from: the validated config, the logger, the clock, and the checks
 // that name the variable a role needs but did not get.
-import { type Config, ConfigError, type Env, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import type { Env } from '../config-env.js';
 import { describeUnknown, unknownVariablesIn } from '../config-unknown.js';
 import { useFastPaths } from '../fast-paths/index.js';
 import { createLogger, type Logger } from '../log.js';

@@ -2,7 +2,8 @@
 // deployment the environment describes. Without one, and with a running `npm start` (found as `status` finds it, through
 // DATA_DIR): that gateway, with the settings `start` filled in for itself — its embedded Redis,
 // its sandbox Sender API, and the demo setup when no sender directory is configured. Pure.
-import { type Env, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import type { Env } from '../config-env.js';
 import { type CheckResult, fail, warn } from '../doctor/result.js';
 import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { withDemoDefaults } from './start.js';

@@ -11,6 +11,7 @@ import { NoticeLedger } from '../notices/ledger.js';
 import { type EndedNotice, sweepAbandonedNotices } from '../notices/notice-sweep.js';
 import { createNoticeQueue, NOTICE_QUEUE, type NoticeJobData, type NoticeOutcomes, noticesFor } from '../notices/queue.js';
 import { createRelay } from '../notices/relay.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import { logErrorsSparingly } from '../support/sparing-error-log.js';
@@ -19,6 +20,7 @@ export interface NoticePartDeps {
   readonly config: Config;
   readonly connection: RedisClient;
   readonly store: IntakeStore;
+  readonly rawStore: RawStore;
   readonly directory: SenderDirectory;
   readonly clock: () => number;
   readonly logger: Logger;
@@ -47,6 +49,7 @@ export function startNoticePart(deps: NoticePartDeps): NoticePart {
     smtpUrl === undefined ? undefined : createRelay({ url: smtpUrl, heloName: config.smtp.hostname, timeoutMs: config.notices.timeoutMs });
   const processor = createNoticeProcessor({
     store: deps.store,
+    rawStore: deps.rawStore,
     ledger,
     directory: deps.directory,
     relay,

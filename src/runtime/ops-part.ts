@@ -54,7 +54,7 @@ export async function startOpsPart(
   const selfTestQueue = config.selfTestAddress === undefined ? undefined : createSelfTestQueue(redis, config.redisPrefix);
   selfTestQueue?.on('error', logErrorsSparingly(log, 'ops.selftest_queue_error', 'self-test queue error'));
   const metrics = createMetrics({ queue });
-  const store = storeFor({ config, rawStore: options.rawStore }, redis);
+  const store = storeFor({ config }, redis);
   let started = false;
   // A replay clears the raw store's `failed` end where this process has the store (start, not the ops role).
   const markers = options.rawStore === undefined ? undefined : new IntakeMarkers(options.rawStore);

@@ -25,18 +25,10 @@ export interface PartContext {
   readonly resolver?: DnsResolver;
 }
 
-/** The intake store over a role's connection; without a raw store it reads records only (ops). */
-export function storeFor(
-  ctx: Pick<PartContext, 'config'> & { readonly rawStore?: RawStore | undefined },
-  redis: ConstructorParameters<typeof IntakeStore>[0],
-): IntakeStore {
-  return new IntakeStore(
-    redis,
-    ctx.config.redisPrefix,
-    {
-      rawMs: ctx.config.rawRetentionMs,
-      recordMs: ctx.config.recordRetentionMs,
-    },
-    ctx.rawStore,
-  );
+/** The intake store (records only) over a role's connection. */
+export function storeFor(ctx: Pick<PartContext, 'config'>, redis: ConstructorParameters<typeof IntakeStore>[0]): IntakeStore {
+  return new IntakeStore(redis, ctx.config.redisPrefix, {
+    rawMs: ctx.config.rawRetentionMs,
+    recordMs: ctx.config.recordRetentionMs,
+  });
 }

@@ -1,7 +1,7 @@
 // `letter-intake portal-user add | list | disable | link`: an operator's accounts on the sender
 // portal. `add` and `link` print the one-time set-password link alone on its own line of standard
 // output (valid 24 h, used once), so a script can read it; everything else goes to standard error.
-import type { Env } from '../config.js';
+import type { Env } from '../config-env.js';
 import { portalKeys } from '../portal/keys.js';
 import { PortalUsers } from '../portal/users.js';
 import { commandRedisTopology, connectForCommand } from './command-redis.js';

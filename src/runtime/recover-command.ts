@@ -41,7 +41,7 @@ export async function recoverCommand(): Promise<number> {
         });
   try {
     const report = await recoverIntakes({
-      store: storeFor({ config: ctx.config, rawStore }, redis),
+      store: storeFor({ config: ctx.config }, redis),
       queue,
       rawStore,
       markers: new IntakeMarkers(rawStore),

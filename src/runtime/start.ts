@@ -2,7 +2,8 @@
 // embedded: a private redis-server (none of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES set), the sandbox Sender
 // API (SENDER_API_URL unset), and, with neither SENDERS_FILE nor INBOUND_ADDRESSES, the demo setup from fixtures/.
 import { fileURLToPath } from 'node:url';
-import { ConfigError, type Env } from '../config.js';
+import { ConfigError } from '../config.js';
+import type { Env } from '../config-env.js';
 import type { Logger } from '../log.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { describeTopology, type RedisTopology } from '../redis/topology.js';

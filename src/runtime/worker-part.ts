@@ -52,6 +52,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     config,
     connection,
     store,
+    rawStore: ctx.rawStore,
     directory,
     clock: ctx.clock,
     logger: logger.child({ part: 'notices' }),
@@ -67,6 +68,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     .catch((err: unknown) => logger.warn({ err, event: 'worker.pdf_checker_warm_error' }, 'PDF checker threads did not start'));
   const processor = createProcessor({
     store,
+    rawStore: ctx.rawStore,
     directory,
     lettersFor: (sender, apiBaseUrl) => letterApiFor(apis.at(apiBaseUrl).client.as(sender)),
     apiBaseUrlOf: (sender) => apis.baseUrlOf(sender),

@@ -2,7 +2,7 @@
 // Sender API credentials the gateway uses on their behalf. The sandbox API reads the same file.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { Env } from '../config.js';
+import type { Env } from '../config-env.js';
 import { nearestName } from '../nearest-name.js';
 import type { NoticeKind } from '../words/notice-kind.js';
 import { type AddressesInUse, type TenantSettings, tenantProblem, tenantSettingsOf, tenantSettingsShape } from './tenant-settings.js';

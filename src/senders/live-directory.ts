@@ -1,7 +1,7 @@
 // The sender directory as a process serves it: loaded from SENDERS_FILE at start and swapped
 // whole on a reload (runtime/reloads.ts), so a lookup sees the old directory or the new one,
 // never a mix. The listener's view (registered addresses only, no secrets) reloads the same way.
-import type { Env } from '../config.js';
+import type { Env } from '../config-env.js';
 import { type Reloadable, reloadableFiles } from '../support/reloadable.js';
 import {
   listenerDirectoryOf,

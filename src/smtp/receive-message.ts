@@ -49,6 +49,7 @@ export interface Envelope {
 
 export interface ReceiveDeps {
   readonly authenticate: Authenticate;
+  /** Durable acceptance before the 250: intake/accept.ts's acceptIntake (the blob, the record, the job). */
   readonly accept: (intake: NewIntake, message: IncomingMessage) => Promise<Accepted>;
   /** A fresh spool for one message's bytes. */
   readonly spool: () => RawSpool;

@@ -1,30 +1,44 @@
-// The MX-facing listener: smtp-server wiring and its session hooks. Every decision lives in
-// receive-message.ts and recipient-policy.ts; every reply text in reply.ts.
+// The MX-facing listener: smtp-server's options and hooks assembled, the listen, the close.
+// Connections are admitted in on-connect.ts, a message's DATA is taken in on-data.ts; every
+// decision lives in receive-message.ts and the recipient rules (self-test-recipient.ts); every
+// reply text in reply.ts.
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { Config } from '../config.js';
 import { IntakeError } from '../errors.js';
 import { enhanceSizeReply } from '../fast-paths/index.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
-import { networkOf } from '../net/client-network.js';
 import { closeAfterClientFin } from './half-close.js';
 import { MemoryBudget } from './memory-budget.js';
-import { type ReceiveDeps, receiveMessage } from './receive-message.js';
-import { acceptedReply, replyFor } from './reply.js';
+import { connectionAdmission } from './on-connect.js';
+import { dataHandler } from './on-data.js';
+import type { ReceiveDeps } from './receive-message.js';
 import { judgeRecipient } from './self-test-recipient.js';
-import { type Deadline, SessionDeadlines } from './session-deadlines.js';
+import { type Deadline, type DeadlineLimits, SessionDeadlines } from './session-deadlines.js';
+import { SessionLogs } from './session-log.js';
 import type { TlsPair } from './tls-material.js';
 
-export type ListenerOptions = Config['smtp'] & {
+/** What the listener is told: its address, its caps and its deadlines (SMTP_* and the message limits). */
+export interface ListenerOptions extends DeadlineLimits {
+  readonly host: string;
+  readonly port: number;
+  /** The name the listener greets with and authenticates as. */
+  readonly hostname: string;
+  readonly maxClients: number;
+  /** Connections one client network may hold (on-connect.ts). */
+  readonly maxClientsPerIp: number;
+  readonly socketTimeoutMs: number;
+  /** What open sessions get to finish once close() is called, then 421. */
+  readonly closeTimeoutMs: number;
+  /** The PROXY protocol header is expected in front of each connection. */
+  readonly useProxy: boolean;
+  /** The listener-wide budget every message's buffers are reserved from (memory-budget.ts). */
+  readonly memoryBudgetBytes: number;
   readonly inboundAddresses: readonly string[];
   /** Mail to it is a self-test (self-test-recipient.ts); undefined: no self-test. */
   readonly selfTestAddress?: string | undefined;
   readonly maxMessageBytes: number;
   readonly authTimeoutMs: number;
-};
-
-/** The per-address cap counts IPv4 clients per address and IPv6 clients per /64 (one site's subnet). */
-const PER_ADDRESS_NETWORKS = { v4Bits: 32, v6Bits: 64 } as const;
+}
 
 /** Room a new transaction needs in the memory budget: a header block and a spool batch. */
 const ADMIT_BYTES = 512 * 1024;
@@ -73,33 +87,15 @@ class MxServer extends SMTPServer {
 }
 
 export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<Listener> {
-  const perIp = new Map<string, number>();
-  /** Sessions counted in perIp, by id: only these are counted down when they close. */
-  const counted = new Map<string, string>();
-  let closing = false;
-  let inFlight = 0;
-  const sessionLogs = new Map<string, Logger>();
-  const log = (session: SMTPServerSession): Logger => sessionLogs.get(session.id) ?? deps.logger;
-  const refuse = (session: SMTPServerSession, command: string, err: unknown): Error => {
-    const reply = replyFor(err, session.id);
-    const intakeId = err instanceof IntakeError ? err.intakeId : undefined;
-    if (!(err instanceof IntakeError) || err.code === 'Unexpected') {
-      // a fault of ours, answered 451 (try later): it needs a look
-      log(session).error({ err, event: 'smtp.unexpected', command, intakeId }, 'unexpected error, answered 451');
-    }
-    deps.observer.smtpReply(reply.responseCode, command);
-    // the reply names no internal detail; the error, under the reply's reference, is kept here
-    const detail = err instanceof IntakeError && (err.code === 'StorageUnavailable' || err.code === 'ReplicasBehind') ? { err } : {};
-    log(session).info({ event: 'smtp.refused', command, code: reply.responseCode, reply: reply.message, intakeId, ...detail }, 'refused');
-    return reply;
-  };
+  const logs = new SessionLogs(deps.logger, deps.observer);
   const memory = new MemoryBudget(options.memoryBudgetBytes, ADMIT_BYTES);
   const deadlines = new SessionDeadlines(options);
   const onDeadline = (session: SMTPServerSession, deadline: Deadline): void => {
     deps.observer.smtpReply(421, deadline === 'data' ? 'DATA' : 'SESSION');
-    log(session).info({ event: 'smtp.deadline', deadline, code: 421 }, 'deadline passed, connection closed');
+    logs.of(session).info({ event: 'smtp.deadline', deadline, code: 421 }, 'deadline passed, connection closed');
   };
-  const receiveDeps: ReceiveDeps = {
+  const admission = connectionAdmission({ maxClientsPerIp: options.maxClientsPerIp, observer: deps.observer, logs, deadlines });
+  const receive: ReceiveDeps = {
     ...deps,
     hostname: options.hostname,
     maxMessageBytes: options.maxMessageBytes,
@@ -107,6 +103,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     memory,
     onAuthSeconds: (s) => deps.observer.stageDuration('auth', s),
   };
+  const data = dataHandler({ receive, observer: deps.observer, logs, deadlines });
 
   const serverOptions: SMTPServerOptions = {
     name: options.hostname,
@@ -126,39 +123,12 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     logger: false,
     ...(deps.tls === undefined ? {} : { key: deps.tls.key, cert: deps.tls.cert }),
 
-    onConnect(session, callback) {
-      deps.observer.smtpConnection();
-      // one client is counted once: an IPv4-mapped address as IPv4 (per /32), IPv6 per /64
-      const network = networkOf(session.remoteAddress, PER_ADDRESS_NETWORKS);
-      const count = (perIp.get(network) ?? 0) + 1;
-      perIp.set(network, count);
-      counted.set(session.id, network);
-      sessionLogs.set(session.id, deps.logger.child({ smtpSession: session.id, clientIp: session.remoteAddress }));
-      if (closing) return callback(refuse(session, 'CONNECT', new IntakeError('ShuttingDown', 'service shutting down, try again later')));
-      if (count > options.maxClientsPerIp) {
-        return callback(
-          refuse(session, 'CONNECT', new IntakeError('TooManyConnections', 'too many connections from your address, try again later')),
-        );
-      }
-      callback();
-    },
-
-    onClose(session) {
-      // smtp-server also closes connections that never reached onConnect (over maxClients, gone
-      // before the greeting): counting those down would wear the per-IP cap away.
-      deadlines.end(session.id);
-      const address = counted.get(session.id);
-      counted.delete(session.id);
-      sessionLogs.delete(session.id);
-      if (address === undefined) return;
-      const count = (perIp.get(address) ?? 1) - 1;
-      if (count <= 0) perIp.delete(address);
-      else perIp.set(address, count);
-    },
+    onConnect: admission.onConnect,
+    onClose: admission.onClose,
 
     onMailFrom(_address, session, callback) {
       if (memory.admits()) return callback();
-      callback(refuse(session, 'MAIL', new IntakeError('MemoryBudgetExhausted', 'insufficient system storage, try again later')));
+      callback(logs.refuse(session, 'MAIL', new IntakeError('MemoryBudgetExhausted', 'insufficient system storage, try again later')));
     },
 
     onRcptTo(address, session, callback) {
@@ -169,35 +139,10 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
         isSenderAddress: deps.isSenderAddress,
       });
       if (refusal === undefined) return callback();
-      callback(refuse(session, 'RCPT', refusal));
+      callback(logs.refuse(session, 'RCPT', refusal));
     },
 
-    onData(stream, session, callback) {
-      const envelope = {
-        mailFrom: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-        rcptTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
-        clientIp: session.remoteAddress,
-        helo: session.hostNameAppearsAs,
-      };
-      inFlight += 1;
-      deadlines.dataStarted(session.id);
-      stream.once('end', () => deadlines.dataEnded(session.id));
-      receiveMessage(receiveDeps, stream, envelope)
-        .finally(() => {
-          inFlight -= 1;
-        })
-        .then(
-          ({ intakeId, duplicate, reply: own }) => {
-            const reply = own ?? acceptedReply(intakeId);
-            deps.observer.smtpReply(250, 'DATA');
-            log(session).info({ event: 'smtp.accepted', intakeId, duplicate, code: 250, reply }, 'accepted');
-            callback(null, reply);
-          },
-          (err: unknown) => callback(refuse(session, 'DATA', err)),
-        )
-        // the stream has ended, so smtp-server has written the reply: the deadlines apply again
-        .finally(() => deadlines.replied(session.id));
-    },
+    onData: data.onData,
   };
 
   const server = new MxServer(serverOptions, deadlines, onDeadline);
@@ -216,9 +161,9 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     port,
     updateTls: (pair) => server.updateSecureContext({ key: pair.key, cert: pair.cert }),
     async close() {
-      closing = true; // new connections are told 421 from here on
+      admission.refuseNewConnections();
       const deadline = Date.now() + options.closeTimeoutMs;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (data.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -2,6 +2,7 @@
 // once → record the outcome. Returns the run's Outcome; whatever it throws, error-outcome.ts
 // turns into one.
 import { ruleSentence, WORKER_FAILURES } from '../errors.js';
+import { loadRawMessage } from '../raw-store/raw-message.js';
 import { isStorageError } from '../redis/redis-errors.js';
 import { chooseApi, recordApiChoice } from './api-choice.js';
 import { decide } from './decide.js';
@@ -19,7 +20,7 @@ import { submitExactlyOnce } from './submit-letter.js';
 export async function workOnIntake(run: Run): Promise<Outcome> {
   const { deps, record } = run;
   // A raw store that does not answer throws StorageUnavailable: a retry, not a missing message.
-  const message = await deps.store.rawMessage(record);
+  const message = await loadRawMessage(deps.rawStore, record);
   if (!message.found) return failed(run, { code: 'RawMessageMissing', message: `${WORKER_FAILURES.RawMessageMissing} ${message.reason}` });
   const raw = message.bytes;
 

@@ -11,6 +11,7 @@ import type { NoticeOutcomes } from '../notices/queue.js';
 import type { PdfCheckOutcome } from '../pdf/check-pdfs.js';
 import type { PdfDocument } from '../pdf/pdf-document.js';
 import type { ApiLimits } from '../policy/message-rules.js';
+import type { RawStore } from '../raw-store/raw-store.js';
 import type { MalwareScanner } from '../scan/malware-scan.js';
 import type { Sender, SenderDirectory } from '../senders/directory.js';
 import type { ApiCircuit } from './api-circuit.js';
@@ -21,6 +22,8 @@ import type { LetterApi } from './submit-letter.js';
 
 export interface ProcessorDeps {
   readonly store: IntakeStore;
+  /** Where the messages are: each intake's is read from the blob its record names (raw-store/raw-message.ts). */
+  readonly rawStore: RawStore;
   readonly directory: SenderDirectory;
   /** The sender's letters on the Sender API at this base URL. */
   readonly lettersFor: (sender: Sender, apiBaseUrl: string) => LetterApi;

@@ -12,6 +12,7 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
 import { startRole } from '../helpers/processes.js';
+import { storedMessage } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
@@ -19,12 +20,8 @@ import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
 const redis = connectTestRedis();
 const prefix = randomPrefix();
 // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
-const store = new IntakeStore(
-  redis,
-  prefix,
-  { rawMs: 60_000, recordMs: 60_000 },
-  fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 }),
-);
+const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
+const rawStore = fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 });
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
@@ -85,7 +82,7 @@ describe('graceful shutdown of the listener', () => {
     expect(reply.code).toBe(250);
     const record = await store.get(intakeIdOf(reply.text));
     expect(record?.state).toBe('queued');
-    const stored = await store.raw(intakeIdOf(reply.text));
+    const stored = await storedMessage(store, rawStore, intakeIdOf(reply.text));
     // the message as sent, after the Received-SPF and Authentication-Results fields the listener adds
     expect(stored?.subarray(stored.length - letter.length).equals(letter)).toBe(true);
   });

@@ -22,7 +22,7 @@ import { createSandboxServer, SandboxStore } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
 import { type RoleProcess, startRole } from '../helpers/processes.js';
-import { blobsIn } from '../helpers/raw-stores.js';
+import { blobsIn, storedMessage } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { bytesWaitingAt, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, offer } from '../helpers/retrying-mta.js';
@@ -139,7 +139,7 @@ async function gateway(): Promise<Gateway> {
     port,
     queue,
     rawStore,
-    store: new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }, rawStore),
+    store: new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }),
     async start(role) {
       const proc = await startRole(role, env);
       roles.push(proc);
@@ -393,7 +393,7 @@ describe('the listener killed', () => {
       answered.map(async (id) => ({
         id,
         state: (await gw.store.get(id))?.state,
-        raw: (await gw.store.raw(id)) !== undefined,
+        raw: (await storedMessage(gw.store, gw.rawStore, id)) !== undefined,
         job: (await gw.queue.getJob(id)) !== undefined,
       })),
     );

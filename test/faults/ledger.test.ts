@@ -14,13 +14,14 @@ import { INTAKE_STATES, type IntakeRecord } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { createLogger } from '../../src/log.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { sweepOrphans } from '../../src/raw-store/sweep.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, testEnv, testRawDir } from '../helpers/gateway.js';
 import { type RoleProcess, startRole } from '../helpers/processes.js';
-import { blobsIn } from '../helpers/raw-stores.js';
+import { blobsIn, storedMessage } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { deliverUntilFinal, type Outcome } from '../helpers/retrying-mta.js';
@@ -120,7 +121,7 @@ describe('the ledger after a load run with faults at random moments', () => {
     });
     // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
     const rawStore = fileRawStore({ dir: testRawDir(prefix), timeoutMs: 5000 });
-    const store = new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 }, rawStore);
+    const store = new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 });
     const start = async (role: 'smtp' | 'worker') => {
       const proc = await startRole(role, env);
       roles.push(proc);
@@ -253,7 +254,7 @@ describe('the ledger after a load run with faults at random moments', () => {
     process.stdout.write(`\nLEDGER\n${table(ledger)}\nFAULTS INJECTED\n${table(Object.entries(faults))}\n`);
     for (const f of failed) process.stdout.write(`  failed ${f.intakeId}: ${f.errorCode} ${f.reason}\n`);
     const unexplained = [...accepted].filter((id) => records.get(id)?.state !== 'submitted' && records.get(id)?.state !== 'rejected');
-    for (const id of unexplained.slice(0, 5)) process.stdout.write(await explain(store, id));
+    for (const id of unexplained.slice(0, 5)) process.stdout.write(await explain(store, rawStore, id));
 
     // Answered 250 = intakes recorded = submitted + rejected + failed.
     expect(records.size).toBe(accepted.size);
@@ -291,7 +292,7 @@ describe('the ledger after a load run with faults at random moments', () => {
 });
 
 /** Everything known about one intake, for a ledger that does not balance. */
-async function explain(store: IntakeStore, id: string): Promise<string> {
+async function explain(store: IntakeStore, rawStore: RawStore, id: string): Promise<string> {
   const title = (await store.get(id))?.subject ?? '?';
   const indexes = await Promise.all(INTAKE_STATES.map(async (s) => [s, await reader.zscore(store.keys.stateIndex(s), id)]));
   const logs = roles.flatMap((r, i) =>
@@ -301,7 +302,7 @@ async function explain(store: IntakeStore, id: string): Promise<string> {
     `INTAKE ${id} "${title}"`,
     `  record: ${JSON.stringify(await reader.hgetall(store.keys.record(id)))}`,
     `  in state indexes: ${JSON.stringify(indexes.filter(([, score]) => score !== null))}`,
-    `  raw kept: ${(await store.raw(id)) !== undefined}`,
+    `  raw kept: ${(await storedMessage(store, rawStore, id)) !== undefined}`,
     `  letters: ${JSON.stringify(
       sandbox.store
         .allLetters()

@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { StoredBody } from '../../src/intake/raw-spool.js';
+import type { IntakeStore } from '../../src/intake/store.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore, type RawStoreSettings } from '../../src/raw-store/open-store.js';
+import { rawMessageBytes } from '../../src/raw-store/raw-message.js';
 import type { MarkerKind, RawStore } from '../../src/raw-store/raw-store.js';
 import { randomS3Url, type S3Server, startS3Server } from './s3-server.js';
 
@@ -134,4 +136,10 @@ export function refusingMarkers(inner: RawStore, kind: MarkerKind): RawStore {
       return inner.putMarker(asked, id, body, mode);
     },
   };
+}
+
+/** An intake's stored message (its header lines, then its blob), or undefined when the record or the blob is gone. */
+export async function storedMessage(store: Pick<IntakeStore, 'get'>, rawStore: RawStore, intakeId: string): Promise<Buffer | undefined> {
+  const record = await store.get(intakeId);
+  return record === undefined ? undefined : rawMessageBytes(rawStore, record);
 }

@@ -80,7 +80,7 @@ class HeldQueueingStore extends IntakeStore {
 
 function setup(rawStore: RawStore) {
   const prefix = freshPrefix();
-  const store = new HeldQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+  const store = new HeldQueueingStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
   const alerts: string[] = [];

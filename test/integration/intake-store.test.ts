@@ -6,14 +6,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { NewIntake } from '../../src/intake/record.js';
 import { IntakeStore } from '../../src/intake/store.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
-import { putBlob, UNREAD_BLOB } from '../helpers/raw-stores.js';
+import { loadRawMessage } from '../../src/raw-store/raw-message.js';
+import { putBlob, storedMessage, UNREAD_BLOB } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const redis = connectTestRedis();
 const prefix = randomPrefix();
 const rawDir = mkdtempSync(join(tmpdir(), 'letter-intake-store-'));
 const rawStore = fileRawStore({ dir: rawDir, timeoutMs: 5000 });
-const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 }, rawStore);
+const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 120_000 });
 const intake = (intakeId: string): NewIntake => ({
   intakeId,
   receivedAt: 1,
@@ -50,7 +51,7 @@ describe('the intake store', () => {
     const body = await putBlob(rawStore, Buffer.from('body bytes'));
     await store.create(intake('inspool00000000000000002'), { headers: 'H: 1\r\n', body }, 1);
     expect((await store.get('inspool00000000000000002'))?.rawKey).toBe(body.blobKey);
-    expect((await store.raw('inspool00000000000000002'))?.toString()).toBe('H: 1\r\nbody bytes');
+    expect((await storedMessage(store, rawStore, 'inspool00000000000000002'))?.toString()).toBe('H: 1\r\nbody bytes');
     expect(await redis.hget(store.blobKeys.blobs, body.blobKey)).toBe('inspool00000000000000002');
     expect(await valuesHolding('body bytes')).toEqual([]);
   });
@@ -58,7 +59,7 @@ describe('the intake store', () => {
   it('says which blob is missing when the store lost it', async () => {
     await store.create(intake('inmissing000000000000001'), { headers: '', body: UNREAD_BLOB }, 1);
     const record = await store.get('inmissing000000000000001');
-    const message = record === undefined ? undefined : await store.rawMessage(record);
+    const message = record === undefined ? undefined : await loadRawMessage(rawStore, record);
     expect(message).toEqual({
       found: false,
       reason: `the raw message ${UNREAD_BLOB.blobKey} is missing from the raw store file://${rawDir}`,
@@ -68,7 +69,7 @@ describe('the intake store', () => {
   it('indexes an intake by Message-ID and From for as long as the longest-kept record, newest first, dropping older entries', async () => {
     // Records kept three days (longer than a `received` record's day): so are the index entries.
     const keepMs = 3 * 24 * 3600 * 1000;
-    const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: keepMs }, rawStore);
+    const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: keepMs });
     const fromKey = `${prefix}:find:from:indexed@acme.example`;
     const first = { ...intake('inindexed000000000000001'), from: 'Indexed@acme.example', messageId: '<First@acme.example>' };
     const second = { ...intake('inindexed000000000000002'), from: 'indexed@acme.example' };

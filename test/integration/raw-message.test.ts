@@ -3,9 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRawMessage } from '../../src/intake/raw-message.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
+import { loadRawMessage } from '../../src/raw-store/raw-message.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { freshRawStores, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
@@ -24,23 +24,24 @@ describe.each(RAW_STORE_KINDS)("reading an intake's message with the $name store
     const write = store.begin();
     await write.write(Buffer.from(BODY));
     await write.commit();
-    const message = await loadRawMessage({ rawStore: store }, { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS });
+    const message = await loadRawMessage(store, { intakeId: 'in1', rawKey: write.key, rawHeaders: HEADERS });
     expect(message).toEqual({ found: true, bytes: Buffer.from(HEADERS + BODY) });
   });
 
   it('says which blob is missing when the store has none under the key', async () => {
     fresh();
-    const message = await loadRawMessage(
-      { rawStore: store },
-      { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml', rawHeaders: HEADERS },
-    );
+    const message = await loadRawMessage(store, {
+      intakeId: 'in1',
+      rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml',
+      rawHeaders: HEADERS,
+    });
     expect(message.found).toBe(false);
     expect(message.found ? '' : message.reason).toContain('0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml is missing from the raw store');
   });
 
   it('says the record names no message when it has no blob key', async () => {
     fresh();
-    expect(await loadRawMessage({ rawStore: store }, { intakeId: 'in-keyless' })).toEqual({
+    expect(await loadRawMessage(store, { intakeId: 'in-keyless' })).toEqual({
       found: false,
       reason: 'the record of in-keyless names no raw message',
     });
@@ -52,8 +53,8 @@ describe('reading from a store that is away', () => {
     const path = join(tmpdir(), `letter-intake-not-a-dir-${process.pid}-${Date.now()}`);
     writeFileSync(path, 'not a directory');
     const store = openRawStore({ location: parseRawStoreUrl(`file://${path}`), timeoutMs: 1000, s3PathStyle: false });
-    await expect(
-      loadRawMessage({ rawStore: store }, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' }),
-    ).rejects.toMatchObject({ code: 'StorageUnavailable' });
+    await expect(loadRawMessage(store, { intakeId: 'in1', rawKey: '0b5c8f2e-9d1a-4c3b-8e7f-6a5b4c3d2e1f.eml' })).rejects.toMatchObject({
+      code: 'StorageUnavailable',
+    });
   });
 });

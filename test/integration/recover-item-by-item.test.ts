@@ -47,7 +47,7 @@ const NEWER_MARKER = JSON.stringify({ v: 2, intakeId: 'x', something: 'new' });
 function setup(rawStore: RawStore) {
   const prefix = randomPrefix();
   prefixes.push(prefix);
-  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
   const alerts: string[] = [];

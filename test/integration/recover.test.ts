@@ -41,7 +41,7 @@ const intake = (intakeId: string): NewIntake => ({
 
 function setup(rawStore: RawStore) {
   const prefix = freshPrefix();
-  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+  const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
   const queue = createIntakeQueue(redis, prefix);
   const markers = new IntakeMarkers(rawStore);
   /** The notices recover queued again: (intake id, outcome). */

@@ -64,7 +64,7 @@ describe.each(file)('recover while housekeeping expires the markers ($name store
     const rawStore = open().store;
     const prefix = randomPrefix();
     prefixes.push(prefix);
-    const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 }, rawStore);
+    const store = new IntakeStore(redis, prefix, { rawMs: 60_000, recordMs: 60_000 });
     const queue = createIntakeQueue(redis, prefix);
     const markers = new IntakeMarkers(rawStore);
     const id = blobKept ? 'inretentionrace000000002' : 'inretentionrace000000001';

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { failForGood } from '../helpers/failed-jobs.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { storedMessage } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
@@ -46,7 +47,7 @@ describe('the identity of a message', () => {
     expect(second).not.toBe(first);
     expect((await gateway.store.get(second))?.subject).toBe('Invoice 2027-01 (corrected)');
     expect((await gateway.store.get(second))?.state).toBe('queued');
-    expect((await gateway.store.raw(second))?.includes('Invoice 2027-01 (corrected)')).toBe(true);
+    expect((await storedMessage(gateway.store, gateway.rawStore, second))?.includes('Invoice 2027-01 (corrected)')).toBe(true);
     expect((await gateway.queue.getJob(second))?.data.intakeId).toBe(second);
   });
 });

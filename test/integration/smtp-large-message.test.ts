@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { blobsIn } from '../helpers/raw-stores.js';
+import { blobsIn, storedMessage } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 
@@ -30,7 +30,7 @@ describe('a message larger than a write batch', () => {
       raw,
       helo: FIXTURE_SESSION.helo,
     });
-    const stored = await gateway.store.raw(intakeIdOf(replies.data?.text ?? ''));
+    const stored = await storedMessage(gateway.store, gateway.rawStore, intakeIdOf(replies.data?.text ?? ''));
     const wire = dotStuff(raw); // what went over SMTP, line ends normalized; DATA un-stuffs the dots
     const body = Buffer.from(wire.toString('latin1').replace(/^\.\./gm, '.'), 'latin1');
     expect(stored?.subarray(stored.length - body.length).equals(body)).toBe(true);

@@ -9,7 +9,7 @@ import { SessionRefusals } from '../../src/intake/session-refusals.js';
 import { intakeIdOfBlob } from '../../src/recover/blob-claims.js';
 import { fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { letter, signAs } from '../helpers/hostile-messages.js';
-import { blobsIn, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { blobsIn, RAW_STORE_KINDS, storedMessage } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 
@@ -155,7 +155,7 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       // The id the recovery sweep reads off the blob is the one the 250 named: were they to drift,
       // answered mail would be deleted after a Redis loss.
       expect(intakeIdOfBlob((await gateway.rawStore.readBuffer(rawKey)) ?? Buffer.alloc(0))).toBe(intakeId);
-      const stored = await gateway.store.raw(intakeId);
+      const stored = await storedMessage(gateway.store, gateway.rawStore, intakeId);
       expect(stored?.toString('latin1')).toMatch(/^Received-SPF: pass[\s\S]*Authentication-Results: mx\.intake\.example;/);
       expect(stored?.subarray(stored.length - raw.length).equals(raw)).toBe(true);
 

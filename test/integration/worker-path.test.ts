@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log.js';
 import { startHousekeeping } from '../../src/raw-store/housekeeping.js';
 import { CONTRACT_MODES } from '../../src/sandbox/contract-mode.js';
 import { FIXTURE_DIR, fixture, intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { putBlob, RAW_STORE_KINDS, storedMessage } from '../helpers/raw-stores.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
@@ -78,7 +78,7 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       const deleteAt = Number(await gateway.redis.zscore(gateway.store.blobKeys.due, record.rawKey ?? 'no raw key'));
       const recordTtl = await gateway.redis.pttl(gateway.store.keys.record(intakeId));
       expect(deleteAt - (record.timeline.submitted ?? 0)).toBe(gateway.config.rawRetentionMs);
-      expect(await gateway.store.raw(intakeId)).toBeDefined(); // until then
+      expect(await storedMessage(gateway.store, gateway.rawStore, intakeId)).toBeDefined(); // until then
       expect(recordTtl).toBeGreaterThan(gateway.config.recordRetentionMs - 60_000);
       // Housekeeping with the clock just before, then just after, the due time.
       const roundAt = async (at: number) => {
@@ -97,11 +97,11 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
         }
       };
       await roundAt(deleteAt - 1);
-      expect(await gateway.store.raw(intakeId)).toBeDefined();
+      expect(await storedMessage(gateway.store, gateway.rawStore, intakeId)).toBeDefined();
       expect(await gateway.rawStore.readBuffer(record.rawKey ?? 'no raw key')).toBeDefined();
       expect((await roundAt(deleteAt + 1)).expired).toBeGreaterThanOrEqual(1);
       expect(await gateway.rawStore.readBuffer(record.rawKey ?? 'no raw key')).toBeUndefined();
-      expect(await gateway.store.raw(intakeId)).toBeUndefined();
+      expect(await storedMessage(gateway.store, gateway.rawStore, intakeId)).toBeUndefined();
       expect((await gateway.store.get(intakeId))?.state).toBe('submitted'); // the record outlives the raw message
     });
   });
@@ -165,7 +165,7 @@ describe.each(RAW_STORE_KINDS)('with raw mail in the $name store', (kind) => {
       });
       expect(record.reason).toContain('Maximum call stack size exceeded');
       expect(await gateway.redis.zscore(gateway.store.blobKeys.due, record.rawKey ?? 'no raw key')).toBeNull(); // kept for a replay
-      expect(await gateway.store.raw(intakeId)).toBeDefined();
+      expect(await storedMessage(gateway.store, gateway.rawStore, intakeId)).toBeDefined();
       const logged = gateway.logs.find((l) => l.event === 'intake.parser_error' && l.intakeId === intakeId);
       expect(logged?.level).toBe(50);
       expect(JSON.stringify(logged?.err)).toMatch(/RangeError.*\\n\s+at /);

@@ -16,8 +16,8 @@ const SRC = resolve(process.env.IMPORT_DIRECTIONS_SRC ?? resolve(import.meta.dir
  * layout of docs/design.md shows the same layers (both checked below).
  */
 const LAYERS: readonly (readonly string[])[] = [
-  // 0 words every part may use: types, logging, the bounded wait, the error vocabulary
-  ['types', 'log', 'log-terminal', 'bounded', 'errors', 'config-renames', 'nearest-name'],
+  // 0 words every part may use: types, logging, the bounded wait, the error vocabulary, the environment's type
+  ['types', 'log', 'log-terminal', 'bounded', 'errors', 'config-env', 'config-renames', 'nearest-name'],
   // 1 leaves with no domain: ports and network helpers, shared vocabulary, reloadable files,
   // clients of outside daemons (clamd)
   ['net', 'words', 'support', 'scan'],
