@@ -137,6 +137,48 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
     }
   }, 60_000);
 
+  it('streams a 10 MB blob: what its new version holds in memory stays far below the blob', async () => {
+    const place = kind.fresh();
+    const plain = openRawStore(place.settings(20_000));
+    const oldStore = openRawStore({ ...place.settings(20_000), keyring: keyringOf([OLD], 'test') });
+    try {
+      const bytes = randomBytes(10 * 1024 * 1024);
+      const key = await putChunked(oldStore, bytes);
+      let largestPiece = 0;
+      let mostHeld = 0;
+      const watched: RawStore = {
+        ...plain,
+        async replace(asked) {
+          const write = await plain.replace(asked);
+          if (write === undefined) return undefined;
+          return {
+            ...write,
+            get buffered() {
+              return write.buffered;
+            },
+            write(piece) {
+              largestPiece = Math.max(largestPiece, piece.length);
+              const wait = write.write(piece);
+              mostHeld = Math.max(mostHeld, write.buffered);
+              return wait;
+            },
+          };
+        },
+      };
+      expect(await rekeyBlobs(watched, keyringOf([OLD, NEW], 'test'))).toMatchObject({ rewritten: 1, failed: [] });
+      expect(largestPiece).toBeLessThanOrEqual(SEGMENT_BYTES + 16);
+      // The file store batches 256 KiB; the S3 store holds the one 5 MiB part in flight.
+      expect(mostHeld).toBeLessThan(kind.name === 's3' ? 6 * 1024 * 1024 : 1024 * 1024);
+      const newOnly = openRawStore({ ...place.settings(20_000), keyring: keyringOf([NEW], 'test') });
+      expect((await newOnly.readBuffer(key))?.equals(bytes)).toBe(true);
+      newOnly.close();
+    } finally {
+      plain.close();
+      oldStore.close();
+      place.cleanup();
+    }
+  }, 60_000);
+
   it('does not bring back a blob deleted while its new version was written', async () => {
     const place = kind.fresh();
     const plain = openRawStore(place.settings(10_000));
