@@ -101,6 +101,32 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     }
   };
 
+  /**
+   * Whether the server refuses a put whose If-Match names another version (AWS S3 does; some
+   * stores ignore the header, some refuse it as unknown). Only then does a replace send it: to a
+   * store that refuses the header it would fail every replace. Asked once per process, like above.
+   */
+  let ifMatch: Promise<boolean> | undefined;
+  const honoursIfMatch = (): Promise<boolean> => {
+    ifMatch ??= (async () => {
+      const key = `${prefix}.probe-${randomUUID()}`;
+      try {
+        await putObject(key, 'probe\n');
+        const stale = new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'probe again\n', IfMatch: '"0"' });
+        return await client.send(stale, { abortSignal: signal() }).then(
+          () => false,
+          (err: unknown) => (err instanceof Error && statusOf(err) === 412 ? true : !refusedHeader(err)),
+        );
+      } finally {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+      }
+    })().catch((err: unknown) => {
+      ifMatch = undefined;
+      throw err;
+    });
+    return ifMatch;
+  };
+
   const getFullKey = async (fullKey: string) => {
     try {
       return await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() });
@@ -117,7 +143,8 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
       const etag = await bounded(etagOf(key), timeoutMs, `head ${key}`);
       if (etag === undefined) return undefined;
       const stillThere = async (): Promise<boolean> => (await bounded(etagOf(key), timeoutMs, `head ${key}`)) === etag;
-      return s3Write(client, bucket, prefix, timeoutMs, { key, etag, stillThere });
+      const conditional = await bounded(honoursIfMatch(), timeoutMs, 'probe If-Match');
+      return s3Write(client, bucket, prefix, timeoutMs, { key, etag: conditional ? etag : '', stillThere });
     },
     async read(key) {
       const object = await bounded(getObject(key), timeoutMs, `get ${key}`);
@@ -242,6 +269,7 @@ function statusOf(err: Error): number | undefined {
  */
 interface Replacing {
   readonly key: string;
+  /** '' when the store does not honour If-Match. */
   readonly etag: string;
   readonly stillThere: () => Promise<boolean>;
 }

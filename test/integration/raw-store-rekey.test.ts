@@ -2,7 +2,10 @@
 // every blob sealed under the old key is sealed again under the new one, in place (its key, and
 // so its record and the blob index, stay), so that the old key can leave the keyring at once.
 import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { keyIdOf, keyringOf } from '../../src/raw-store/sealing/keyring.js';
@@ -13,6 +16,7 @@ import { letterPdf } from '../helpers/pdf-samples.js';
 import { runCommand } from '../helpers/processes.js';
 import { blobsIn, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { randomPrefix } from '../helpers/redis.js';
+import { randomS3Url, type S3Server, startS3Server } from '../helpers/s3-server.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { sendOnce } from '../helpers/smtp-client.js';
 
@@ -247,4 +251,93 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
       place.cleanup();
     }
   }, 90_000);
+});
+
+/**
+ * A loopback proxy before s3rver (which ignores If-Match) that honours If-Match on a put or a
+ * multipart completion as AWS S3 does: 404 NoSuchKey when the object is gone, 412 when its ETag
+ * differs. `beforeConditionalPut` runs first (a deletion landing just then). Records each If-Match.
+ */
+async function ifMatchProxy(
+  s3: S3Server,
+  beforeConditionalPut: (path: string) => Promise<void>,
+): Promise<{ url: string; ifMatches: string[]; close: () => Promise<void> }> {
+  const direct = new S3Client({ ...s3.client, forcePathStyle: true });
+  const ifMatches: string[] = [];
+  const server = createServer((req, res) => {
+    const forward = (): void => {
+      const upstream = httpRequest(`${s3.endpoint}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    };
+    const ifMatch = req.headers['if-match'];
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const conditional =
+      typeof ifMatch === 'string' && (req.method === 'PUT' || (req.method === 'POST' && url.searchParams.has('uploadId')));
+    if (!conditional || url.searchParams.has('partNumber')) return forward();
+    ifMatches.push(ifMatch);
+    const [, bucket, ...rest] = decodeURIComponent(url.pathname).split('/');
+    const refuse = (status: number, code: string): void => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+    };
+    void (async () => {
+      if (!rest.join('/').includes('.probe-')) await beforeConditionalPut(url.pathname);
+      const head = await direct.send(new HeadObjectCommand({ Bucket: bucket, Key: rest.join('/') })).catch(() => undefined);
+      if (head === undefined) return refuse(404, 'NoSuchKey');
+      if (head.ETag !== ifMatch) return refuse(412, 'PreconditionFailed');
+      forward();
+    })();
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    ifMatches,
+    close: async () => {
+      direct.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}
+
+describe('rekey on an S3 store that honours If-Match', () => {
+  let s3: S3Server;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+  });
+  afterAll(() => s3.stop());
+
+  it('puts the new version with the ETag the blob had: one deleted at the last moment is refused by the store, not brought back', async () => {
+    const location = parseRawStoreUrl(randomS3Url());
+    const oldStore = openRawStore({
+      location,
+      timeoutMs: 10_000,
+      s3PathStyle: true,
+      s3Client: s3.client,
+      keyring: keyringOf([OLD], 'test'),
+    });
+    const direct = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: s3.client });
+    const kept = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
+    const deleted = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
+    // The deletion lands after rekey's last look, just before the store judges the put.
+    const proxy = await ifMatchProxy(s3, async (path) => {
+      if (path.endsWith(deleted)) await direct.delete(deleted);
+    });
+    const plain = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: { ...s3.client, endpoint: proxy.url } });
+    try {
+      const report = await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'));
+      expect(report).toEqual({ rewritten: 1, current: 0, gone: 1, failed: [] });
+      expect(proxy.ifMatches.filter((etag) => etag !== '"0"')).toHaveLength(2); // each put named the version it replaces
+      expect(await direct.readBuffer(deleted)).toBeUndefined();
+      expect(await sealedUnder(direct, kept)).toBe(NEW_ID);
+    } finally {
+      for (const store of [oldStore, direct, plain]) store.close();
+      await proxy.close();
+    }
+  });
 });
