@@ -1,6 +1,7 @@
 // Sealing and opening as streams: a RawWrite that seals segment by segment as DATA arrives (one
-// segment of plaintext held at most, as the chunks it came in), and a Transform that passes on a segment's plaintext only
-// once its tag verified, the last segment only at the end of the stream (so a truncated blob fails).
+// segment of plaintext held at most, as the chunks it came in), and a Transform that passes on a
+// segment's plaintext only once its tag verified, the last segment only at the end of the stream
+// (so a truncated blob fails).
 import { Transform, type TransformCallback } from 'node:stream';
 import type { RawWrite } from '../raw-store.js';
 import type { Keyring } from './keyring.js';
