@@ -34,8 +34,8 @@ const USAGE = `usage: letter-intake <command> [options]
                         [--error-code CODE] [--since TIME] [--until TIME] [--sender ID|ADDRESS]
   erase ID --reason TEXT  erase an intake's personal data (raw mail, markers, record fields,
                         job data, refusals) [--by NAME] [--force]; or --sender ID --before DATE
-  rekey                 after a key rotation (RAW_STORE_KEYS old,new): seal every marker again
-                        under the new key
+  rekey                 after a key rotation (RAW_STORE_KEYS old,new): seal every blob and
+                        marker again under the new key (re-runnable; exit 0: the old key may go)
   recover               after Redis lost intake records: bring back from the raw store every
                         intake answered 250 (idempotent; safe while listeners and workers run)
   doctor                check the deployment (Redis, raw store, Sender API, DNS, TLS,

@@ -3,13 +3,14 @@
 // fsyncs the file, renames it to `<key>` and fsyncs the directory, so a committed blob
 // survives a power cut and a crash leaves at most an incomplete file the sweep removes.
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchBuffers } from './batch-buffers.js';
 import { INCOMPLETE_PREFIX, isBlobKey, newBlobKey } from './blob-key.js';
 import { bounded } from './bounded.js';
 import {
+  BlobChanged,
   isMarkerId,
   MARKER_KINDS,
   type MarkerKind,
@@ -58,6 +59,12 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   return {
     location: `file://${dir}`,
     begin: () => fileWrite(dir, ensureDirs, timeoutMs, batchBytes, buffers),
+    async replace(key) {
+      const path = pathOf(key);
+      const before = await bounded(stat(path).catch(absentAsUndefined), timeoutMs, `stat ${key}`);
+      if (before === undefined) return undefined;
+      return fileWrite(dir, ensureDirs, timeoutMs, batchBytes, buffers, { key, modifiedAt: before.mtime });
+    },
     async read(key) {
       const handle = await bounded(openIfPresent(pathOf(key)), timeoutMs, `open ${key}`);
       return handle?.createReadStream() satisfies Readable | undefined;
@@ -113,15 +120,25 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   };
 }
 
+/** A new version of a committed blob: renamed over it only if it is still there. */
+interface Replacing {
+  readonly key: string;
+  /** Kept on the new version: the orphan sweep judges a blob's age by it. */
+  readonly modifiedAt: Date;
+}
+
 function fileWrite(
   dir: string,
   ensureDirs: () => Promise<unknown>,
   timeoutMs: number,
   batchBytes: number,
   buffers: BatchBuffers,
+  replacing?: Replacing,
 ): RawWrite {
-  const key = newBlobKey();
-  const temp = join(dir, INCOMPLETE_PREFIX, key);
+  const key = replacing?.key ?? newBlobKey();
+  // A new version is written under a fresh name beside the new blobs: a crash leaves an
+  // incomplete write that the sweep removes, and the committed blob as it was.
+  const temp = join(dir, INCOMPLETE_PREFIX, replacing === undefined ? key : newBlobKey());
   let handle: Promise<FileHandle> | undefined;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -161,6 +178,14 @@ function fileWrite(
         const fh = await file();
         await fh.sync();
         await fh.close();
+        if (replacing !== undefined) {
+          // A blob deleted meanwhile (retention, erase) is not brought back.
+          if ((await stat(join(dir, key)).catch(absentAsUndefined)) === undefined) {
+            await unlink(temp).catch(absentAsUndefined);
+            throw new BlobChanged(`blob ${key} went while its new version was written`);
+          }
+          await utimes(temp, replacing.modifiedAt, replacing.modifiedAt);
+        }
         await rename(temp, join(dir, key));
         await syncDir(dir); // the rename itself is durable only once the directory is synced
       };

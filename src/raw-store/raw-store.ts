@@ -37,6 +37,12 @@ export interface RawStore {
   readonly location: string;
   /** Starts a blob under a new key. */
   begin(): RawWrite;
+  /**
+   * Starts a new version of the committed blob under `key` (rekey seals it again), or undefined
+   * when there is none. Its commit puts the new version in place whole (the old one stays until
+   * then) and throws BlobChanged, writing nothing, when the blob went (or changed) meanwhile.
+   */
+  replace(key: string): Promise<RawWrite | undefined>;
   /** The committed blob as a stream, or undefined when there is none under the key. */
   read(key: string): Promise<Readable | undefined>;
   /**
@@ -72,6 +78,11 @@ export interface RawStore {
   check(): Promise<void>;
   /** Releases connections (S3 client sockets). */
   close(): void;
+}
+
+/** A replacing write's blob went (retention, erase) or changed while the new version was written. */
+export class BlobChanged extends Error {
+  override readonly name = 'BlobChanged';
 }
 
 export interface RawWrite {

@@ -10,6 +10,7 @@ import { PassThrough, Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -18,7 +19,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { isBlobKey, newBlobKey } from './blob-key.js';
 import { bounded, storeError } from './bounded.js';
-import { isMarkerId, type MarkerKind, type RawStore, type RawWrite, type StoredBlob, type StoredMarker } from './raw-store.js';
+import { BlobChanged, isMarkerId, type MarkerKind, type RawStore, type RawWrite, type StoredBlob, type StoredMarker } from './raw-store.js';
 
 export interface S3StoreOptions {
   readonly bucket: string;
@@ -56,6 +57,16 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
   const signal = (): AbortSignal => AbortSignal.timeout(timeoutMs);
 
   const getObject = async (key: string) => getFullKey(objectKey(key));
+  /** The blob's ETag, or undefined when there is none under the key. */
+  const etagOf = async (key: string): Promise<string | undefined> => {
+    try {
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }), { abortSignal: signal() });
+      return head.ETag ?? '';
+    } catch (err) {
+      if (err instanceof Error && (err.name === 'NotFound' || err.name === 'NoSuchKey' || statusOf(err) === 404)) return undefined;
+      throw err;
+    }
+  };
   /** With `ifAbsent`, false when the server refused the put because the key exists (412). */
   const putObject = async (fullKey: string, body: string, ifAbsent = false): Promise<boolean> => {
     const command = new PutObjectCommand({ Bucket: bucket, Key: fullKey, Body: body, ...(ifAbsent ? { IfNoneMatch: '*' } : {}) });
@@ -90,6 +101,32 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     }
   };
 
+  /**
+   * Whether the server refuses a put whose If-Match names another version (AWS S3 does; some
+   * stores ignore the header, some refuse it as unknown). Only then does a replace send it: to a
+   * store that refuses the header it would fail every replace. Asked once per process, like above.
+   */
+  let ifMatch: Promise<boolean> | undefined;
+  const honoursIfMatch = (): Promise<boolean> => {
+    ifMatch ??= (async () => {
+      const key = `${prefix}.probe-${randomUUID()}`;
+      try {
+        await putObject(key, 'probe\n');
+        const stale = new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'probe again\n', IfMatch: '"0"' });
+        return await client.send(stale, { abortSignal: signal() }).then(
+          () => false,
+          (err: unknown) => (err instanceof Error && statusOf(err) === 412 ? true : !refusedHeader(err)),
+        );
+      } finally {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+      }
+    })().catch((err: unknown) => {
+      ifMatch = undefined;
+      throw err;
+    });
+    return ifMatch;
+  };
+
   const getFullKey = async (fullKey: string) => {
     try {
       return await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() });
@@ -102,6 +139,13 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
   return {
     location: `s3://${bucket}/${prefix}`,
     begin: () => s3Write(client, bucket, prefix, timeoutMs),
+    async replace(key) {
+      const etag = await bounded(etagOf(key), timeoutMs, `head ${key}`);
+      if (etag === undefined) return undefined;
+      const stillThere = async (): Promise<boolean> => (await bounded(etagOf(key), timeoutMs, `head ${key}`)) === etag;
+      const conditional = await bounded(honoursIfMatch(), timeoutMs, 'probe If-Match');
+      return s3Write(client, bucket, prefix, timeoutMs, { key, etag: conditional ? etag : '', stillThere });
+    },
     async read(key) {
       const object = await bounded(getObject(key), timeoutMs, `get ${key}`);
       if (object?.Body === undefined) return undefined;
@@ -217,13 +261,32 @@ function statusOf(err: Error): number | undefined {
   return typeof meta.httpStatusCode === 'number' ? meta.httpStatusCode : undefined;
 }
 
-function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: number): RawWrite {
-  const key = newBlobKey();
+/**
+ * A new version of a committed blob, put over it. If-Match (the ETag it had) goes with the put, or
+ * with the multipart upload's completion: a store that honours it (AWS S3) refuses to bring back
+ * a blob deleted meanwhile or to overwrite one changed meanwhile; for one that ignores it, the ETag
+ * is asked again just before the upload completes.
+ */
+interface Replacing {
+  readonly key: string;
+  /** '' when the store does not honour If-Match. */
+  readonly etag: string;
+  readonly stillThere: () => Promise<boolean>;
+}
+
+function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: number, replacing?: Replacing): RawWrite {
+  const key = replacing?.key ?? newBlobKey();
   const body = new PassThrough();
   // One part in flight: memory per message stays near one part, whatever the message size.
   const upload = new Upload({
     client,
-    params: { Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'message/rfc822' },
+    params: {
+      Bucket: bucket,
+      Key: prefix + key,
+      Body: body,
+      ContentType: 'message/rfc822',
+      ...(replacing === undefined || replacing.etag === '' ? {} : { IfMatch: replacing.etag }),
+    },
     partSize: PART_BYTES,
     queueSize: 1,
     leavePartsOnError: false,
@@ -236,6 +299,14 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
   });
   const done = upload.done().then(() => undefined);
   done.catch(() => undefined); // surfaced by write() and commit()
+  const drop = async (): Promise<void> => {
+    body.destroy();
+    await bounded(
+      upload.abort().catch(() => undefined),
+      timeoutMs,
+      `abort ${key}`,
+    );
+  };
 
   return {
     key,
@@ -246,22 +317,30 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
       return bounded(Promise.race([once(body, 'drain').then(() => undefined), done]), timeoutMs, `write ${key}`);
     },
     async commit() {
+      if (replacing !== undefined) {
+        const there = await replacing.stillThere().catch(async (err: unknown) => {
+          await drop();
+          throw err;
+        });
+        if (!there) {
+          await drop();
+          throw new BlobChanged(`blob ${key} went or changed while its new version was written`);
+        }
+      }
       body.end();
       try {
         await bounded(done, timeoutMs, `commit ${key}`);
       } catch (err) {
         await upload.abort().catch(() => undefined);
+        // The store refused the If-Match: the blob went (404) or is another version (412).
+        const answer = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+        if (replacing !== undefined && answer instanceof Error && (statusOf(answer) === 412 || answer.name === 'NoSuchKey')) {
+          throw new BlobChanged(`blob ${key} went or changed while its new version was written`, { cause: answer });
+        }
         throw storeError(err, `commit ${key}`);
       }
     },
-    async abort() {
-      body.destroy();
-      await bounded(
-        upload.abort().catch(() => undefined),
-        timeoutMs,
-        `abort ${key}`,
-      );
-    },
+    abort: drop,
     get buffered() {
       // The stream's buffer and the part being assembled or sent (at most one part: queueSize 1).
       return Math.max(0, written - uploaded);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeError, StartupError } from '../../src/errors.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { checkRawStoreAtStart, openRawStore } from '../../src/raw-store/open-store.js';
-import type { RawStore, RawWrite, StoredBlob } from '../../src/raw-store/raw-store.js';
+import { BlobChanged, type RawStore, type RawWrite, type StoredBlob } from '../../src/raw-store/raw-store.js';
 import { freshRawStores, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
 const MiB = 1024 * 1024;
@@ -53,6 +53,30 @@ describe.each(RAW_STORE_KINDS)('the $name raw store', (kind) => {
     const back = await store.readBuffer(write.key);
     expect(back?.length).toBe(message.length);
     expect(back?.equals(message)).toBe(true);
+  });
+
+  it('replaces a committed blob under its own key only at commit, and not one that is gone', async () => {
+    fresh();
+    const first = store.begin();
+    await writeAll(first, Buffer.from('version one'));
+    await first.commit();
+    expect(await store.replace('00000000-0000-4000-8000-000000000000.eml')).toBeUndefined();
+    const second = await store.replace(first.key);
+    expect(second?.key).toBe(first.key);
+    await second?.write(Buffer.from('version two, longer'));
+    expect((await store.readBuffer(first.key))?.toString()).toBe('version one'); // until the commit
+    await second?.commit();
+    expect((await store.readBuffer(first.key))?.toString()).toBe('version two, longer');
+    const abandoned = await store.replace(first.key);
+    await abandoned?.write(Buffer.from('never committed'));
+    await abandoned?.abort();
+    expect((await store.readBuffer(first.key))?.toString()).toBe('version two, longer');
+    const late = await store.replace(first.key);
+    await late?.write(Buffer.from('too late'));
+    await store.delete(first.key);
+    await expect(late?.commit()).rejects.toThrow(BlobChanged);
+    expect(await store.readBuffer(first.key)).toBeUndefined();
+    expect(await listAll(store, Date.now() + HOUR_MS)).toEqual([]); // no new version left behind
   });
 
   it('reads a blob behind the bytes given to put in front, in one buffer', async () => {

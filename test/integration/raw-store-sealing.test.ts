@@ -166,7 +166,9 @@ describe('a key rotation', () => {
     const rotated = open([KEY, NEW]);
     expect(await rotated.getMarker('accepted', 'in0001')).toBe('{"subject":"Kontoauszug"}');
     expect((await rotated.readBuffer(write.key))?.toString()).toContain('Kontoauszug');
-    expect(await rekeyMarkers(rotated)).toEqual({ markers: 1, unopened: [] });
+    const plain = openRawStore({ location: parseRawStoreUrl(pathToFileURL(dir).href), timeoutMs: 5000, s3PathStyle: false });
+    expect(await rekeyMarkers(plain, keyringOf([KEY, NEW], 'test'))).toEqual({ rewritten: 1, current: 0, gone: 0, failed: [] });
+    plain.close();
     rotated.close();
     const newOnly = open([NEW]);
     expect(await newOnly.getMarker('accepted', 'in0001')).toBe('{"subject":"Kontoauszug"}');

@@ -1,9 +1,20 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import type { RawWrite } from '../../src/raw-store/raw-store.js';
 import { keyringOf } from '../../src/raw-store/sealing/keyring.js';
-import { HEADER_BYTES, openWhole, SEGMENT_BYTES, SealBroken, sealWhole, TAG_BYTES } from '../../src/raw-store/sealing/seal-format.js';
-import { openingTransform } from '../../src/raw-store/sealing/seal-stream.js';
+import {
+  HEADER_BYTES,
+  MAGIC,
+  openWhole,
+  SEGMENT_BYTES,
+  SealBroken,
+  type SealContext,
+  sealSegment,
+  sealWhole,
+  TAG_BYTES,
+} from '../../src/raw-store/sealing/seal-format.js';
+import { openingTransform, sealingWriteWith } from '../../src/raw-store/sealing/seal-stream.js';
 
 const OLD = Buffer.alloc(32, 1).toString('base64');
 const NEW = Buffer.alloc(32, 2).toString('base64');
@@ -91,4 +102,60 @@ describe('the sealed format', () => {
   it('refuses a plaintext message where a sealed one is expected', () => {
     expect(() => openWhole(keyring, Buffer.from('From: a@b.example\r\nSubject: x\r\n\r\n'.repeat(5)))).toThrow(/no LIS1 header/);
   });
+
+  it('seals a stream byte for byte as the format says, however the chunks fall', async () => {
+    // A fixed header and data key: the output is known in advance. The hash is that of what the
+    // earlier sealing stream (which assembled each segment and joined it with its tag) wrote for the
+    // same header, key and plaintext.
+    const seal = fixedSeal();
+    const plain = Buffer.alloc(3 * SEGMENT_BYTES + 5);
+    for (let i = 0; i < plain.length; i++) plain[i] = i % 251;
+    const reference = Buffer.concat([
+      seal.header,
+      ...[0, 1, 2, 3].map((i) => sealSegment(seal, i, i === 3, plain.subarray(i * SEGMENT_BYTES, (i + 1) * SEGMENT_BYTES))),
+    ]);
+    expect(createHash('sha256').update(reference).digest('hex')).toBe('410bb8450949a24cf2ab7be9defb5e5fee4a6973c5deb088767ac938ab5456f7');
+    for (const step of [64 * 1024, 7919, 1000, SEGMENT_BYTES + 1, plain.length]) {
+      const sealed = await sealedInSteps(seal, plain, step);
+      expect(sealed.equals(reference)).toBe(true);
+      expect(openWhole(keyring, sealed).equals(plain)).toBe(true);
+    }
+    for (const length of [0, 1, SEGMENT_BYTES, 2 * SEGMENT_BYTES]) {
+      const sealed = await sealedInSteps(seal, plain.subarray(0, length), 4096);
+      expect(openWhole(keyring, sealed).equals(plain.subarray(0, length))).toBe(true);
+    }
+  });
 });
+
+/** A header and data key of fixed bytes under `keyring`'s key (newSeal draws them at random). */
+function fixedSeal(): SealContext {
+  const dataKey = Buffer.alloc(32, 7);
+  const wrapNonce = Buffer.alloc(12, 8);
+  const noncePrefix = Buffer.alloc(7, 9);
+  const wrap = createCipheriv('aes-256-gcm', keyring.writing.key, wrapNonce);
+  wrap.setAAD(Buffer.concat([MAGIC, keyring.writing.id]));
+  const wrapped = Buffer.concat([wrap.update(dataKey), wrap.final()]);
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(SEGMENT_BYTES);
+  const header = Buffer.concat([MAGIC, keyring.writing.id, wrapNonce, wrapped, wrap.getAuthTag(), noncePrefix, size]);
+  return { header, dataKey, noncePrefix, segmentBytes: SEGMENT_BYTES };
+}
+
+/** What a sealing write hands its inner write, given the plaintext in chunks of `step` bytes. */
+async function sealedInSteps(seal: SealContext, plain: Buffer, step: number): Promise<Buffer> {
+  const out: Buffer[] = [];
+  const inner: RawWrite = {
+    key: 'k.eml',
+    buffered: 0,
+    write: (piece) => {
+      out.push(Buffer.from(piece));
+      return undefined;
+    },
+    commit: () => Promise.resolve(),
+    abort: () => Promise.resolve(),
+  };
+  const write = sealingWriteWith(inner, seal);
+  for (let at = 0; at < plain.length; at += step) await write.write(Buffer.from(plain.subarray(at, at + step)));
+  await write.commit();
+  return Buffer.concat(out);
+}

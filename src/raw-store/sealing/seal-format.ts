@@ -9,7 +9,7 @@
 // A fresh data key per blob or marker, wrapped (AES-256-GCM) by the master key the id names. The
 // counter and the last flag in the nonce make a reordered, dropped or truncated segment fail its
 // tag; the header as associated data binds every segment to this header. Pure but for randomness.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type CipherGCM, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Keyring } from './keyring.js';
 
 export const MAGIC = Buffer.from('LIS1', 'latin1');
@@ -71,10 +71,16 @@ function nonceOf(seal: SealContext, counter: number, last: boolean): Buffer {
   return nonce;
 }
 
-export function sealSegment(seal: SealContext, counter: number, last: boolean, plain: Uint8Array): Buffer {
+/** The cipher of one segment: what it is given is that segment's plaintext, in order; then final() and the tag. */
+export function segmentCipher(seal: SealContext, counter: number, last: boolean): CipherGCM {
   if (counter > 0xffff_ffff) throw new Error('a sealed blob holds at most 2^32 segments');
   const cipher = createCipheriv('aes-256-gcm', seal.dataKey, nonceOf(seal, counter, last));
   cipher.setAAD(seal.header);
+  return cipher;
+}
+
+export function sealSegment(seal: SealContext, counter: number, last: boolean, plain: Uint8Array): Buffer {
+  const cipher = segmentCipher(seal, counter, last);
   return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
 }
 

@@ -1,21 +1,57 @@
 // Sealing and opening as streams: a RawWrite that seals segment by segment as DATA arrives (one
-// segment of plaintext held at most), and a Transform that passes on a segment's plaintext only
-// once its tag verified, the last segment only at the end of the stream (so a truncated blob fails).
+// segment of plaintext held at most, as the chunks it came in), and a Transform that passes on a
+// segment's plaintext only once its tag verified, the last segment only at the end of the stream
+// (so a truncated blob fails).
 import { Transform, type TransformCallback } from 'node:stream';
 import type { RawWrite } from '../raw-store.js';
 import type { Keyring } from './keyring.js';
-import { HEADER_BYTES, newSeal, openHeader, openSegment, SealBroken, type SealContext, sealSegment, TAG_BYTES } from './seal-format.js';
+import { HEADER_BYTES, newSeal, openHeader, openSegment, SealBroken, type SealContext, segmentCipher, TAG_BYTES } from './seal-format.js';
 
 export function sealingWrite(inner: RawWrite, keyring: Keyring): RawWrite {
-  const seal = newSeal(keyring);
+  return sealingWriteWith(inner, newSeal(keyring));
+}
+
+/**
+ * Sealing under a given header and data key (sealingWrite makes them). No segment is assembled:
+ * the chunks' bytes go through the segment's cipher as they lie, and each piece of ciphertext,
+ * then the tag, is handed on as it comes (what the inner write does with them is its business).
+ */
+export function sealingWriteWith(inner: RawWrite, seal: SealContext): RawWrite {
+  // Plaintext not sealed yet: the callers' chunks themselves (or their tails), not copies.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let counter = 0;
   let headerWritten = false;
-  const emit = (piece: Buffer): Promise<void> | undefined => {
-    if (headerWritten) return inner.write(piece);
-    headerWritten = true;
-    return inner.write(Buffer.concat([seal.header, piece]));
+  /** The latest inner write to wait for: the inner write keeps its writes in order. */
+  let wait: Promise<void> | undefined;
+  const emit = (piece: Buffer): void => {
+    if (piece.length > 0) wait = inner.write(piece) ?? wait;
+  };
+  /** Seals the first `bytes` of what is pending as the next segment. */
+  const sealNext = (bytes: number, last: boolean): void => {
+    if (!headerWritten) {
+      headerWritten = true;
+      emit(seal.header);
+    }
+    const cipher = segmentCipher(seal, counter++, last);
+    let left = bytes;
+    let used = 0;
+    while (left > 0) {
+      const piece = pending[used] as Buffer;
+      if (piece.length <= left) {
+        emit(cipher.update(piece));
+        left -= piece.length;
+        used++;
+      } else {
+        emit(cipher.update(piece.subarray(0, left)));
+        pending[used] = piece.subarray(left);
+        left = 0;
+      }
+    }
+    pending = used === 0 ? pending : pending.slice(used);
+    pendingBytes -= bytes;
+    emit(cipher.final());
+    emit(cipher.getAuthTag());
   };
   return {
     key: inner.key,
@@ -25,23 +61,18 @@ export function sealingWrite(inner: RawWrite, keyring: Keyring): RawWrite {
     write(chunk) {
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes <= seal.segmentBytes) return undefined;
+      wait = undefined;
       // Full segments go out while more than one segment is held: the last is known only at commit.
-      let all = pending.length === 1 ? chunk : Buffer.concat(pending, pendingBytes);
-      let wait: Promise<void> | undefined;
-      while (all.length > seal.segmentBytes) {
-        wait = emit(sealSegment(seal, counter++, false, all.subarray(0, seal.segmentBytes))) ?? wait;
-        all = all.subarray(seal.segmentBytes);
-      }
-      pending = [Buffer.from(all)]; // a copy: the rest of a large chunk must not pin the chunk
-      pendingBytes = all.length;
+      while (pendingBytes > seal.segmentBytes) sealNext(seal.segmentBytes, false);
+      // The tail of a chunk of many segments is copied: it must not pin the whole chunk until commit.
+      if (chunk.length > 2 * seal.segmentBytes && pending.length === 1 && pending[0] !== chunk)
+        pending = [Buffer.from(pending[0] as Buffer)];
       return wait;
     },
     async commit() {
-      const rest = Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      await emit(sealSegment(seal, counter++, true, rest));
+      wait = undefined;
+      sealNext(pendingBytes, true);
+      await wait;
       await inner.commit();
     },
     abort: () => inner.abort(),

@@ -7,11 +7,19 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { MarkerKind, RawStore } from '../raw-store.js';
 import type { Keyring } from './keyring.js';
-import { openWhole, SealBroken, sealWhole } from './seal-format.js';
+import { MAGIC, openWhole, SealBroken, sealWhole } from './seal-format.js';
 import { openingTransform, sealingWrite } from './seal-stream.js';
 
 /** Marker bodies are text: a sealed one is this prefix and the sealed bytes in base64. */
 const MARKER_PREFIX = 'sealed1:';
+
+/** The master key id a sealed marker's header names (not verified), or undefined for any other text. */
+export function markerKeyId(text: string): Buffer | undefined {
+  if (!text.startsWith(MARKER_PREFIX)) return undefined;
+  // 16 base64 characters are the header's first 12 bytes: "LIS1" and the key id.
+  const head = Buffer.from(text.slice(MARKER_PREFIX.length, MARKER_PREFIX.length + 16), 'base64');
+  return head.length === 12 && head.subarray(0, 4).equals(MAGIC) ? head.subarray(4, 12) : undefined;
+}
 
 export function sealedRawStore(inner: RawStore, keyring: Keyring): RawStore {
   /** The error, naming what did not open (never its contents). */
@@ -23,6 +31,10 @@ export function sealedRawStore(inner: RawStore, keyring: Keyring): RawStore {
   return {
     location: inner.location,
     begin: () => sealingWrite(inner.begin(), keyring),
+    async replace(key) {
+      const write = await inner.replace(key);
+      return write === undefined ? undefined : sealingWrite(write, keyring);
+    },
     async read(key) {
       const stream = await inner.read(key);
       if (stream === undefined) return undefined;

@@ -1,0 +1,343 @@
+// `letter-intake rekey` after a key rotation (RAW_STORE_KEYS old,new), on a directory and on S3:
+// every blob sealed under the old key is sealed again under the new one, in place (its key, and
+// so its record and the blob index, stay), so that the old key can leave the keyring at once.
+import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRawStoreUrl } from '../../src/raw-store/location.js';
+import { openRawStore } from '../../src/raw-store/open-store.js';
+import type { RawStore } from '../../src/raw-store/raw-store.js';
+import { keyIdOf, keyringOf } from '../../src/raw-store/sealing/keyring.js';
+import { rekeyBlobs } from '../../src/raw-store/sealing/rekey.js';
+import { SEGMENT_BYTES } from '../../src/raw-store/sealing/seal-format.js';
+import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, testEnv } from '../helpers/gateway.js';
+import { letterPdf } from '../helpers/pdf-samples.js';
+import { runCommand } from '../helpers/processes.js';
+import { blobsIn, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
+import { randomPrefix } from '../helpers/redis.js';
+import { randomS3Url, type S3Server, startS3Server } from '../helpers/s3-server.js';
+import { signedLetter } from '../helpers/signed-letter.js';
+import { sendOnce } from '../helpers/smtp-client.js';
+
+const OLD = Buffer.alloc(32, 51).toString('base64');
+const NEW = Buffer.alloc(32, 52).toString('base64');
+const NEW_ID = keyIdOf(Buffer.from(NEW, 'base64')).toString('hex');
+
+/** Commits `bytes` in 64 KiB chunks, as DATA hands them over. */
+async function putChunked(store: RawStore, bytes: Buffer): Promise<string> {
+  const write = store.begin();
+  for (let at = 0; at < bytes.length; at += 64 * 1024) await write.write(bytes.subarray(at, at + 64 * 1024));
+  await write.commit();
+  return write.key;
+}
+
+async function streamed(store: RawStore, key: string): Promise<Buffer> {
+  const stream = await store.read(key);
+  if (stream === undefined) throw new Error(`no blob ${key}`);
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+/** The master key id a blob's header names, read from the stored bytes as they are. */
+async function sealedUnder(plain: RawStore, key: string): Promise<string> {
+  const bytes = await plain.readBuffer(key);
+  return bytes?.subarray(4, 12).toString('hex') ?? 'no blob';
+}
+
+describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
+  beforeAll(() => kind.setup());
+  afterAll(() => kind.teardown());
+
+  it('seals every blob again under the new key: after it the new key alone reads every blob and marker', async () => {
+    const place = kind.fresh();
+    const open = (keys?: readonly string[]) =>
+      openRawStore({ ...place.settings(10_000), keyring: keys === undefined ? undefined : keyringOf(keys, 'test') });
+    const before = open([OLD]);
+    // empty, one byte short of a segment, one segment, several, and one past S3's multipart threshold
+    const sizes = [0, SEGMENT_BYTES - 1, SEGMENT_BYTES, 3 * SEGMENT_BYTES + 5, 6 * 1024 * 1024];
+    const blobs = new Map<string, Buffer>();
+    for (const size of sizes) {
+      const bytes = randomBytes(size);
+      blobs.set(await putChunked(before, bytes), bytes);
+    }
+    await before.putMarker('accepted', 'in0001', '{"subject":"Kontoauszug"}', 'replace');
+    before.close();
+
+    const { code, text } = await runCommand(['rekey'], { ...testEnv(randomPrefix()), ...place.env, RAW_STORE_KEYS: `${OLD},${NEW}` });
+    expect({ code, text }).toMatchObject({ code: 0 });
+
+    const plain = open();
+    const newOnly = open([NEW]);
+    try {
+      for (const [key, bytes] of blobs) {
+        expect(await sealedUnder(plain, key)).toBe(NEW_ID);
+        expect((await newOnly.readBuffer(key))?.equals(bytes)).toBe(true);
+        expect((await streamed(newOnly, key)).equals(bytes)).toBe(true);
+      }
+      expect(await newOnly.getMarker('accepted', 'in0001')).toBe('{"subject":"Kontoauszug"}');
+      expect(text).toContain(`${sizes.length} blob(s) sealed again under the writing key, 0 already under it, 0 did not open or failed`);
+    } finally {
+      plain.close();
+      newOnly.close();
+      place.cleanup();
+    }
+  }, 60_000);
+
+  it('skips what is current, leaves what does not open as it is, and finishes what a crash cut short', async () => {
+    const place = kind.fresh();
+    const open = (keys?: readonly string[]) =>
+      openRawStore({ ...place.settings(10_000), keyring: keys === undefined ? undefined : keyringOf(keys, 'test') });
+    const plain = open();
+    const oldStore = open([OLD]);
+    const rotated = open([OLD, NEW]);
+    const stranger = open([Buffer.alloc(32, 53).toString('base64')]);
+    try {
+      const bytes = randomBytes(2 * SEGMENT_BYTES + 7);
+      const old1 = await putChunked(oldStore, bytes);
+      const old2 = await putChunked(oldStore, bytes);
+      const current = await putChunked(rotated, bytes); // a run before the crash got this far
+      const foreign = await putChunked(stranger, bytes); // a key not in RAW_STORE_KEYS
+      const unsealed = await putChunked(plain, Buffer.from('Subject: written before RAW_STORE_KEY\r\n\r\n'));
+      const altered = await putChunked(oldStore, bytes);
+      const tampered = Buffer.from((await plain.readBuffer(altered)) ?? Buffer.alloc(0));
+      tampered[tampered.length - 20] = (tampered[tampered.length - 20] ?? 0) ^ 1; // inside the last segment
+      const alteredWrite = await plain.replace(altered);
+      await alteredWrite?.write(tampered);
+      await alteredWrite?.commit();
+      // The crash: the new version of old2 was being written, never committed.
+      const cut = await plain.replace(old2);
+      await cut?.write(Buffer.alloc(1000, 1));
+      const untouched = new Map<string, Buffer | undefined>();
+      for (const key of [foreign, unsealed, altered]) untouched.set(key, await plain.readBuffer(key));
+
+      const told: string[] = [];
+      const report = await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'), (key, err) => told.push(`${key} ${(err as Error).name}`));
+      expect({ ...report, failed: report.failed.map((f) => f.key).sort() }).toEqual({
+        rewritten: 2,
+        current: 1,
+        gone: 0,
+        failed: [foreign, unsealed, altered].sort(),
+      });
+      expect(report.failed.find((f) => f.key === foreign)?.reason).toMatch(/not among RAW_STORE_KEYS/);
+      expect(report.failed.find((f) => f.key === unsealed)?.reason).toMatch(/not a sealed blob/);
+      expect(report.failed.find((f) => f.key === altered)?.reason).toMatch(/does not verify/);
+      expect(told.sort()).toEqual([foreign, unsealed, altered].map((key) => `${key} SealBroken`).sort());
+      for (const [key, before] of untouched) expect((await plain.readBuffer(key))?.equals(before ?? Buffer.alloc(1))).toBe(true);
+      const newOnly = open([NEW]);
+      for (const key of [old1, old2, current]) {
+        expect(await sealedUnder(plain, key)).toBe(NEW_ID);
+        expect((await newOnly.readBuffer(key))?.equals(bytes)).toBe(true);
+      }
+      newOnly.close();
+      // Run again: nothing left to do but what does not open.
+      const again = await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'));
+      expect({ ...again, failed: again.failed.length }).toEqual({ rewritten: 0, current: 3, gone: 0, failed: 3 });
+      await cut?.abort();
+    } finally {
+      for (const store of [plain, oldStore, rotated, stranger]) store.close();
+      place.cleanup();
+    }
+  }, 60_000);
+
+  it('streams a 10 MB blob: what its new version holds in memory stays far below the blob', async () => {
+    const place = kind.fresh();
+    const plain = openRawStore(place.settings(20_000));
+    const oldStore = openRawStore({ ...place.settings(20_000), keyring: keyringOf([OLD], 'test') });
+    try {
+      const bytes = randomBytes(10 * 1024 * 1024);
+      const key = await putChunked(oldStore, bytes);
+      let largestPiece = 0;
+      let mostHeld = 0;
+      const watched: RawStore = {
+        ...plain,
+        async replace(asked) {
+          const write = await plain.replace(asked);
+          if (write === undefined) return undefined;
+          return {
+            ...write,
+            get buffered() {
+              return write.buffered;
+            },
+            write(piece) {
+              largestPiece = Math.max(largestPiece, piece.length);
+              const wait = write.write(piece);
+              mostHeld = Math.max(mostHeld, write.buffered);
+              return wait;
+            },
+          };
+        },
+      };
+      expect(await rekeyBlobs(watched, keyringOf([OLD, NEW], 'test'))).toMatchObject({ rewritten: 1, failed: [] });
+      expect(largestPiece).toBeLessThanOrEqual(SEGMENT_BYTES + 16);
+      // The file store batches 256 KiB; the S3 store holds the one 5 MiB part in flight.
+      expect(mostHeld).toBeLessThan(kind.name === 's3' ? 6 * 1024 * 1024 : 1024 * 1024);
+      const newOnly = openRawStore({ ...place.settings(20_000), keyring: keyringOf([NEW], 'test') });
+      expect((await newOnly.readBuffer(key))?.equals(bytes)).toBe(true);
+      newOnly.close();
+    } finally {
+      plain.close();
+      oldStore.close();
+      place.cleanup();
+    }
+  }, 60_000);
+
+  it('does not bring back a blob deleted while its new version was written', async () => {
+    const place = kind.fresh();
+    const plain = openRawStore(place.settings(10_000));
+    const oldStore = openRawStore({ ...place.settings(10_000), keyring: keyringOf([OLD], 'test') });
+    try {
+      const key = await putChunked(oldStore, randomBytes(3 * SEGMENT_BYTES));
+      // Retention (or an erase) deletes the blob once its new version is under way.
+      const deleting: RawStore = {
+        ...plain,
+        async replace(asked) {
+          const write = await plain.replace(asked);
+          await plain.delete(asked);
+          return write;
+        },
+      };
+      expect(await rekeyBlobs(deleting, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 0, current: 0, gone: 1, failed: [] });
+      expect(await plain.readBuffer(key)).toBeUndefined();
+      expect((await blobsIn(plain)).committed).toEqual([]);
+    } finally {
+      plain.close();
+      oldStore.close();
+      place.cleanup();
+    }
+  });
+
+  it('the worker makes the letter from a blob rekeyed after its 250, with the old key gone', async () => {
+    const place = kind.fresh();
+    const settings = place.settings(10_000);
+    const oldStore = openRawStore({ ...settings, keyring: keyringOf([OLD], 'test') });
+    const newOnly = openRawStore({ ...settings, keyring: keyringOf([NEW], 'test') });
+    const plain = openRawStore(settings);
+    // The listener seals under the old key; the worker reads with the new key alone, and only
+    // once rekey has run (its reads wait for that).
+    const rekeyed = Promise.withResolvers<void>();
+    const store: RawStore = {
+      ...oldStore,
+      read: async (key) => {
+        await rekeyed.promise;
+        return newOnly.read(key);
+      },
+      readBuffer: async (key, front) => {
+        await rekeyed.promise;
+        return newOnly.readBuffer(key, front);
+      },
+    };
+    const gateway = await startTestGateway({ worker: true, rawStore: store });
+    try {
+      const replies = await sendOnce(gateway.port, {
+        from: 'letters@acme.example',
+        to: [PROCESSING_ADDRESS],
+        raw: await signedLetter({ title: 'Rechnung 2026-11', text: 'Anbei die Rechnung.', pdf: await letterPdf() }),
+        helo: 'mta.acme.example',
+      });
+      const intakeId = intakeIdOf(replies.data?.text ?? '');
+      const blobKey = (await gateway.store.get(intakeId))?.rawKey ?? '';
+      expect(await sealedUnder(plain, blobKey)).not.toBe(NEW_ID);
+      expect(await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'))).toMatchObject({ rewritten: 1, failed: [] });
+      expect(await sealedUnder(plain, blobKey)).toBe(NEW_ID);
+      rekeyed.resolve();
+      expect((await gateway.settled(intakeId, 60_000)).state).toBe('submitted');
+      expect(gateway.sandbox?.store.allLetters().find((l) => l.title === 'Rechnung 2026-11')).toBeDefined();
+    } finally {
+      rekeyed.resolve();
+      await gateway.close();
+      for (const s of [oldStore, newOnly, plain]) s.close();
+      place.cleanup();
+    }
+  }, 90_000);
+});
+
+/**
+ * A loopback proxy before s3rver (which ignores If-Match) that honours If-Match on a put or a
+ * multipart completion as AWS S3 does: 404 NoSuchKey when the object is gone, 412 when its ETag
+ * differs. `beforeConditionalPut` runs first (a deletion landing just then). Records each If-Match.
+ */
+async function ifMatchProxy(
+  s3: S3Server,
+  beforeConditionalPut: (path: string) => Promise<void>,
+): Promise<{ url: string; ifMatches: string[]; close: () => Promise<void> }> {
+  const direct = new S3Client({ ...s3.client, forcePathStyle: true });
+  const ifMatches: string[] = [];
+  const server = createServer((req, res) => {
+    const forward = (): void => {
+      const upstream = httpRequest(`${s3.endpoint}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    };
+    const ifMatch = req.headers['if-match'];
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const conditional =
+      typeof ifMatch === 'string' && (req.method === 'PUT' || (req.method === 'POST' && url.searchParams.has('uploadId')));
+    if (!conditional || url.searchParams.has('partNumber')) return forward();
+    ifMatches.push(ifMatch);
+    const [, bucket, ...rest] = decodeURIComponent(url.pathname).split('/');
+    const refuse = (status: number, code: string): void => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+    };
+    void (async () => {
+      if (!rest.join('/').includes('.probe-')) await beforeConditionalPut(url.pathname);
+      const head = await direct.send(new HeadObjectCommand({ Bucket: bucket, Key: rest.join('/') })).catch(() => undefined);
+      if (head === undefined) return refuse(404, 'NoSuchKey');
+      if (head.ETag !== ifMatch) return refuse(412, 'PreconditionFailed');
+      forward();
+    })();
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    ifMatches,
+    close: async () => {
+      direct.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}
+
+describe('rekey on an S3 store that honours If-Match', () => {
+  let s3: S3Server;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+  });
+  afterAll(() => s3.stop());
+
+  it('puts the new version with the ETag the blob had: one deleted at the last moment is refused by the store, not brought back', async () => {
+    const location = parseRawStoreUrl(randomS3Url());
+    const oldStore = openRawStore({
+      location,
+      timeoutMs: 10_000,
+      s3PathStyle: true,
+      s3Client: s3.client,
+      keyring: keyringOf([OLD], 'test'),
+    });
+    const direct = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: s3.client });
+    const kept = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
+    const deleted = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
+    // The deletion lands after rekey's last look, just before the store judges the put.
+    const proxy = await ifMatchProxy(s3, async (path) => {
+      if (path.endsWith(deleted)) await direct.delete(deleted);
+    });
+    const plain = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: { ...s3.client, endpoint: proxy.url } });
+    try {
+      const report = await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'));
+      expect(report).toEqual({ rewritten: 1, current: 0, gone: 1, failed: [] });
+      expect(proxy.ifMatches.filter((etag) => etag !== '"0"')).toHaveLength(2); // each put named the version it replaces
+      expect(await direct.readBuffer(deleted)).toBeUndefined();
+      expect(await sealedUnder(direct, kept)).toBe(NEW_ID);
+    } finally {
+      for (const store of [oldStore, direct, plain]) store.close();
+      await proxy.close();
+    }
+  });
+});
