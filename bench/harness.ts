@@ -14,9 +14,22 @@ import type { SizeName } from './messages.js';
 import { measurePdfCost } from './pdf-cost.js';
 import { installHaraka, installPublishedSmtpServer } from './peer-install.js';
 import type { BenchPlan } from './plan.js';
-import { readProc, Sampler } from './proc-stats.js';
+import { type PostfixPeer, postfixSkipReason, startPostfix } from './postfix-peer.js';
+import { readProc, readProcTree, Sampler } from './proc-stats.js';
 import { forkBench, type IpcProcess, nextMessage } from './processes.js';
-import { type AcceptCell, type BenchResult, coresBusy, type EndToEndRun, type LoadSummary, type RssProbe, summary } from './results.js';
+import {
+  type AcceptCell,
+  type BenchResult,
+  coresBusy,
+  type EndToEndRun,
+  type LoadSummary,
+  PEER_LABEL,
+  type PeerName,
+  type PostfixMeta,
+  type RssProbe,
+  type ServerRun,
+  summary,
+} from './results.js';
 
 export interface HarnessOptions {
   /** Progress lines. */
@@ -25,7 +38,10 @@ export interface HarnessOptions {
   readonly nodeArgsFor?: (name: 'listener' | 'worker' | 'sandbox') => readonly string[];
   /** Keep the temporary directory (process logs, Redis data) after the run. */
   readonly keepTemp?: boolean;
-  /** Also drive Haraka (bench/haraka-peer.ts) in every accept cell, after the gateway. */
+  /**
+   * Also drive the peers in every accept cell, after the gateway: Haraka (bench/haraka-peer.ts),
+   * then a private Postfix (bench/postfix-peer.ts) where Postfix can run.
+   */
   readonly peers?: boolean;
   /** The sink on the project's patched smtp-server instead of the published one. */
   readonly patchedSink?: boolean;
@@ -53,13 +69,25 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     stops.push(() => sink.stop());
     sampler.track('sink', sink.pid);
     const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
-    let harakaPort: number | undefined;
+    const peers: Peer[] = [];
+    let postfixMeta: PostfixMeta | undefined;
     if (options.peers === true) {
       const home = await installHaraka(options.log);
       const haraka = forkBench('haraka', 'haraka-peer.ts', { HARAKA_HOME: home, HARAKA_PORT: String(await freePort()) }, logDir);
       stops.push(() => haraka.stop());
       sampler.track('haraka', haraka.pid);
-      harakaPort = await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined));
+      peers.push({ name: 'haraka', port: await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined)) });
+      const skipped = postfixSkipReason();
+      if (skipped === undefined) {
+        const postfix = await startPostfix(temp, logDir, options.log);
+        stops.push(() => postfix.stop());
+        sampler.track('postfix', postfix.masterPid, readProcTree);
+        peers.push({ name: 'postfix', port: postfix.port, settle: (log) => emptyQueue(postfix, log) });
+        postfixMeta = { version: postfix.version, mainCf: postfix.config.mainCf, masterCf: postfix.config.masterCf };
+      } else {
+        options.log(`Postfix peer skipped: ${skipped}`);
+        postfixMeta = { skipped };
+      }
     }
     const gateway = await startGateway({
       logDir,
@@ -84,7 +112,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         rssProbe = await probeListenerRss(plan.rssProbe, { gateway, sampler, load, log: options.log });
         if (plan.freshListenerPerSize) await gateway.restartListener();
       }
-      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, harakaPort, sampler, load, log: options.log })));
+      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, peers, sampler, load, log: options.log })));
       runs.push(...(await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log })));
     }
     const pdfCost = await measurePdfCost(options.log);
@@ -108,6 +136,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         workerConcurrency: plan.workerConcurrency,
         e2eWorkers: plan.e2eWorkers,
         wireBytes,
+        ...(postfixMeta === undefined ? {} : { postfix: postfixMeta }),
       },
       accept,
       runs,
@@ -132,10 +161,17 @@ interface PhaseDeps {
   readonly log: (line: string) => void;
 }
 
+/** A peer driven in every accept cell; `settle` ends its window (Postfix: until its queue is empty). */
+interface Peer {
+  readonly name: PeerName;
+  readonly port: number;
+  readonly settle?: (log: (line: string) => void) => Promise<void>;
+}
+
 async function acceptCells(
   plan: BenchPlan,
   size: SizeName,
-  deps: PhaseDeps & { readonly sinkPort: number; readonly harakaPort: number | undefined },
+  deps: PhaseDeps & { readonly sinkPort: number; readonly peers: readonly Peer[] },
 ): Promise<AcceptCell[]> {
   const { gateway, sampler } = deps;
   const cells: AcceptCell[] = [];
@@ -151,12 +187,13 @@ async function acceptCells(
       const gatewayLoad = await deps.load({ ...spec, port: gateway.smtpPort });
       const gatewayUsage = window.end();
       await gateway.redis.flush(); // no worker runs: the accepted messages are not needed any more
-      let haraka: AcceptCell['haraka'];
-      if (deps.harakaPort !== undefined) {
+      const peerRuns: Partial<Record<PeerName, ServerRun>> = {};
+      for (const peer of deps.peers) {
         window = sampler.window();
-        const harakaLoad = await deps.load({ ...spec, port: deps.harakaPort });
-        const harakaUsage = window.end();
-        haraka = { load: summary(harakaLoad), usage: harakaUsage.processes, cores: coresBusy(harakaUsage) };
+        const peerLoad = await deps.load({ ...spec, port: peer.port });
+        await peer.settle?.(deps.log);
+        const peerUsage = window.end();
+        peerRuns[peer.name] = { load: summary(peerLoad), usage: peerUsage.processes, cores: coresBusy(peerUsage) };
       }
       const ratio = sinkLoad.acceptedPerSec > 0 ? gatewayLoad.acceptedPerSec / sinkLoad.acceptedPerSec : 0;
       cells.push({
@@ -166,18 +203,34 @@ async function acceptCells(
         ratio,
         sink: { load: summary(sinkLoad), usage: sinkUsage.processes, cores: coresBusy(sinkUsage) },
         gateway: { load: summary(gatewayLoad), usage: gatewayUsage.processes, cores: coresBusy(gatewayUsage) },
-        ...(haraka === undefined ? {} : { haraka }),
+        ...peerRuns,
       });
-      const peer =
-        haraka === undefined
-          ? ''
-          : `, Haraka ${haraka.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ Haraka ${pctOf(gatewayLoad.acceptedPerSec, haraka.load.acceptedPerSec)})${problems(haraka.load)}`;
+      const peerLines = deps.peers.map(({ name }) => {
+        const run = peerRuns[name];
+        if (run === undefined) return '';
+        const label = PEER_LABEL[name];
+        return `, ${label} ${run.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ ${label} ${factorOf(gatewayLoad.acceptedPerSec, run.load.acceptedPerSec)})${problems(run.load)}`;
+      });
       deps.log(
-        `${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peer}`,
+        `${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peerLines.join('')}`,
       );
     }
   }
   return cells;
+}
+
+const QUEUE_DRAIN_TIMEOUT_MS = 60_000;
+
+/** Waits (bounded) until Postfix has discarded everything it accepted, so its work stays in its own window. */
+async function emptyQueue(postfix: PostfixPeer, log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
+  while (postfix.pending() > 0) {
+    if (Date.now() > deadline) {
+      log(`Postfix still holds ${postfix.pending()} messages after ${QUEUE_DRAIN_TIMEOUT_MS / 1000} s; going on`);
+      return;
+    }
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
 }
 
 async function probeListenerRss(probe: NonNullable<BenchPlan['rssProbe']>, deps: PhaseDeps): Promise<RssProbe> {
@@ -328,7 +381,7 @@ function ask(generator: IpcProcess, request: GeneratorRequest): Promise<Generato
 let requestId = 0;
 const nextRequestId = (): number => (requestId += 1);
 
-const pctOf = (a: number, b: number): string => (b > 0 ? `${((a / b) * 100).toFixed(0)}%` : '—');
+const factorOf = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}×` : '—');
 
 function problems(load: LoadSummary): string {
   const other = Object.entries(load.replies).filter(([code]) => code !== '250');
