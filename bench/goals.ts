@@ -128,7 +128,7 @@ function peerGoal(cells: readonly AcceptCell[], peer: PeerName, size: SizeName):
     measured:
       lowest === undefined
         ? 'not measured'
-        : `${factor(lowest)} (${judged.length === 1 ? '' : 'lowest of '}${judged.map((j) => `${j.sessions} sessions ${factor(j.ratio)}`).join(', ')})`,
+        : `${factor(lowest)} (${judged.length === 1 ? '' : 'lowest of '}${judged.map((j) => `${j.sessions} session${j.sessions === 1 ? '' : 's'} ${factor(j.ratio)}`).join(', ')})`,
     met: lowest === undefined ? undefined : lowest >= goal.min,
   };
 }

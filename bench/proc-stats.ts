@@ -19,14 +19,16 @@ export function readProc(pid: number): ProcSnapshot | undefined {
 }
 
 /**
- * A process and its descendants as one (Postfix: the master and the daemons it forks): RSS
- * summed over the live ones, CPU time of the live ones plus what the reaped ones spent (each
- * parent's cutime and cstime), so a daemon that exits inside a window still counts.
+ * A process and its descendants as one (Postfix: the master and the daemons it forks). Memory:
+ * the proportional set size (PSS) summed over the live ones, so the libraries and the binary
+ * they share count once, not once per daemon (reported in the `rssBytes` field). CPU: the live
+ * ones' time plus what the reaped ones spent (each parent's cutime and cstime), so a daemon that
+ * exits inside a window still counts.
  */
 export function readProcTree(pid: number): ProcSnapshot | undefined {
   const fields = statFields(pid);
   if (fields === undefined) return undefined;
-  let rssBytes = rssBytesOf(pid);
+  let rssBytes = pssBytesOf(pid);
   let ticks = ticksOf(fields, true);
   for (const child of childrenOf(pid)) {
     const sub = readProcTree(child);
@@ -56,6 +58,14 @@ function ticksOf(fields: readonly string[], reaped: boolean): number {
 function rssBytesOf(pid: number): number {
   try {
     return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function pssBytesOf(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1'))?.[1] ?? 0) * 1024;
   } catch {
     return 0;
   }

@@ -117,7 +117,7 @@ function acceptTable(cells: readonly AcceptCell[], postfix: PostfixMeta | undefi
 
 function postfixNote(postfix: PostfixMeta | undefined): string {
   if (postfix === undefined || 'skipped' in postfix) return `Postfix: not run (${postfix?.skipped ?? 'no configuration recorded'}).`;
-  return `Postfix: version ${postfix.version} (the system's package), a private instance on loopback with the main.cf and master.cf printed at the end (bench/postfix/): relay for intake.example only, every transport discard, queue files fsynced as shipped, no content filter, no chroot, no peer-name lookups; driven after Haraka with the same messages. Postfix greets at once; its CPU and memory are the master and all its daemons together, its window ending once its queue is empty (discarding included).`;
+  return `Postfix: version ${postfix.version} (the system's package), a private instance on loopback with the main.cf and master.cf printed at the end (bench/postfix/): relay for intake.example only, every transport discard, queue files fsynced as shipped, no content filter, no chroot, no peer-name lookups; driven after Haraka with the same messages. Postfix greets at once; its CPU is that of the master and all its daemons together (those that exit included), its memory their summed proportional set size (shared pages counted once), its window ending once its queue is empty (discarding included).`;
 }
 
 /** A peer's refusals and connection errors in a cell, so a failing peer is not read as a slow one. */
@@ -214,7 +214,7 @@ function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
   return [
     '## CPU time per message and peak memory, by process',
     '',
-    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers.map((peer) => ` ${PEER_LABEL[peer]} CPU ms/msg | ${PEER_LABEL[peer]} peak RSS${peer === 'postfix' ? ' (all its processes)' : ''} |`).join('')}`,
+    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers.map((peer) => ` ${PEER_LABEL[peer]} CPU ms/msg | ${PEER_LABEL[peer]} ${peer === 'postfix' ? 'peak PSS, all its processes' : 'peak RSS'} |`).join('')}`,
     `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
     ...rows,
     '',
