@@ -4,7 +4,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../src/runtime/redis.js';
 import { type Gateway, startGateway } from './gateway.js';
 import { type GeneratorAnswer, type GeneratorRequest, isGeneratorAnswer, isSinkListening } from './generator-protocol.js';
 import { evaluateGoals } from './goals.js';
@@ -12,10 +11,10 @@ import { endToEnd, waitUntilEnded } from './intake-times.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { SizeName } from './messages.js';
 import { measurePdfCost } from './pdf-cost.js';
-import { installHaraka, installPublishedSmtpServer } from './peer-install.js';
+import { installPublishedSmtpServer } from './peer-install.js';
+import { type Peer, startPeers } from './peers.js';
 import type { BenchPlan } from './plan.js';
-import { type PostfixPeer, postfixSkipReason, startPostfix } from './postfix-peer.js';
-import { readProc, readProcTree, Sampler } from './proc-stats.js';
+import { readProc, Sampler } from './proc-stats.js';
 import { forkBench, type IpcProcess, nextMessage } from './processes.js';
 import {
   type AcceptCell,
@@ -25,7 +24,6 @@ import {
   type LoadSummary,
   PEER_LABEL,
   type PeerName,
-  type PostfixMeta,
   type RssProbe,
   type ServerRun,
   summary,
@@ -69,26 +67,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     stops.push(() => sink.stop());
     sampler.track('sink', sink.pid);
     const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
-    const peers: Peer[] = [];
-    let postfixMeta: PostfixMeta | undefined;
-    if (options.peers === true) {
-      const home = await installHaraka(options.log);
-      const haraka = forkBench('haraka', 'haraka-peer.ts', { HARAKA_HOME: home, HARAKA_PORT: String(await freePort()) }, logDir);
-      stops.push(() => haraka.stop());
-      sampler.track('haraka', haraka.pid);
-      peers.push({ name: 'haraka', port: await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined)) });
-      const skipped = postfixSkipReason();
-      if (skipped === undefined) {
-        const postfix = await startPostfix(temp, logDir, options.log);
-        stops.push(() => postfix.stop());
-        sampler.track('postfix', postfix.masterPid, readProcTree);
-        peers.push({ name: 'postfix', port: postfix.port, settle: (log) => emptyQueue(postfix, log) });
-        postfixMeta = { version: postfix.version, mainCf: postfix.config.mainCf, masterCf: postfix.config.masterCf };
-      } else {
-        options.log(`Postfix peer skipped: ${skipped}`);
-        postfixMeta = { skipped };
-      }
-    }
+    const peers = options.peers === true ? await startPeers({ temp, logDir }, sampler, stops, options.log) : undefined;
     const gateway = await startGateway({
       logDir,
       dataDir,
@@ -112,7 +91,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         rssProbe = await probeListenerRss(plan.rssProbe, { gateway, sampler, load, log: options.log });
         if (plan.freshListenerPerSize) await gateway.restartListener();
       }
-      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, peers, sampler, load, log: options.log })));
+      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, peers: peers?.peers ?? [], sampler, load, log: options.log })));
       runs.push(...(await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log })));
     }
     const pdfCost = await measurePdfCost(options.log);
@@ -136,7 +115,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         workerConcurrency: plan.workerConcurrency,
         e2eWorkers: plan.e2eWorkers,
         wireBytes,
-        ...(postfixMeta === undefined ? {} : { postfix: postfixMeta }),
+        ...(peers === undefined ? {} : { postfix: peers.postfix }),
       },
       accept,
       runs,
@@ -159,13 +138,6 @@ interface PhaseDeps {
   readonly sampler: Sampler;
   readonly load: (spec: LoadSpec) => Promise<LoadResult>;
   readonly log: (line: string) => void;
-}
-
-/** A peer driven in every accept cell; `settle` ends its window (Postfix: until its queue is empty). */
-interface Peer {
-  readonly name: PeerName;
-  readonly port: number;
-  readonly settle?: (log: (line: string) => void) => Promise<void>;
 }
 
 async function acceptCells(
@@ -217,20 +189,6 @@ async function acceptCells(
     }
   }
   return cells;
-}
-
-const QUEUE_DRAIN_TIMEOUT_MS = 60_000;
-
-/** Waits (bounded) until Postfix has discarded everything it accepted, so its work stays in its own window. */
-async function emptyQueue(postfix: PostfixPeer, log: (line: string) => void): Promise<void> {
-  const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
-  while (postfix.pending() > 0) {
-    if (Date.now() > deadline) {
-      log(`Postfix still holds ${postfix.pending()} messages after ${QUEUE_DRAIN_TIMEOUT_MS / 1000} s; going on`);
-      return;
-    }
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
 }
 
 async function probeListenerRss(probe: NonNullable<BenchPlan['rssProbe']>, deps: PhaseDeps): Promise<RssProbe> {

@@ -33,18 +33,34 @@ export interface PostfixPeer {
   stop(): Promise<void>;
 }
 
-/** Why a private Postfix cannot run here (one line), or undefined when it can. */
-export function postfixSkipReason(): string | undefined {
-  const missing = [POSTFIX, POSTCONF, MASTER].filter((file) => !existsSync(file));
-  if (missing.length > 0) return `Postfix is not installed (no ${missing.join(', ')}; Debian: apt-get install postfix)`;
-  if (process.getuid?.() !== 0) return 'the bench is not running as root (Postfix needs root to start its master)';
-  const absent = [
-    ['passwd', 'postfix'],
-    ['group', 'postfix'],
-    ['group', 'postdrop'],
-  ].filter(([db, name]) => !known(db ?? '', name ?? ''));
-  if (absent.length > 0)
-    return `no ${absent.map(([db, name]) => `${db === 'passwd' ? 'user' : 'group'} ${name}`).join(', ')} (the postfix package creates them)`;
+/** What decides whether a private Postfix can run on this machine. */
+export interface PostfixFacts {
+  readonly uid: number | undefined;
+  /** Postfix's programs the bench runs that are not there. */
+  readonly missingFiles: readonly string[];
+  /** Of user postfix, group postfix and group postdrop, the ones the system does not know. */
+  readonly missingAccounts: readonly string[];
+}
+
+export function postfixFacts(): PostfixFacts {
+  const accounts: readonly (readonly [string, string, string])[] = [
+    ['passwd', 'postfix', 'user postfix'],
+    ['group', 'postfix', 'group postfix'],
+    ['group', 'postdrop', 'group postdrop'],
+  ];
+  return {
+    uid: process.getuid?.(),
+    missingFiles: [POSTFIX, POSTCONF, MASTER].filter((file) => !existsSync(file)),
+    missingAccounts: accounts.filter(([db, name]) => !known(db, name)).map(([, , label]) => label),
+  };
+}
+
+/** Why a private Postfix cannot run (one line), or undefined when it can. */
+export function postfixSkipReason(facts: PostfixFacts): string | undefined {
+  if (facts.missingFiles.length > 0)
+    return `Postfix is not installed (no ${facts.missingFiles.join(', ')}; Debian: apt-get install postfix)`;
+  if (facts.uid !== 0) return 'the bench is not running as root (Postfix starts its master as root)';
+  if (facts.missingAccounts.length > 0) return `no ${facts.missingAccounts.join(', ')} on this system (the postfix package creates them)`;
   return undefined;
 }
 

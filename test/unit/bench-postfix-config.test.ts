@@ -2,9 +2,11 @@
 // master.cf with only the paths and the port filled in, saying what the bench's comparison
 // rests on (every transport discards, recipients of intake.example only, no chroot, no
 // peer-name lookups, room for the 10 MB message), and refusing a template or a value that
-// would leave the files half filled or change their meaning.
+// would leave the files half filled or change their meaning; and the one line that says why
+// Postfix is skipped where it cannot run.
 import { describe, expect, it } from 'vitest';
 import { fillTemplate, type PostfixPaths, readPostfixTemplates, renderPostfixConfig } from '../../bench/postfix-config.js';
+import { type PostfixFacts, postfixSkipReason } from '../../bench/postfix-peer.js';
 
 const PATHS: PostfixPaths = {
   queueDirectory: '/tmp/bench-x/postfix/queue',
@@ -97,5 +99,18 @@ describe('the private Postfix configuration', () => {
     expect(() => renderPostfixConfig(readPostfixTemplates(), { ...PATHS, logDirectory: '/tmp/my logs' }, 40123)).toThrow(
       'holds a space, comma or line break',
     );
+  });
+});
+
+describe('whether the private Postfix can run', () => {
+  const able: PostfixFacts = { uid: 0, missingFiles: [], missingAccounts: [] };
+
+  it.each([
+    [{ ...able, missingFiles: ['/usr/sbin/postfix'] }, 'Postfix is not installed (no /usr/sbin/postfix; Debian: apt-get install postfix)'],
+    [{ ...able, uid: 1000 }, 'the bench is not running as root (Postfix starts its master as root)'],
+    [{ ...able, missingAccounts: ['group postdrop'] }, 'no group postdrop on this system (the postfix package creates them)'],
+    [able, undefined],
+  ])('%j: %s', (facts, reason) => {
+    expect(postfixSkipReason(facts)).toBe(reason);
   });
 });
