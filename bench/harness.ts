@@ -56,6 +56,17 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
   const sampler = new Sampler();
   sampler.start();
   const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0)) await stop().catch(() => {});
+  };
+  // Interrupted: every process stopped as at the end (Postfix's master is a daemon no signal
+  // from the terminal reaches), then exit 128 + the signal's number. A second signal kills at once.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    options.log(`${signal}: stopping every process of the run (temporary files in ${temp})`);
+    void stopAll().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   let failed = true;
   try {
     const runId = `${started.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -126,7 +137,9 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     failed = false;
     return { ...result, goals: evaluateGoals(result) };
   } finally {
-    for (const stop of stops) await stop().catch(() => {});
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stopAll();
     sampler.stop();
     if (failed || options.keepTemp === true) options.log(`temporary files kept in ${temp}`);
     else rmSync(temp, { recursive: true, force: true });

@@ -5,8 +5,9 @@
 // (root may name any config directory; no alternate_config_directories needed). Postfix's
 // master starts as root and its daemons run as the `postfix` user, so the temporary directory is
 // made traversable (0711) and `postfix check` creates the queue's subdirectories with the
-// owners Postfix wants (postfix; maildrop and public with group postdrop). Stopped at the end,
-// on failure, on SIGINT/SIGTERM and, as a last resort, when the bench process exits.
+// owners Postfix wants (postfix; maildrop and public with group postdrop). The harness stops it
+// at the end, on failure and on SIGINT/SIGTERM; an exit handler stops it when nothing else did
+// (the master is a daemon: it outlives the bench otherwise).
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -91,19 +92,9 @@ export async function startPostfix(temp: string, logDir: string, log: (line: str
   writeFileSync(join(configDir, 'master.cf'), config.masterCf);
 
   const postfix = (command: string) => run(POSTFIX, ['-c', configDir, command]);
+  // The bench's exit, however it comes (the harness exits on SIGINT and SIGTERM once it has
+  // stopped everything), stops this instance if nothing else has.
   const stopNow = (): void => stopSync(configDir);
-  const onSignal = (signal: NodeJS.Signals): void => {
-    stopNow();
-    forget();
-    process.kill(process.pid, signal);
-  };
-  const forget = (): void => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', stopNow);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   process.once('exit', stopNow);
   try {
     await postfix('check');
@@ -125,12 +116,12 @@ export async function startPostfix(temp: string, logDir: string, log: (line: str
           await postfix('abort').catch(() => {});
           if (alive(masterPid)) process.kill(masterPid, 'SIGKILL');
         }
-        forget();
+        process.off('exit', stopNow);
       },
     };
   } catch (err) {
     stopNow();
-    forget();
+    process.off('exit', stopNow);
     throw err;
   }
 }
