@@ -1,7 +1,7 @@
 // The issue's goals, each judged from a run's results. A goal whose measurement the plan did not
 // include is reported as not measured, never as met.
 import type { SizeName } from './messages.js';
-import type { AcceptCell, BenchResult, EndToEndRun, Goal } from './results.js';
+import { type AcceptCell, type BenchResult, type EndToEndRun, type Goal, PEER_LABEL, type PeerName } from './results.js';
 
 const MB = 1024 * 1024;
 
@@ -15,6 +15,17 @@ export const P99_GOALS: readonly { readonly size: SizeName; readonly ratePerSec:
   { size: '10MB', ratePerSec: 2, p99Ms: 3000 },
 ];
 export const LISTENER_RSS_GOAL_BYTES = 256 * MB;
+/**
+ * Minimum gateway ÷ peer accept rate (`--peers`), judged cell by cell on reused connections:
+ * against Postfix at the sessions listed (10 KB: the concurrent cells, 8 and 32; larger sizes:
+ * every reused cell), against Haraka in every reused cell.
+ */
+export const PEER_GOALS: Readonly<
+  Record<PeerName, Readonly<Record<SizeName, { readonly min: number; readonly sessions?: readonly number[] }>>>
+> = {
+  haraka: { '10KB': { min: 1 }, '1MB': { min: 1 }, '10MB': { min: 1 } },
+  postfix: { '10KB': { min: 1, sessions: [8, 32] }, '1MB': { min: 1.2 }, '10MB': { min: 1.2 } },
+};
 /**
  * Letters per worker CPU-second with 2 worker processes within this fraction of 1 process's.
  * (Letters/s with 2 workers vs 1 cannot show scaling on 2 cores that the API, Redis and the
@@ -34,6 +45,9 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
         share === undefined ? 'not measured' : `${pct(share.share)} (${share.gateway.toFixed(1)} of ${share.sink.toFixed(1)} msg/s)`,
       met: share === undefined ? undefined : share.share >= target,
     });
+  }
+  for (const peer of ['postfix', 'haraka'] as const) {
+    for (const size of ['10KB', '1MB', '10MB'] as const) goals.push(peerGoal(result.accept, peer, size));
   }
   for (const g of P99_GOALS) {
     const run = result.runs.find((r) => r.kind === 'fixed' && r.size === g.size && r.offeredPerSec === g.ratePerSec);
@@ -88,6 +102,38 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
   }
   return goals;
 }
+
+/** Gateway accepted/s ÷ the peer's in one cell, and whether a goal judges that cell. */
+export function peerRatio(cell: AcceptCell, peer: PeerName): { readonly ratio: number; readonly goal: number | undefined } | undefined {
+  const run = cell[peer];
+  if (run === undefined || run.load.acceptedPerSec <= 0) return undefined;
+  const goal = PEER_GOALS[peer][cell.size];
+  const judged = cell.mode === 'reuse' && (goal.sessions === undefined || goal.sessions.includes(cell.sessions));
+  return { ratio: cell.gateway.load.acceptedPerSec / run.load.acceptedPerSec, goal: judged ? goal.min : undefined };
+}
+
+/** Met when every judged cell of the size meets it; the lowest ratio is the figure. */
+function peerGoal(cells: readonly AcceptCell[], peer: PeerName, size: SizeName): Goal {
+  const goal = PEER_GOALS[peer][size];
+  const sessions =
+    goal.sessions === undefined ? 'every reused-connection cell' : `reused connections, ${goal.sessions.join(' and ')} sessions`;
+  const judged = cells.flatMap((cell) => {
+    const r = cell.size === size ? peerRatio(cell, peer) : undefined;
+    return r?.goal === undefined ? [] : [{ sessions: cell.sessions, ratio: r.ratio }];
+  });
+  const lowest = judged.length === 0 ? undefined : Math.min(...judged.map((j) => j.ratio));
+  return {
+    name: `Gateway ÷ ${PEER_LABEL[peer]}, accept rate per listener, ${size} (${sessions})`,
+    target: `≥ ${goal.min.toFixed(1)}×`,
+    measured:
+      lowest === undefined
+        ? 'not measured'
+        : `${factor(lowest)} (${judged.length === 1 ? '' : 'lowest of '}${judged.map((j) => `${j.sessions} session${j.sessions === 1 ? '' : 's'} ${factor(j.ratio)}`).join(', ')})`,
+    met: lowest === undefined ? undefined : lowest >= goal.min,
+  };
+}
+
+export const factor = (x: number): string => `${x.toFixed(2)}×`;
 
 function peakShare(cells: readonly AcceptCell[]): { share: number; gateway: number; sink: number } | undefined {
   if (cells.length === 0) return undefined;

@@ -4,7 +4,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../src/runtime/redis.js';
 import { type Gateway, startGateway } from './gateway.js';
 import { type GeneratorAnswer, type GeneratorRequest, isGeneratorAnswer, isSinkListening } from './generator-protocol.js';
 import { evaluateGoals } from './goals.js';
@@ -12,11 +11,23 @@ import { endToEnd, waitUntilEnded } from './intake-times.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import type { SizeName } from './messages.js';
 import { measurePdfCost } from './pdf-cost.js';
-import { installHaraka, installPublishedSmtpServer } from './peer-install.js';
+import { installPublishedSmtpServer } from './peer-install.js';
+import { type Peer, startPeers } from './peers.js';
 import type { BenchPlan } from './plan.js';
 import { readProc, Sampler } from './proc-stats.js';
 import { forkBench, type IpcProcess, nextMessage } from './processes.js';
-import { type AcceptCell, type BenchResult, coresBusy, type EndToEndRun, type LoadSummary, type RssProbe, summary } from './results.js';
+import {
+  type AcceptCell,
+  type BenchResult,
+  coresBusy,
+  type EndToEndRun,
+  type LoadSummary,
+  PEER_LABEL,
+  type PeerName,
+  type RssProbe,
+  type ServerRun,
+  summary,
+} from './results.js';
 
 export interface HarnessOptions {
   /** Progress lines. */
@@ -25,7 +36,10 @@ export interface HarnessOptions {
   readonly nodeArgsFor?: (name: 'listener' | 'worker' | 'sandbox') => readonly string[];
   /** Keep the temporary directory (process logs, Redis data) after the run. */
   readonly keepTemp?: boolean;
-  /** Also drive Haraka (bench/haraka-peer.ts) in every accept cell, after the gateway. */
+  /**
+   * Also drive the peers in every accept cell, after the gateway: Haraka (bench/haraka-peer.ts),
+   * then a private Postfix (bench/postfix-peer.ts) where Postfix can run.
+   */
   readonly peers?: boolean;
   /** The sink on the project's patched smtp-server instead of the published one. */
   readonly patchedSink?: boolean;
@@ -42,6 +56,17 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
   const sampler = new Sampler();
   sampler.start();
   const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0)) await stop().catch(() => {});
+  };
+  // Interrupted: every process stopped as at the end (Postfix's master is a daemon no signal
+  // from the terminal reaches), then exit 128 + the signal's number. A second signal kills at once.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    options.log(`${signal}: stopping every process of the run (temporary files in ${temp})`);
+    void stopAll().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   let failed = true;
   try {
     const runId = `${started.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -53,14 +78,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     stops.push(() => sink.stop());
     sampler.track('sink', sink.pid);
     const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
-    let harakaPort: number | undefined;
-    if (options.peers === true) {
-      const home = await installHaraka(options.log);
-      const haraka = forkBench('haraka', 'haraka-peer.ts', { HARAKA_HOME: home, HARAKA_PORT: String(await freePort()) }, logDir);
-      stops.push(() => haraka.stop());
-      sampler.track('haraka', haraka.pid);
-      harakaPort = await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined));
-    }
+    const peers = options.peers === true ? await startPeers({ temp, logDir }, sampler, stops, options.log) : undefined;
     const gateway = await startGateway({
       logDir,
       dataDir,
@@ -84,7 +102,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         rssProbe = await probeListenerRss(plan.rssProbe, { gateway, sampler, load, log: options.log });
         if (plan.freshListenerPerSize) await gateway.restartListener();
       }
-      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, harakaPort, sampler, load, log: options.log })));
+      accept.push(...(await acceptCells(plan, size, { gateway, sinkPort, peers: peers?.peers ?? [], sampler, load, log: options.log })));
       runs.push(...(await endToEndRuns(plan, size, { gateway, sampler, load, log: options.log })));
     }
     const pdfCost = await measurePdfCost(options.log);
@@ -108,6 +126,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         workerConcurrency: plan.workerConcurrency,
         e2eWorkers: plan.e2eWorkers,
         wireBytes,
+        ...(peers === undefined ? {} : { postfix: peers.postfix }),
       },
       accept,
       runs,
@@ -118,7 +137,9 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     failed = false;
     return { ...result, goals: evaluateGoals(result) };
   } finally {
-    for (const stop of stops) await stop().catch(() => {});
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stopAll();
     sampler.stop();
     if (failed || options.keepTemp === true) options.log(`temporary files kept in ${temp}`);
     else rmSync(temp, { recursive: true, force: true });
@@ -135,7 +156,7 @@ interface PhaseDeps {
 async function acceptCells(
   plan: BenchPlan,
   size: SizeName,
-  deps: PhaseDeps & { readonly sinkPort: number; readonly harakaPort: number | undefined },
+  deps: PhaseDeps & { readonly sinkPort: number; readonly peers: readonly Peer[] },
 ): Promise<AcceptCell[]> {
   const { gateway, sampler } = deps;
   const cells: AcceptCell[] = [];
@@ -151,12 +172,13 @@ async function acceptCells(
       const gatewayLoad = await deps.load({ ...spec, port: gateway.smtpPort });
       const gatewayUsage = window.end();
       await gateway.redis.flush(); // no worker runs: the accepted messages are not needed any more
-      let haraka: AcceptCell['haraka'];
-      if (deps.harakaPort !== undefined) {
+      const peerRuns: Partial<Record<PeerName, ServerRun>> = {};
+      for (const peer of deps.peers) {
         window = sampler.window();
-        const harakaLoad = await deps.load({ ...spec, port: deps.harakaPort });
-        const harakaUsage = window.end();
-        haraka = { load: summary(harakaLoad), usage: harakaUsage.processes, cores: coresBusy(harakaUsage) };
+        const peerLoad = await deps.load({ ...spec, port: peer.port });
+        await peer.settle?.(deps.log);
+        const peerUsage = window.end();
+        peerRuns[peer.name] = { load: summary(peerLoad), usage: peerUsage.processes, cores: coresBusy(peerUsage) };
       }
       const ratio = sinkLoad.acceptedPerSec > 0 ? gatewayLoad.acceptedPerSec / sinkLoad.acceptedPerSec : 0;
       cells.push({
@@ -166,14 +188,16 @@ async function acceptCells(
         ratio,
         sink: { load: summary(sinkLoad), usage: sinkUsage.processes, cores: coresBusy(sinkUsage) },
         gateway: { load: summary(gatewayLoad), usage: gatewayUsage.processes, cores: coresBusy(gatewayUsage) },
-        ...(haraka === undefined ? {} : { haraka }),
+        ...peerRuns,
       });
-      const peer =
-        haraka === undefined
-          ? ''
-          : `, Haraka ${haraka.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ Haraka ${pctOf(gatewayLoad.acceptedPerSec, haraka.load.acceptedPerSec)})${problems(haraka.load)}`;
+      const peerLines = deps.peers.map(({ name }) => {
+        const run = peerRuns[name];
+        if (run === undefined) return '';
+        const label = PEER_LABEL[name];
+        return `, ${label} ${run.load.acceptedPerSec.toFixed(1)}/s (gateway ÷ ${label} ${factorOf(gatewayLoad.acceptedPerSec, run.load.acceptedPerSec)})${problems(run.load)}`;
+      });
       deps.log(
-        `${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peer}`,
+        `${size} ${mode} ×${sessions}: sink ${sinkLoad.acceptedPerSec.toFixed(1)}/s, gateway ${gatewayLoad.acceptedPerSec.toFixed(1)}/s (${(ratio * 100).toFixed(0)}%)${problems(gatewayLoad)}${peerLines.join('')}`,
       );
     }
   }
@@ -328,7 +352,7 @@ function ask(generator: IpcProcess, request: GeneratorRequest): Promise<Generato
 let requestId = 0;
 const nextRequestId = (): number => (requestId += 1);
 
-const pctOf = (a: number, b: number): string => (b > 0 ? `${((a / b) * 100).toFixed(0)}%` : '—');
+const factorOf = (a: number, b: number): string => (b > 0 ? `${(a / b).toFixed(2)}×` : '—');
 
 function problems(load: LoadSummary): string {
   const other = Object.entries(load.replies).filter(([code]) => code !== '250');

@@ -13,16 +13,69 @@ export interface ProcSnapshot {
 
 /** The process's current RSS and CPU time, or undefined once it is gone. */
 export function readProc(pid: number): ProcSnapshot | undefined {
+  const fields = statFields(pid);
+  if (fields === undefined) return undefined;
+  return { rssBytes: rssBytesOf(pid), cpuSeconds: ticksOf(fields, false) / TICKS_PER_SECOND };
+}
+
+/**
+ * A process and its descendants as one (Postfix: the master and the daemons it forks). Memory:
+ * the proportional set size (PSS) summed over the live ones, so the libraries and the binary
+ * they share count once, not once per daemon (reported in the `rssBytes` field). CPU: the live
+ * ones' time plus what the reaped ones spent (each parent's cutime and cstime), so a daemon that
+ * exits inside a window still counts.
+ */
+export function readProcTree(pid: number): ProcSnapshot | undefined {
+  const fields = statFields(pid);
+  if (fields === undefined) return undefined;
+  let rssBytes = pssBytesOf(pid);
+  let ticks = ticksOf(fields, true);
+  for (const child of childrenOf(pid)) {
+    const sub = readProcTree(child);
+    if (sub === undefined) continue;
+    rssBytes += sub.rssBytes;
+    ticks += sub.cpuSeconds * TICKS_PER_SECOND;
+  }
+  return { rssBytes, cpuSeconds: ticks / TICKS_PER_SECOND };
+}
+
+/** proc(5) stat fields after the command name (which may hold spaces: they start after the last ')'). */
+function statFields(pid: number): string[] | undefined {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'latin1');
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
-    // proc(5): fields after the command name, which may hold spaces, start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime (14), stime (15)
-    return { rssBytes: rssKb * 1024, cpuSeconds: ticks / TICKS_PER_SECOND };
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
+  }
+}
+
+/** utime (14) + stime (15), and with `reaped` cutime (16) + cstime (17). */
+function ticksOf(fields: readonly string[], reaped: boolean): number {
+  const own = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  return reaped ? own + Number(fields[13] ?? 0) + Number(fields[14] ?? 0) : own;
+}
+
+function rssBytesOf(pid: number): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function pssBytesOf(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -63,7 +116,7 @@ interface OpenWindow {
 }
 
 export class Sampler {
-  readonly #pids = new Map<string, number>();
+  readonly #pids = new Map<string, { readonly pid: number; readonly read: (pid: number) => ProcSnapshot | undefined }>();
   readonly #windows = new Set<OpenWindow>();
   #timer: NodeJS.Timeout | undefined;
 
@@ -78,9 +131,10 @@ export class Sampler {
     this.#timer = undefined;
   }
 
-  track(name: string, pid: number): void {
-    this.#pids.set(name, pid);
-    const now = readProc(pid);
+  /** `read`: readProcTree to count a process together with its descendants. */
+  track(name: string, pid: number, read: (pid: number) => ProcSnapshot | undefined = readProc): void {
+    this.#pids.set(name, { pid, read });
+    const now = read(pid);
     for (const w of this.#windows) if (now !== undefined) this.#note(w, name, now, true);
   }
 
@@ -94,8 +148,8 @@ export class Sampler {
     const w: OpenWindow = { startCpu: new Map(), lastCpu: new Map(), peak: new Map() };
     const startedAt = performance.now();
     const machineAtStart = machineTicks();
-    for (const [name, pid] of this.#pids) {
-      const now = readProc(pid);
+    for (const [name, { pid, read }] of this.#pids) {
+      const now = read(pid);
       if (now !== undefined) this.#note(w, name, now, true);
     }
     this.#windows.add(w);
@@ -119,8 +173,8 @@ export class Sampler {
   }
 
   #tick(): void {
-    for (const [name, pid] of this.#pids) {
-      const now = readProc(pid);
+    for (const [name, { pid, read }] of this.#pids) {
+      const now = read(pid);
       if (now === undefined) continue;
       for (const w of this.#windows) this.#note(w, name, now, false);
     }

@@ -2,11 +2,29 @@
 // and writes bench/results/<date>[-plan].json and .md, and latest.md for a full run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACCEPT_SHARE_GOAL, LISTENER_RSS_GOAL_BYTES, lettersPerWorkerCpuSecond, P99_GOALS, WORKER_EFFICIENCY_TOLERANCE } from './goals.js';
+import {
+  ACCEPT_SHARE_GOAL,
+  factor,
+  LISTENER_RSS_GOAL_BYTES,
+  lettersPerWorkerCpuSecond,
+  P99_GOALS,
+  peerRatio,
+  WORKER_EFFICIENCY_TOLERANCE,
+} from './goals.js';
 import { SIZE_NAMES, type SizeName, sizeLabel } from './messages.js';
 import { pdfCostTable } from './pdf-cost.js';
 import { HARAKA_VERSION } from './peer-install.js';
-import type { AcceptCell, BenchResult, CoresBusy, EndToEndRun, Usage } from './results.js';
+import {
+  type AcceptCell,
+  type BenchResult,
+  type CoresBusy,
+  type EndToEndRun,
+  PEER_LABEL,
+  PEER_NAMES,
+  type PeerName,
+  type PostfixMeta,
+  type Usage,
+} from './results.js';
 
 const MB = 1024 * 1024;
 
@@ -27,18 +45,39 @@ export function renderReport(r: BenchResult): string {
     '|---|---|---|---|',
     ...r.goals.map((g) => `| ${g.name} | ${g.target} | ${g.measured} | ${mark(g.met)} |`),
     '',
-    ...acceptTable(r.accept),
+    ...acceptTable(r.accept, r.meta.postfix),
     ...endToEndTable(r.runs),
     ...resourceTable(r, sizes),
     ...pdfCostTable(r.pdfCost),
     ...notes(r),
+    ...postfixConfiguration(r.meta.postfix),
   ];
   return `${lines.join('\n')}\n`;
 }
 
-function acceptTable(cells: readonly AcceptCell[]): string[] {
+/** The peers a run drove: a peer's columns show when it ran in any cell, or Postfix was skipped. */
+function peersOf(cells: readonly AcceptCell[], postfix: PostfixMeta | undefined): PeerName[] {
+  return PEER_NAMES.filter((peer) => cells.some((c) => c[peer] !== undefined) || (peer === 'postfix' && postfix !== undefined));
+}
+
+/** `<peer> msg/s | <peer> ÷ sink | Gateway ÷ <peer>`, the last with its mark where a goal judges the cell. */
+export function peerColumns(cell: AcceptCell, peer: PeerName): string[] {
+  const run = cell[peer];
+  if (run === undefined) return ['—', '—', '—'];
+  const judged = peerRatio(cell, peer);
+  const vsPeer =
+    judged === undefined ? '—' : `${factor(judged.ratio)}${judged.goal === undefined ? '' : ` ${mark(judged.ratio >= judged.goal)}`}`;
+  return [rate(run.load.acceptedPerSec), ratio(run.load.acceptedPerSec, cell.sink.load.acceptedPerSec), vsPeer];
+}
+
+export function peerHeadings(peer: PeerName): string[] {
+  const name = PEER_LABEL[peer];
+  return [`${name} msg/s`, `${name} ÷ sink`, `Gateway ÷ ${name}`];
+}
+
+function acceptTable(cells: readonly AcceptCell[], postfix: PostfixMeta | undefined): string[] {
   if (cells.length === 0) return [];
-  const peers = cells.some((c) => c.haraka !== undefined);
+  const peers = peersOf(cells, postfix);
   const rows = cells.map((c) => {
     const listener = c.gateway.usage.listener;
     const goal = ACCEPT_SHARE_GOAL[c.size];
@@ -47,28 +86,59 @@ function acceptTable(cells: readonly AcceptCell[]): string[] {
       .map(([code, n]) => `${n}× ${code}`);
     // The goal is judged on reused connections; one message per connection is greeting-bound.
     const judged = c.mode === 'reuse' ? mark(c.ratio >= goal) : '(judged on reused)';
-    const haraka =
-      c.haraka === undefined
-        ? '| — | — | — '
-        : `| ${rate(c.haraka.load.acceptedPerSec)} | ${ratio(c.haraka.load.acceptedPerSec, c.sink.load.acceptedPerSec)} | ${ratio(c.gateway.load.acceptedPerSec, c.haraka.load.acceptedPerSec)} `;
-    return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} ${peers ? haraka : ''}| ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''} | ${ms(perMessage(listener?.cpuSeconds, c.gateway.load.accepted))} | ${mb(listener?.peakRssBytes)} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
+    const peerCells = peers.flatMap((peer) => peerColumns(c, peer)).map((cell) => `| ${cell} `);
+    return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} ${peerCells.join('')}| ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''}${peerProblems(c, peers)} | ${ms(perMessage(listener?.cpuSeconds, c.gateway.load.accepted))} | ${mb(listener?.peakRssBytes)} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
   });
+  const headings = peers.flatMap(peerHeadings);
   return [
     '## Accept rate: gateway listener (no worker running) vs bare sink, same generator, same messages',
     '',
-    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${peers ? '| Haraka msg/s | Haraka ÷ sink | Gateway ÷ Haraka ' : ''}| Gateway refusals | Listener CPU ms/msg | Listener peak RSS | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
-    `|---|---:|---|---:|---:|---:|---${peers ? '|---:|---:|---:' : ''}|---|---:|---:|---:|---:|`,
+    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${headings.map((h) => `| ${h} `).join('')}| Gateway refusals | Listener CPU ms/msg | Listener peak RSS | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
+    `|---|---:|---|---:|---:|---:|---${headings.map(() => '|---:').join('')}|---|---:|---:|---:|---:|`,
     ...rows,
     '',
-    ...(peers
+    ...(peers.includes('haraka')
       ? [
           `Haraka: version ${HARAKA_VERSION}, one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink's and the gateway's: compare reused connections.`,
+          '',
+        ]
+      : []),
+    ...(peers.includes('postfix') ? [postfixNote(postfix), ''] : []),
+    ...(peers.length > 0
+      ? [
+          'Gateway ÷ peer: ✅/❌ where a goal judges the cell (reused connections; against Postfix at 10 KB only with 8 and 32 sessions), the figure alone elsewhere.',
           '',
         ]
       : []),
     "One message per connection is capped near sessions ÷ 0.1 s by smtp-server's 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench's own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.",
     '',
   ];
+}
+
+function postfixNote(postfix: PostfixMeta | undefined): string {
+  if (postfix === undefined || 'skipped' in postfix) return `Postfix: not run (${postfix?.skipped ?? 'no configuration recorded'}).`;
+  return `Postfix: version ${postfix.version} (the system's package), a private instance on loopback with the main.cf and master.cf printed at the end (bench/postfix/): relay for intake.example only, every transport discard, queue files fsynced as shipped, no content filter, no chroot, no peer-name lookups; driven after Haraka with the same messages. Postfix greets at once; its CPU is that of the master and all its daemons together (those that exit included), its memory their summed proportional set size (shared pages counted once), its window ending once its queue is empty (discarding included).`;
+}
+
+/** A peer's refusals and connection errors in a cell, so a failing peer is not read as a slow one. */
+function peerProblems(c: AcceptCell, peers: readonly PeerName[]): string {
+  return peers
+    .map((peer) => {
+      const load = c[peer]?.load;
+      if (load === undefined) return '';
+      const refused = Object.entries(load.replies)
+        .filter(([code]) => code !== '250')
+        .map(([code, n]) => `${n}× ${code}`);
+      const errors = load.errors > 0 ? [`${load.errors} conn. errors`] : [];
+      return refused.length + errors.length === 0 ? '' : ` ${PEER_LABEL[peer]}: ${[...refused, ...errors].join(', ')}`;
+    })
+    .join('');
+}
+
+function postfixConfiguration(postfix: PostfixMeta | undefined): string[] {
+  if (postfix === undefined || 'skipped' in postfix) return [];
+  const fence = (file: string, text: string): string[] => [`${file}:`, '', '```', text.trimEnd(), '```', ''];
+  return ['## Postfix configuration', '', ...fence('main.cf', postfix.mainCf), ...fence('master.cf', postfix.masterCf)];
 }
 
 function endToEndTable(runs: readonly EndToEndRun[]): string[] {
@@ -115,13 +185,16 @@ function goalFor(x: EndToEndRun, oneWorker: EndToEndRun | undefined): string {
 }
 
 function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
-  const peers = r.accept.some((c) => c.haraka !== undefined);
+  const peers = PEER_NAMES.filter((peer) => r.accept.some((c) => c[peer] !== undefined));
   const rows = sizes.map((size) => {
     const reuse = r.accept.filter((c) => c.size === size && c.mode === 'reuse');
     const gw = sumUsage(reuse.map((c) => c.gateway.usage));
     const sk = sumUsage(reuse.map((c) => c.sink.usage));
-    const hk = sumUsage(reuse.flatMap((c) => (c.haraka === undefined ? [] : [c.haraka.usage])));
-    const harakaAccepted = reuse.reduce((n, c) => n + (c.haraka?.load.accepted ?? 0), 0);
+    const peerCells = peers.map((peer) => {
+      const usage = sumUsage(reuse.flatMap((c) => (c[peer] === undefined ? [] : [c[peer].usage]))).get(peer);
+      const accepted = reuse.reduce((n, c) => n + (c[peer]?.load.accepted ?? 0), 0);
+      return ` ${ms(perMessage(usage?.cpuSeconds, accepted))} | ${mb(usage?.peakRssBytes)} |`;
+    });
     const accepted = reuse.reduce((n, c) => n + c.gateway.load.accepted, 0);
     const sunk = reuse.reduce((n, c) => n + c.sink.load.accepted, 0);
     const drain1 = r.runs.find((x) => x.kind === 'drain' && x.size === size && x.workers === 1);
@@ -136,13 +209,13 @@ function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
       [...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)],
       (n) => n === 'listener',
     );
-    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |${peers ? ` ${ms(perMessage(hk.get('haraka')?.cpuSeconds, harakaAccepted))} | ${mb(hk.get('haraka')?.peakRssBytes)} |` : ''}`;
+    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |${peerCells.join('')}`;
   });
   return [
     '## CPU time per message and peak memory, by process',
     '',
-    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers ? ' Haraka CPU ms/msg | Haraka peak RSS |' : ''}`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers ? '---:|---:|' : ''}`,
+    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers.map((peer) => ` ${PEER_LABEL[peer]} CPU ms/msg | ${PEER_LABEL[peer]} ${peer === 'postfix' ? 'peak PSS, all its processes' : 'peak RSS'} |`).join('')}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
     ...rows,
     '',
     `${r.meta.plan === 'full' ? 'Each size runs on a fresh listener process; peaks are per size. ' : ''}Listener peak RSS goal: ≤ ${LISTENER_RSS_GOAL_BYTES / MB} MB with 32 concurrent 10 MB messages, measured on a fresh listener (see Goals)${r.rssProbe === undefined ? '' : `: ${mb(r.rssProbe.idleRssBytes)} idle → ${mb(r.rssProbe.peakRssBytes)} peak, ${r.rssProbe.load.accepted} of ${r.rssProbe.load.sent} accepted at ${rate(r.rssProbe.load.acceptedPerSec)} msg/s`}.`,

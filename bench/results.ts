@@ -21,14 +21,31 @@ export function coresBusy(w: WindowUsage): CoresBusy {
 
 export type LoadSummary = Omit<LoadResult, 'intakeIds'>;
 
+/** One server driven in an accept cell: what the generator saw, and its processes' usage. */
+export interface ServerRun {
+  readonly load: LoadSummary;
+  readonly usage: Usage;
+  readonly cores: CoresBusy;
+}
+
+/** The peers `--peers` drives in every accept cell, after the gateway, in this order. */
+export const PEER_NAMES = ['haraka', 'postfix'] as const;
+export type PeerName = (typeof PEER_NAMES)[number];
+export const PEER_LABEL: Readonly<Record<PeerName, string>> = { haraka: 'Haraka', postfix: 'Postfix' };
+
 export interface AcceptCell {
   readonly size: SizeName;
   readonly sessions: number;
   readonly mode: ConnectionMode;
-  readonly sink: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
-  readonly gateway: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
+  readonly sink: ServerRun;
+  readonly gateway: ServerRun;
   /** Haraka with SPF and DKIM verification (`--peers` only), driven right after the gateway. */
-  readonly haraka?: { readonly load: LoadSummary; readonly usage: Usage; readonly cores: CoresBusy };
+  readonly haraka?: ServerRun;
+  /**
+   * The private Postfix (`--peers` only, where it can run), driven after Haraka; its window
+   * ends once its queue is empty, so its CPU includes discarding what it accepted.
+   */
+  readonly postfix?: ServerRun;
   /** Gateway accepted per second ÷ sink accepted per second. */
   readonly ratio: number;
 }
@@ -53,6 +70,8 @@ export interface RssProbe {
   readonly idleRssBytes: number;
   readonly peakRssBytes: number;
 }
+
+export type PostfixMeta = { readonly version: string; readonly mainCf: string; readonly masterCf: string } | { readonly skipped: string };
 
 export interface Goal {
   readonly name: string;
@@ -79,6 +98,8 @@ export interface BenchResult {
     readonly workerConcurrency: number;
     readonly e2eWorkers: number;
     readonly wireBytes: Readonly<Record<string, number>>;
+    /** The private Postfix of `--peers`: its version and configuration, or why it did not run. */
+    readonly postfix?: PostfixMeta;
   };
   readonly accept: readonly AcceptCell[];
   readonly runs: readonly EndToEndRun[];

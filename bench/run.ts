@@ -1,8 +1,9 @@
-// `npm run bench` (full sweep, about 5 minutes, 7 with --peers), `npm run bench -- --quick` (under a minute),
+// `npm run bench` (full sweep, about 6 minutes, about 9 with --peers), `npm run bench -- --quick` (under two minutes),
 // `npm run bench -- --profile [--size 1MB]` (CPU profiles of listener, worker and sandbox API),
 // `npm run bench -- --pdf` (only the PDF checks' cost per PDF, seconds).
 // `--keep` keeps the temporary directory with every process's log and the Redis data.
-// `--peers` also drives Haraka (SPF + DKIM verify, discard queue) in every accept cell.
+// `--peers` also drives Haraka (SPF + DKIM verify, discard queue) and a private Postfix (bench/postfix/, discard
+// transport; skipped with one line where it cannot run) in every accept cell.
 // `--patched-sink` runs the sink on the project's patched smtp-server instead of the published one.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
