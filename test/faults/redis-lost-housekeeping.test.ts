@@ -102,9 +102,8 @@ describe('Redis emptied after messages were answered 250, then only the worker h
       return replies.data ?? { code: 0, text: '(no reply to DATA)' };
     };
     const settled = async (id: string): Promise<IntakeRecord | undefined> => {
-      let record: IntakeRecord | undefined;
-      await until(`intake ${id} ended`, async () => ENDED_STATES.includes((record = await store.get(id))?.state ?? ''), 60_000);
-      return record;
+      await until(`intake ${id} ended`, async () => ENDED_STATES.includes((await store.get(id))?.state ?? ''), 60_000);
+      return store.get(id);
     };
     const run = Date.now();
     await start('smtp');
