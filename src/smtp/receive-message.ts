@@ -73,6 +73,8 @@ export interface ReceiveDeps {
   readonly refusedAuthentication?: (refusal: SessionRefusal) => Promise<void>;
   /** Mail to the self-test address (self-test.ts); undefined: no self-test. */
   readonly selfTest?: SelfTestDeps | undefined;
+  /** Hears each discard of a message's bytes, which no reply waits for: the listener's close does (bounded). */
+  readonly discarding?: ((discard: Promise<void>) => void) | undefined;
 }
 
 export async function receiveMessage(deps: ReceiveDeps, data: Readable, envelope: Envelope): Promise<Accepted> {
@@ -102,7 +104,7 @@ async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, re
     // The client went away mid-DATA: nothing was promised; release what was kept.
     collector.destroy(err instanceof Error ? err : undefined);
     walk.abort();
-    void spool.discard().catch(() => undefined); // not awaited: a stalled store must not delay anything
+    discard(deps, spool); // not awaited: a stalled store must not delay anything
     throw err;
   }
   // Every chunk has been through the collector's checks (size, line length, spool writes).
@@ -111,9 +113,14 @@ async function receive(deps: ReceiveDeps, data: Readable, envelope: Envelope, re
     return await accept(deps, collector, spool, digest, decision, walk, started, envelope);
   } catch (err) {
     // Not awaited: the reply must not wait on a stalled store; an orphan blob is swept anyway.
-    void spool.discard().catch(() => undefined);
+    discard(deps, spool);
     throw err;
   }
+}
+
+/** Drops what the spool wrote (a commit begun keeps it, raw-spool.ts), telling the listener it is under way. */
+function discard(deps: ReceiveDeps, spool: RawSpool): void {
+  deps.discarding?.(spool.discard().catch(() => undefined));
 }
 
 async function accept(

@@ -42,8 +42,11 @@ export interface ListenerOptions extends DeadlineLimits {
 
 /** Room a new transaction needs in the memory budget: a header block and a spool batch. */
 const ADMIT_BYTES = 512 * 1024;
+/** How long close() waits, after the connections closed, for the partial writes they leave to be deleted. */
+const DISCARD_SETTLE_MS = 2000;
 
-export interface ListenerDeps extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'memory' | 'onAuthSeconds'> {
+export interface ListenerDeps
+  extends Omit<ReceiveDeps, 'hostname' | 'maxMessageBytes' | 'authTimeoutMs' | 'memory' | 'onAuthSeconds' | 'discarding'> {
   readonly logger: Logger;
   readonly observer: IntakeObserver;
   /** A sender's own processing address (SENDERS_FILE), taken at RCPT like INBOUND_ADDRESSES. */
@@ -88,6 +91,8 @@ class MxServer extends SMTPServer {
 
 export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<Listener> {
   const logs = new SessionLogs(deps.logger, deps.observer);
+  /** Partial writes of messages not stored, being deleted: close() lets them finish before the process exits. */
+  const discards = new Set<Promise<void>>();
   const memory = new MemoryBudget(options.memoryBudgetBytes, ADMIT_BYTES);
   const deadlines = new SessionDeadlines(options);
   const onDeadline = (session: SMTPServerSession, deadline: Deadline): void => {
@@ -102,6 +107,10 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     authTimeoutMs: options.authTimeoutMs,
     memory,
     onAuthSeconds: (s) => deps.observer.stageDuration('auth', s),
+    discarding: (discard) => {
+      discards.add(discard);
+      void discard.finally(() => discards.delete(discard));
+    },
   };
   const data = dataHandler({ receive, observer: deps.observer, logs, deadlines });
 
@@ -165,6 +174,10 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
       const deadline = Date.now() + options.closeTimeoutMs;
       while (data.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // A transaction the close cut off leaves a partial write, which "abandoned before the commit
+      // leaves nothing" (docs/design.md §10) has it delete: the process must not exit first.
+      const settleBy = Date.now() + DISCARD_SETTLE_MS;
+      while ((data.inFlight > 0 || discards.size > 0) && Date.now() < settleBy) await new Promise((r) => setTimeout(r, 20));
     },
   };
 }

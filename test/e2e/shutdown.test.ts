@@ -12,7 +12,7 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
 import { FIXTURE_DIR, intakeIdOf, PROCESSING_ADDRESS, testEnv, testRawDir } from '../helpers/gateway.js';
 import { startRole } from '../helpers/processes.js';
-import { storedMessage } from '../helpers/raw-stores.js';
+import { blobsIn, storedMessage } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, SmtpClient } from '../helpers/smtp-client.js';
@@ -91,14 +91,25 @@ describe('graceful shutdown of the listener', () => {
     const port = await freePort();
     const listener = await startRole('smtp', { ...env, SMTP_PORT: String(port), SMTP_CLOSE_TIMEOUT_MS: '500' });
     const keysBefore = (await redis.keys(`${prefix}*`)).sort();
+    const blobsBefore = await blobsIn(rawStore);
     const client = await openTransaction(port);
-    client.write('Subject: never finished\r\n');
+    // Past the raw store's first batch (256 KiB), so the listener has begun writing the message to the store.
+    client.write(`Subject: never finished\r\n\r\n${`${'x'.repeat(76)}\r\n`.repeat(5000)}`);
+    const writing = async () => (await blobsIn(rawStore)).incomplete.length > blobsBefore.incomplete.length;
+    for (let i = 0; i < 200 && !(await writing()); i += 1) await new Promise((r) => setTimeout(r, 25));
+    expect(await writing()).toBe(true);
     listener.child.kill('SIGTERM');
     const reply = await client.read();
     expect(await listener.exited).toBe(0);
     expect(reply.code === 421 || reply.code === 0).toBe(true); // 421, or the connection closed without any 2xx
     expect(reply.code).not.toBe(250);
     expect((await redis.keys(`${prefix}*`)).sort()).toEqual(keysBefore);
+    // Nor in the raw store: no blob committed, and no incomplete write left behind.
+    const blobsAfter = await blobsIn(rawStore);
+    expect({ committed: blobsAfter.committed.sort(), incomplete: blobsAfter.incomplete.sort() }).toEqual({
+      committed: blobsBefore.committed.sort(),
+      incomplete: blobsBefore.incomplete.sort(),
+    });
     expect(listener.logs.filter((l) => l.event === 'smtp.accepted')).toEqual([]);
   });
 });

@@ -117,7 +117,7 @@ interface Gateway {
   start(role: 'smtp' | 'worker'): Promise<RoleProcess>;
 }
 
-async function gateway(): Promise<Gateway> {
+async function gateway(extra: Record<string, string> = {}): Promise<Gateway> {
   const prefix = randomPrefix();
   const port = await freePort();
   const env = testEnv(prefix, {
@@ -130,6 +130,7 @@ async function gateway(): Promise<Gateway> {
     WORKER_BACKOFF_BASE_MS: '100',
     WORKER_BACKOFF_CAP_MS: '1000',
     WORKER_ATTEMPTS: '30',
+    ...extra,
   });
   const queue = new Queue(INTAKE_QUEUE, { connection: reader, prefix });
   // The directory the role processes write messages to (testEnv's RAW_STORE_URL).
@@ -476,19 +477,32 @@ describe('Redis SIGKILLed and restarted while messages flow', () => {
 });
 
 describe('the Sender API down, then 429 with Retry-After, then 500s', () => {
-  it('every letter arrives once after recovery, in bounded time', async () => {
-    const gw = await gateway();
+  it('the open circuit holds the queue without spending an attempt; every letter arrives once after recovery, in bounded time', async () => {
+    // A trial every 500 ms, so that several trials meet the outage while the test watches.
+    const gw = await gateway({ API_CIRCUIT_PROBE_INTERVAL_MS: '500' });
     await api.down();
     await gw.start('smtp');
-    await gw.start('worker');
+    const worker = await gw.start('worker');
     const { titles, raws } = await letters('API outage', 10);
     const ids = (await deliverAll(gw.port, raws, 5)).map((d) => d.intakeId);
     // Down while the worker tries intakes (connection refused): the API circuit opens and holds the
-    // queue, so none of them ends while the API is away.
-    await waitFor(async () => (await Promise.all(ids.map((id) => gw.store.get(id)))).some((r) => (r?.attempts ?? 0) >= 1), 60_000);
-    await delay(3000);
+    // queue, so none of them ends while the API is away, and no attempt is spent once it is open.
+    await worker.waitForLog((l) => l.event === 'worker.api_circuit_open', 60_000);
+    const trialsFailed = () => worker.logs.filter((l) => l.event === 'worker.api_trial_failed').length;
+    await waitFor(() => trialsFailed() >= 3, 30_000); // trials reached the closed port, and were held again
     const during = await Promise.all(ids.map((id) => gw.store.get(id)));
     expect(during.filter((r) => r === undefined || ['submitted', 'rejected', 'failed'].includes(r.state))).toEqual([]);
+    // The attempts BullMQ counts as spent are those of the calls that failed before the circuit
+    // opened (each logged intake.api_error before worker.api_circuit_open; a call that fails once it
+    // is open, a trial's included, is logged after it and held). The record's `attempts` is the
+    // number of the run that claimed it last (attemptsMade + 1): a run held after its claim shows
+    // the next number without spending it, so it is not the count asserted here.
+    const openAt = worker.logs.findIndex((l) => l.event === 'worker.api_circuit_open');
+    const spentBeforeOpen = (id: string) =>
+      worker.logs.slice(0, openAt).filter((l) => l.event === 'intake.api_error' && l.intakeId === id).length;
+    const jobs = await Promise.all(ids.map((id) => gw.queue.getJob(id)));
+    expect(ids.map((id, i) => ({ id, spent: jobs[i]?.attemptsMade }))).toEqual(ids.map((id) => ({ id, spent: spentBeforeOpen(id) })));
+    expect(worker.logs.filter((l) => l.event === 'worker.api_circuit_open')).toHaveLength(1);
 
     api.store.injectFault({ status: 429, count: 3, retryAfterSeconds: 1, paths: '/api/v1/letters' });
     api.store.injectFault({ status: 500, count: 6, paths: '/api/v1/letters' });
