@@ -125,6 +125,28 @@ describe('the sealed format', () => {
       expect(openWhole(keyring, sealed).equals(plain.subarray(0, length))).toBe(true);
     }
   });
+  it('hands back every wait of the inner write: a store that fails each piece fails the write, and no rejection goes unhandled', async () => {
+    // An S3 upload that stalls answers each piece with a promise that later rejects; a segment is
+    // several pieces (ciphertext, then the tag), so each of them must be awaited by someone.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const inner: RawWrite = {
+        key: 'k.eml',
+        buffered: 0,
+        write: () => new Promise<void>((_resolve, reject) => setTimeout(() => reject(new Error('upload stalled')), 5)),
+        commit: () => Promise.resolve(),
+        abort: () => Promise.resolve(),
+      };
+      const write = sealingWriteWith(inner, fixedSeal());
+      await expect(write.write(Buffer.alloc(3 * SEGMENT_BYTES, 1)) ?? Promise.resolve()).rejects.toThrow('upload stalled');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
 
 /** A header and data key of fixed bytes under `keyring`'s key (newSeal draws them at random). */

@@ -22,10 +22,18 @@ export function sealingWriteWith(inner: RawWrite, seal: SealContext): RawWrite {
   let pendingBytes = 0;
   let counter = 0;
   let headerWritten = false;
-  /** The latest inner write to wait for: the inner write keeps its writes in order. */
-  let wait: Promise<void> | undefined;
+  /** The inner write's waits since the caller's last write: each one is awaited (one that rejects unwatched ends the process). */
+  let waits: Promise<void>[] = [];
   const emit = (piece: Buffer): void => {
-    if (piece.length > 0) wait = inner.write(piece) ?? wait;
+    if (piece.length === 0) return;
+    const wait = inner.write(piece);
+    if (wait !== undefined) waits.push(wait);
+  };
+  const takeWaits = (): Promise<void> | undefined => {
+    const taken = waits;
+    waits = [];
+    if (taken.length <= 1) return taken[0];
+    return Promise.all(taken).then(() => undefined);
   };
   /** Seals the first `bytes` of what is pending as the next segment. */
   const sealNext = (bytes: number, last: boolean): void => {
@@ -61,18 +69,16 @@ export function sealingWriteWith(inner: RawWrite, seal: SealContext): RawWrite {
     write(chunk) {
       pending.push(chunk);
       pendingBytes += chunk.length;
-      wait = undefined;
       // Full segments go out while more than one segment is held: the last is known only at commit.
       while (pendingBytes > seal.segmentBytes) sealNext(seal.segmentBytes, false);
       // The tail of a chunk of many segments is copied: it must not pin the whole chunk until commit.
       if (chunk.length > 2 * seal.segmentBytes && pending.length === 1 && pending[0] !== chunk)
         pending = [Buffer.from(pending[0] as Buffer)];
-      return wait;
+      return takeWaits();
     },
     async commit() {
-      wait = undefined;
       sealNext(pendingBytes, true);
-      await wait;
+      await takeWaits();
       await inner.commit();
     },
     abort: () => inner.abort(),
