@@ -29,7 +29,7 @@ async function run(): Promise<void> {
   process.on('SIGINT', () => undefined);
   const number = process.env[LISTENER_NUMBER_VARIABLE] ?? '1';
   const base = roleContext(process.env, 'smtp');
-  const logger = base.logger.child({ listener: number });
+  const logger = base.logger.child({ listener: Number(number) });
   const processes = base.config.smtp.processes ?? 1;
   const config = {
     ...base.config,
