@@ -10,6 +10,7 @@ import { ConfigError } from '../config.js';
 import { createMetrics } from '../ops/metrics.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
+import { budgetShareBytes } from '../smtp/memory-budget.js';
 import { required, roleContext } from './context.js';
 import { holdHangups } from './hangups.js';
 import { type FromListener, LISTENER_NUMBER_VARIABLE, toListener } from './listener-messages.js';
@@ -33,7 +34,7 @@ async function run(): Promise<void> {
   const processes = base.config.smtp.processes ?? 1;
   const config = {
     ...base.config,
-    smtp: { ...base.config.smtp, memoryBudgetBytes: Math.floor(base.config.smtp.memoryBudgetBytes / processes) },
+    smtp: { ...base.config.smtp, memoryBudgetBytes: budgetShareBytes(base.config.smtp.memoryBudgetBytes, processes) },
   };
   if (!cluster.isWorker) throw new ConfigError('a listener process is started by its primary (SMTP_PROCESSES), not by hand');
   const redisTopology = required(config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), 'for a listener process');
@@ -89,7 +90,10 @@ async function run(): Promise<void> {
       void metrics.registry.getMetricsAsJSON().then((json) => send({ kind: 'letter-intake:metrics', id: message.id, metrics: json }));
     }
   });
-  logger.info({ event: 'smtp.listener_started', port: smtp.port, pid: process.pid }, 'listener process is up');
+  logger.info(
+    { event: 'smtp.listener_started', port: smtp.port, pid: process.pid, memoryBudgetBytes: config.smtp.memoryBudgetBytes },
+    'listener process is up',
+  );
   await send({ kind: 'letter-intake:listening', port: smtp.port });
 }
 

@@ -100,6 +100,19 @@ describe('two listener processes on one port', () => {
     const accepted = proc.logs.filter((l) => l.event === 'smtp.accepted');
     expect(new Set(accepted.map((l) => l.listener))).toEqual(new Set([1, 2]));
     expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
+    // each holds half of SMTP_MEMORY_BUDGET_BYTES (128 MiB by default)
+    const budgets = proc.logs.filter((l) => l.event === 'smtp.listener_started').map((l) => l.memoryBudgetBytes);
+    expect(budgets).toEqual([64 * 1024 * 1024, 64 * 1024 * 1024]);
+  });
+
+  it('/readyz is 503 while one listener process does not answer, naming it, and 200 once it does', async () => {
+    const pid = pidOf('2');
+
+    process.kill(pid, 'SIGSTOP');
+    const stopped = await readyz().finally(() => process.kill(pid, 'SIGCONT'));
+
+    expect(stopped).toEqual({ status: 503, body: expect.objectContaining({ ready: false, listeners: { '1': 'ok', '2': 'failing' } }) });
+    expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
   });
 
   it('a listener process killed mid-DATA answered no 250; it is started again and the retry is accepted', async () => {
@@ -116,8 +129,9 @@ describe('two listener processes on one port', () => {
     expect(rest.length).toBeGreaterThan(0);
     const exited = await proc.waitForLog((l) => l.event === 'smtp.listener_exited' && l.pid === pid);
     expect(exited).toMatchObject({ listener: Number(listener), signal: 'SIGKILL' });
-    await proc.waitForLog((l) => l.event === 'smtp.listener_restarted' && l.listener === Number(listener));
-    expect(pidOf(listener)).not.toBe(pid);
+    const restarted = await proc.waitForLog((l) => l.event === 'smtp.listener_restarted' && l.listener === Number(listener));
+    expect(restarted.pid).not.toBe(pid);
+    await proc.waitForLog((l) => l.event === 'smtp.listener_started' && l.pid === restarted.pid);
     expect(await metric(`letter_intake_smtp_listener_restarts_total{listener="${listener}"}`)).toBe(1);
     expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
 
