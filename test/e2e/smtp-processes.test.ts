@@ -4,11 +4,12 @@
 // accepted; SIGHUP and a changed senders file reload both; SIGTERM lets a DATA in flight finish
 // and waits for both.
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_DIR, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
-import { type RoleProcess, startRole } from '../helpers/processes.js';
+import { type RoleProcess, runCli, startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { signedLetter } from '../helpers/signed-letter.js';
 import { dotStuff, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
@@ -200,3 +201,29 @@ describe('two listener processes on one port', () => {
     expect(alive).toEqual([]);
   });
 });
+
+describe('the smtp role with two listener processes', () => {
+  it('serves /readyz for both on its ops port, accepts mail, and stops them on SIGTERM', async () => {
+    const opsPort = await freePort();
+    const role = runCli(['smtp'], testEnv(prefix, { OPS_HTTP_PORT: String(opsPort), SMTP_PROCESSES: '2' }));
+    try {
+      const started = await role.waitForLog((l) => l.event === 'smtp.listeners_started');
+      const response = await fetch(`http://127.0.0.1:${opsPort}/readyz`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ ready: true, listeners: { '1': 'ok', '2': 'ok' } });
+      const raw = await signedLetter({ title: 'Through the smtp role' });
+      const replies = await sendOnce(Number(started.port), { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw });
+      expect(replies.data?.code).toBe(250);
+    } finally {
+      expect(await role.stop()).toBe(0);
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
