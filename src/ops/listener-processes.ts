@@ -11,4 +11,6 @@ export interface ListenerProcesses {
   readiness(): Promise<Readonly<Record<string, DependencyCheck>>>;
   /** The metrics of every listener process that answered, and of their supervisor (restarts). */
   metrics(): Promise<readonly MetricsJson[]>;
+  /** The file versions each listener process loaded (sender directory, TLS pair), as of its last readiness answer. */
+  loaded(): Readonly<Record<string, Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>>>;
 }

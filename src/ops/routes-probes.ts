@@ -22,7 +22,12 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
 
     app.get('/readyz', async (request, reply) => {
       const verdict = await deps.readiness.check(request.log);
-      return reply.code(verdict.ready ? 200 : 503).send({ ...publicReadiness(verdict), loaded: deps.loaded() });
+      const listeners = deps.listeners?.();
+      return reply.code(verdict.ready ? 200 : 503).send({
+        ...publicReadiness(verdict),
+        loaded: deps.loaded(),
+        ...(listeners === undefined ? {} : { listenersLoaded: listeners.loaded() }),
+      });
     });
 
     app.get('/metrics', async (_request, reply) => {

@@ -8,6 +8,7 @@ import type { MetricsJson } from '../ops/listener-processes.js';
 /** The environment variable that gives a listener process its number (1 to SMTP_PROCESSES). */
 export const LISTENER_NUMBER_VARIABLE = 'LETTER_INTAKE_LISTENER';
 
+const loaded = z.record(z.string(), z.object({ version: z.string(), loadedAt: z.string() }));
 const check = z.object({ ok: z.boolean(), error: z.string().optional(), skipped: z.boolean().optional() });
 const metrics = z.custom<MetricsJson>((value) => Array.isArray(value) && value.every(isMetric));
 
@@ -29,7 +30,8 @@ export const fromListener = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('letter-intake:listening'), port: z.number() }),
   /** The start failed: the error's class name, its code (EADDRINUSE …) and its message. */
   z.object({ kind: z.literal('letter-intake:failed'), name: z.string(), code: z.string().optional(), message: z.string() }),
-  z.object({ kind: z.literal('letter-intake:readiness'), id: z.number(), check }),
+  /** Its own check, and the versions of the files it loaded. */
+  z.object({ kind: z.literal('letter-intake:readiness'), id: z.number(), check, loaded }),
   z.object({ kind: z.literal('letter-intake:metrics'), id: z.number(), metrics }),
 ]);
 export type FromListener = z.infer<typeof fromListener>;

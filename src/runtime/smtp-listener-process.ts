@@ -85,7 +85,7 @@ async function run(): Promise<void> {
     if (message.kind === 'letter-intake:shutdown') shutdown();
     else if (message.kind === 'letter-intake:readiness') {
       const answer = closing ? Promise.resolve({ ok: false, error: 'closing' }) : smtp.readiness();
-      void answer.then((check) => send({ kind: 'letter-intake:readiness', id: message.id, check }));
+      void answer.then((check) => send({ kind: 'letter-intake:readiness', id: message.id, check, loaded: reloads.loaded() }));
     } else {
       void metrics.registry.getMetricsAsJSON().then((json) => send({ kind: 'letter-intake:metrics', id: message.id, metrics: json }));
     }

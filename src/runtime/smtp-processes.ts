@@ -83,6 +83,8 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
   let nextId = 0;
   const pending = new Map<number, (message: FromListener) => void>();
   const exits = new Set<Promise<void>>();
+  /** Each listener process's file versions, from its latest readiness answer. */
+  const loaded = new Map<string, Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>>();
 
   const childEnv = { ...options.env, SMTP_PROCESSES: String(count) };
 
@@ -198,8 +200,10 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     },
     async readiness() {
       const answers = await Promise.all(slots.map((slot) => ask(slot, 'letter-intake:readiness')));
+      for (const [i, answer] of answers.entries()) if (answer?.kind === 'letter-intake:readiness') loaded.set(String(i + 1), answer.loaded);
       return Object.fromEntries(slots.map((slot, i) => [String(slot.number), checkOf(slot, answers[i])]));
     },
+    loaded: () => Object.fromEntries(loaded),
     async metrics() {
       const answers = await Promise.all(slots.map((slot) => ask(slot, 'letter-intake:metrics')));
       const theirs: MetricsJson[] = answers.flatMap((answer) => (answer?.kind === 'letter-intake:metrics' ? [answer.metrics] : []));

@@ -49,9 +49,21 @@ async function metric(series: string): Promise<number> {
 
 const served = (listener: string): Promise<number> => metric(`letter_intake_smtp_listener_connections_total{listener="${listener}"}`);
 
-async function readyz(): Promise<{ status: number; body: { ready: boolean; listeners?: Record<string, string> } }> {
+interface ReadyzBody {
+  ready: boolean;
+  listeners?: Record<string, string>;
+  listenersLoaded?: Record<string, Record<string, { version: string }>>;
+}
+
+async function readyz(): Promise<{ status: number; body: ReadyzBody }> {
   const response = await fetch(`${ops}/readyz`);
-  return { status: response.status, body: (await response.json()) as { ready: boolean; listeners?: Record<string, string> } };
+  return { status: response.status, body: (await response.json()) as ReadyzBody };
+}
+
+/** The sender directory version each listener process reports through /readyz. */
+async function directoryVersions(): Promise<(string | undefined)[]> {
+  const loaded = (await readyz()).body.listenersLoaded ?? {};
+  return ['1', '2'].map((listener) => loaded[listener]?.['smtp-senders']?.version);
 }
 
 /** The pid of the listener process numbered `listener`, from its latest start line. */
@@ -152,12 +164,17 @@ describe('two listener processes on one port', () => {
       apiClientId: 'acme-billing-client',
       apiClientSecret: 'acme-billing-secret',
     };
+    const [oldVersion] = await directoryVersions();
+    expect(await directoryVersions()).toEqual([oldVersion, oldVersion]);
     writeFileSync(sendersFile, JSON.stringify({ senders: [...directory.senders, billing] }));
     for (const listener of ['1', '2']) {
       await proc.waitForLog(
         (l) => l.event === 'reload.done' && l.what === 'smtp-senders' && l.trigger === 'file-change' && l.listener === Number(listener),
       );
     }
+    const [newVersion] = await directoryVersions();
+    expect(newVersion).not.toBe(oldVersion);
+    expect(await directoryVersions()).toEqual([newVersion, newVersion]);
     const before = await counts();
     const replies = [];
     for (let i = 0; i < 4; i++) {
