@@ -80,6 +80,8 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     up.set({ listener: String(slot.number) }, 0);
   }
   let closing = false;
+  /** Every listener process listened once: from now on one that exits is started again. */
+  let started = false;
   let nextId = 0;
   const pending = new Map<number, (message: FromListener) => void>();
   const exits = new Set<Promise<void>>();
@@ -121,9 +123,9 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
         if (!settled) {
           settled = true;
           reject(new StartupError(`listener process ${slot.number} exited during its start (${signal ?? `exit code ${code}`})`));
-          return;
         }
-        if (closing) return;
+        // A first start that fails fails the role; a restart that fails is tried again.
+        if (closing || (!started && slot.listeningAt === undefined)) return;
         const ranMs = slot.listeningAt === undefined ? 0 : performance.now() - slot.listeningAt;
         slot.quickExits = quickExitsAfter(slot.quickExits, ranMs);
         const delayMs = restartDelayMs(slot.quickExits);
@@ -189,6 +191,7 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     await stopAll();
     throw err;
   }
+  started = true;
   const port = ports[0] ?? 0;
   log.info({ event: 'smtp.listeners_started', processes: count, port }, `${count} listener processes share port ${port}`);
 

@@ -194,6 +194,30 @@ describe('two listener processes on one port', () => {
     }
   });
 
+  it('a listener process that cannot start again is tried again, each time later, and listens once the cause is gone', async () => {
+    const good = readFileSync(sendersFile, 'utf8');
+    const pid = pidOf('1');
+    const exitsOfOne = (): Record<string, unknown>[] => proc.logs.filter((l) => l.event === 'smtp.listener_exited' && l.listener === 1);
+    const seen = exitsOfOne().length;
+
+    writeFileSync(sendersFile, '{ "senders": [ { "companyNameEn": "no id" } ] }');
+    process.kill(pid, 'SIGKILL');
+    await proc.waitForLog(() => exitsOfOne().length >= seen + 3);
+    const notReady = await readyz();
+    writeFileSync(sendersFile, good);
+    const back = proc.logs.length;
+    await proc.waitForLog((l) => proc.logs.indexOf(l) >= back && l.event === 'smtp.listener_restarted' && l.listener === 1);
+
+    const delays = exitsOfOne()
+      .slice(seen, seen + 3)
+      .map((l) => Number(l.restartInMs));
+    expect(delays[1]).toBe(2 * (delays[0] ?? 0));
+    expect(delays[2]).toBe(2 * (delays[1] ?? 0));
+    expect(proc.logs.some((l) => l.event === 'smtp.listener_restart_failed' && l.listener === 1)).toBe(true);
+    expect(notReady).toEqual({ status: 503, body: expect.objectContaining({ listeners: { '1': 'failing', '2': 'ok' } }) });
+    expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
+  });
+
   it('SIGTERM: a DATA in flight is answered 250, then every listener process and the primary exit', async () => {
     const raw = await signedLetter({ title: 'In flight at shutdown' });
     const { client, rest } = await halfwayThroughData(raw);
