@@ -199,7 +199,9 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     name: 'smtp',
     port,
     reload() {
-      for (const slot of slots) slot.worker?.process.kill('SIGHUP');
+      // Only to those that listen: one still starting reads its files as it starts, and a SIGHUP
+      // before its handler is in place would end it.
+      for (const slot of slots) if (slot.listeningAt !== undefined) slot.worker?.process.kill('SIGHUP');
     },
     async readiness() {
       const answers = await Promise.all(slots.map((slot) => ask(slot, 'letter-intake:readiness')));
