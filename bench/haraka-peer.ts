@@ -1,11 +1,5 @@
-// The peer: Haraka in one process (no cluster), configured like a receiving MX that checks
-// what the gateway checks: its SPF plugin and its DKIM plugin (verify only), recipients of
-// intake.example only, and a queue that discards. DNS comes from fixtures/zone.json through the
-// gateway's own zone resolver, patched into node:dns before Haraka loads, so both answer from
-// the same records and nothing leaves loopback. Forked by the bench (HARAKA_HOME, HARAKA_PORT);
-// announces itself over IPC like the sink.
-
-// The peer: Haraka in one process (no cluster), configured like a receiving MX that checks
+// The peer: Haraka in as many processes as the gateway's listener (SMTP_PROCESSES, else one per
+// core; one process is Haraka without its cluster), configured like a receiving MX that checks
 // what the gateway checks: its SPF plugin and its DKIM plugin (verify only), recipients of
 // intake.example only, and a queue that discards. DNS comes from fixtures/zone.json through the
 // gateway's own zone resolver, patched into node:dns before Haraka loads, so both answer from
@@ -15,15 +9,17 @@ import dns, { promises as dnsPromises } from 'node:dns';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadZoneResolver } from '../src/auth/zone-resolver.js';
 import { REPO } from './processes.js';
 
 const home = process.env.HARAKA_HOME ?? '';
 const port = Number(process.env.HARAKA_PORT ?? 0);
+const processes = Number(process.env.SMTP_PROCESSES ?? availableParallelism());
 
 const CONFIG: Readonly<Record<string, string>> = {
-  'smtp.ini': `[main]\nlisten=127.0.0.1:${port}\nnodes=0\npublic_ip=192.0.2.1\n`,
+  'smtp.ini': `[main]\nlisten=127.0.0.1:${port}\nnodes=${processes > 1 ? processes : 0}\npublic_ip=192.0.2.1\n`,
   'log.ini': `[main]\nlevel=${process.env.HARAKA_LOG_LEVEL ?? 'warn'}\n`,
   // bench_public_ip first: Haraka's SPF plugin skips clients on private addresses (loopback)
   plugins: 'bench_public_ip\nspf\ndkim\nrcpt_to.in_host_list\nqueue/discard\n',

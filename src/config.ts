@@ -138,6 +138,8 @@ const schema = z.object({
   SMTP_CLOSE_TIMEOUT_MS: int(0, 30_000),
   /** What all messages in flight may hold in the listener's memory together; past it 452 4.3.1. */
   SMTP_MEMORY_BUDGET_BYTES: int(MiB, 128 * MiB),
+  /** Listener processes sharing SMTP_PORT (`start` and `smtp`); unset: one per core, one for the demo. Each gets budget ÷ N. */
+  SMTP_PROCESSES: wholeNumber(1).max(256, { error: 'expected a whole number, 1 to 256' }).optional(),
   /** Expect a PROXY protocol header (behind a TCP load balancer). */
   SMTP_USE_PROXY: flag,
   /** Comma-separated processing addresses; RCPT TO anything else is 550 5.1.1. */
@@ -304,6 +306,8 @@ export interface Config {
     readonly closeTimeoutMs: number;
     readonly useProxy: boolean;
     readonly memoryBudgetBytes: number;
+    /** SMTP_PROCESSES; undefined: the role's default (one per core; one for the demo). */
+    readonly processes: number | undefined;
     readonly tls: { readonly keyFile: string; readonly certFile: string } | undefined;
   };
   readonly inboundAddresses: readonly string[];
@@ -415,6 +419,7 @@ export function loadConfig(env: Env): Config {
       closeTimeoutMs: e.SMTP_CLOSE_TIMEOUT_MS,
       useProxy: e.SMTP_USE_PROXY,
       memoryBudgetBytes: e.SMTP_MEMORY_BUDGET_BYTES,
+      processes: e.SMTP_PROCESSES,
       tls:
         e.TLS_KEY_FILE !== undefined && e.TLS_CERT_FILE !== undefined ? { keyFile: e.TLS_KEY_FILE, certFile: e.TLS_CERT_FILE } : undefined,
     },

@@ -9,6 +9,8 @@ export type CheckState = 'ok' | 'failing';
 export interface PublicReadiness {
   readonly ready: boolean;
   readonly checks: Readonly<Record<keyof Readiness['checks'], CheckState>>;
+  /** With listener processes: each one's state, by its number. */
+  readonly listeners?: Readonly<Record<string, CheckState>>;
 }
 
 export function publicReadiness(verdict: Readiness): PublicReadiness {
@@ -17,5 +19,8 @@ export function publicReadiness(verdict: Readiness): PublicReadiness {
   return {
     ready: verdict.ready,
     checks: { role: state(role), redis: state(redis), queue: state(queue), rawStore: state(rawStore), senderApi: state(senderApi) },
+    ...(verdict.listeners === undefined
+      ? {}
+      : { listeners: Object.fromEntries(Object.entries(verdict.listeners).map(([n, check]) => [n, state(check)])) }),
   };
 }

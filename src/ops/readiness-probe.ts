@@ -8,6 +8,7 @@ import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { cachedCheck } from './cached-check.js';
 import { CHECK_TIMEOUT_MS, checkQueue, checkRedis } from './dependency-checks.js';
+import type { ListenerProcesses } from './listener-processes.js';
 import { checkRawStore } from './raw-store-check.js';
 import { judgeReadiness, type Readiness } from './readiness.js';
 
@@ -20,6 +21,8 @@ export interface ReadinessProbeDeps {
   readonly rawStore?: RawStore | undefined;
   readonly apiHealth?: ApiHealth | undefined;
   readonly started: () => boolean;
+  /** The listener processes this process supervises, once they run (absent: none). */
+  readonly listeners?: (() => ListenerProcesses | undefined) | undefined;
   readonly clock: () => number;
 }
 
@@ -33,7 +36,12 @@ export function readinessProbe(deps: ReadinessProbeDeps): ReadinessProbe {
   const rawStoreProbe = cachedCheck(() => checkRawStore(deps.rawStore, CHECK_TIMEOUT_MS), RAW_STORE_PROBE_MAX_AGE_MS, deps.clock);
   return {
     async check(log) {
-      const [redis, queue, rawStore] = await Promise.all([checkRedis(deps.redis), checkQueue(deps.queue), rawStoreProbe.get()]);
+      const [redis, queue, rawStore, listeners] = await Promise.all([
+        checkRedis(deps.redis),
+        checkQueue(deps.queue),
+        rawStoreProbe.get(),
+        deps.listeners?.()?.readiness(),
+      ]);
       const verdict = judgeReadiness({
         redis,
         queue,
@@ -41,6 +49,7 @@ export function readinessProbe(deps: ReadinessProbeDeps): ReadinessProbe {
         api: deps.apiHealth?.snapshot(),
         apis: deps.apiHealth?.byApi(),
         started: deps.started(),
+        listeners,
         now: deps.clock(),
       });
       // One line when readiness changes, not one per probe.

@@ -48,6 +48,8 @@ export interface ReadinessInput {
   readonly apis?: ReadonlyMap<string, ApiHealthSnapshot> | undefined;
   /** Has this process's role started? (Absent: it has.) */
   readonly started?: boolean;
+  /** Each listener process's own readiness, by its number (absent: the listener runs in this process). */
+  readonly listeners?: Readonly<Record<string, DependencyCheck>> | undefined;
   /** Milliseconds since the epoch. */
   readonly now: number;
 }
@@ -61,15 +63,20 @@ export interface Readiness {
     readonly rawStore: DependencyCheck;
     readonly senderApi: SenderApiCheck;
   };
+  /** With listener processes: each one's check; the process is ready only when every one is. */
+  readonly listeners?: Readonly<Record<string, DependencyCheck>>;
 }
 
 export function judgeReadiness(input: ReadinessInput): Readiness {
   const senderApi = judgeSenderApis(input.api, input.apis, input.now);
   const rawStore: DependencyCheck = input.rawStore ?? { ok: true, skipped: true };
   const role: DependencyCheck = input.started === false ? { ok: false, error: 'still starting' } : { ok: true };
+  const listeners = input.listeners;
+  const listenersOk = listeners === undefined || Object.values(listeners).every((check) => check.ok);
   return {
-    ready: role.ok && input.redis.ok && input.queue.ok && rawStore.ok && senderApi.ok,
+    ready: role.ok && input.redis.ok && input.queue.ok && rawStore.ok && senderApi.ok && listenersOk,
     checks: { role, redis: input.redis, queue: input.queue, rawStore, senderApi },
+    ...(listeners === undefined ? {} : { listeners }),
   };
 }
 

@@ -2,7 +2,8 @@
 // check ok or failing, and the loaded file versions; the reasons are behind the admin login),
 // /metrics (Prometheus text format). None of them can hang on a Redis that is away.
 import type { FastifyPluginAsync } from 'fastify';
-import type { Registry } from 'prom-client';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { ListenerProcesses } from './listener-processes.js';
 import { publicReadiness } from './public-readiness.js';
 import type { ReadinessProbe } from './readiness-probe.js';
 
@@ -11,6 +12,8 @@ export interface ProbeDeps {
   readonly readiness: ReadinessProbe;
   /** The versions of the sender directory and TLS pair this process serves (reported, not judged). */
   readonly loaded: () => Readonly<Record<string, { readonly version: string; readonly loadedAt: string }>>;
+  /** The listener processes this process supervises, once they run: their metrics are added to ours. */
+  readonly listeners?: (() => ListenerProcesses | undefined) | undefined;
 }
 
 export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
@@ -19,12 +22,21 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
 
     app.get('/readyz', async (request, reply) => {
       const verdict = await deps.readiness.check(request.log);
-      return reply.code(verdict.ready ? 200 : 503).send({ ...publicReadiness(verdict), loaded: deps.loaded() });
+      const listeners = deps.listeners?.();
+      return reply.code(verdict.ready ? 200 : 503).send({
+        ...publicReadiness(verdict),
+        loaded: deps.loaded(),
+        ...(listeners === undefined ? {} : { listenersLoaded: listeners.loaded() }),
+      });
     });
 
     app.get('/metrics', async (_request, reply) => {
-      const text = await deps.registry.metrics();
-      return reply.type(deps.registry.contentType).send(text);
+      const listeners = deps.listeners?.();
+      if (listeners === undefined) return reply.type(deps.registry.contentType).send(await deps.registry.metrics());
+      // One exposition for the gateway: counters summed over processes, as prom-client's cluster mode does.
+      const [own, theirs] = await Promise.all([deps.registry.getMetricsAsJSON(), listeners.metrics()]);
+      const all = AggregatorRegistry.aggregate([own, ...theirs]);
+      return reply.type(all.contentType).send(await all.metrics());
     });
   };
 }

@@ -19,6 +19,7 @@ import type { RawStore } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ApiHealth } from './api-health.js';
 import { landingRoute } from './landing-page.js';
+import type { ListenerProcesses } from './listener-processes.js';
 import { LoginThrottle } from './login-throttle.js';
 import { readinessProbe } from './readiness-probe.js';
 import { mtaStsRoutes } from './routes-mta-sts.js';
@@ -64,6 +65,8 @@ export interface OpsServerDeps {
   readonly clock?: () => number;
   /** Has the process's role started? /readyz is 503 until it has. Absent: always. */
   readonly started?: () => boolean;
+  /** The listener processes this process supervises (SMTP_PROCESSES > 1), once they run. */
+  readonly listeners?: () => ListenerProcesses | undefined;
   /** With MTA_STS_MODE: the policy served at /.well-known/mta-sts.txt. */
   readonly mtaSts?: MtaStsSettings | undefined;
   /** The loaded versions of the files the process reloads (sender directory, TLS pair), shown by /readyz. */
@@ -90,10 +93,11 @@ export async function startOpsServer(deps: OpsServerDeps): Promise<OpsServer> {
     rawStore: deps.rawStore,
     apiHealth: deps.apiHealth,
     started: deps.started ?? (() => true),
+    listeners: deps.listeners,
     clock: deps.clock ?? Date.now,
   });
   const loaded = deps.loaded ?? (() => ({}));
-  await app.register(probeRoutes({ registry: deps.registry, readiness, loaded }));
+  await app.register(probeRoutes({ registry: deps.registry, readiness, loaded, listeners: deps.listeners }));
 
   if (deps.mtaSts !== undefined) await app.register(mtaStsRoutes(deps.mtaSts));
 

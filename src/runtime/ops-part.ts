@@ -11,6 +11,7 @@ import { replayIntake } from '../intake/replay.js';
 import { createSelfTestQueue } from '../intake/self-test-queue.js';
 import { SelfTestReports } from '../intake/self-test-reports.js';
 import { SessionRefusals } from '../intake/session-refusals.js';
+import type { ListenerProcesses } from '../ops/listener-processes.js';
 import { createMetrics } from '../ops/metrics.js';
 import { senderViews } from '../ops/sender-views.js';
 import { startOpsServer } from '../ops/server.js';
@@ -32,6 +33,8 @@ export interface OpsPart extends Closable {
   readonly url: string;
   /** The role is up: /readyz may answer 200 from now on. */
   markStarted(): void;
+  /** The listener processes this process runs: /readyz and /metrics include them from now on. */
+  attachListeners(listeners: ListenerProcesses): void;
 }
 
 export async function startOpsPart(
@@ -56,6 +59,7 @@ export async function startOpsPart(
   const metrics = createMetrics({ queue });
   const store = storeFor({ config }, redis);
   let started = false;
+  let listeners: ListenerProcesses | undefined;
   // A replay clears the raw store's `failed` end where this process has the store (start, not the ops role).
   const markers = options.rawStore === undefined ? undefined : new IntakeMarkers(options.rawStore);
   const replayDeps = { store, queue, clock: ctx.clock, attempts: config.worker.attempts, markers };
@@ -81,6 +85,7 @@ export async function startOpsPart(
     trustedProxies: config.opsHttp.trustedProxies,
     mtaSts: config.privacy.mtaSts,
     started: () => started,
+    listeners: () => listeners,
     senders: () =>
       senderViews({ sendersFile: config.sendersFile, inUse: addressesInUse(config), redis, prefix: config.redisPrefix, now: ctx.clock() }),
     ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
@@ -89,6 +94,9 @@ export async function startOpsPart(
     name: 'ops',
     observer: metrics.observer,
     url: server.url,
+    attachListeners: (processes) => {
+      listeners = processes;
+    },
     markStarted: () => {
       started = true;
       void warnAboutRedisDurability(redis, config.redisPrefix, ctx.logger);

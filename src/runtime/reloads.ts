@@ -36,11 +36,15 @@ export class Reloads {
     return Object.fromEntries([...this.#entries].map(([name, r]) => [name, r.loaded()]));
   }
 
-  /** Reloads on SIGHUP from now on (call once the parts are up), and now if one came during start. */
-  onSignal(): void {
+  /**
+   * Reloads on SIGHUP from now on (call once the parts are up), and now if one came during start;
+   * `forward` passes each SIGHUP on (to the listener processes, which reload their own files).
+   */
+  onSignal(forward?: () => void): void {
     const held = whenStarted(() => {
       this.logger.info({ event: 'reload.requested', trigger: 'SIGHUP' }, 'SIGHUP: reloading');
       this.reloadAll('SIGHUP');
+      forward?.();
     });
     if (held === 0) return;
     this.logger.info(
@@ -48,6 +52,7 @@ export class Reloads {
       'a SIGHUP arrived during start: reloading now that every part is up',
     );
     this.reloadAll('SIGHUP during start');
+    forward?.();
   }
 
   stop(): void {

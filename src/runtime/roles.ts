@@ -6,7 +6,7 @@ import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { type RoleContext, required, roleContext, senderDirectoryOf } from './context.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
 import { listeningAs } from './listen-errors.js';
-import { startOpsPart } from './ops-part.js';
+import { type OpsPart, startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
 import { Reloads } from './reloads.js';
 
@@ -14,8 +14,12 @@ export async function smtpCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'smtp');
   required(ctx.config.inboundAddresses, 'INBOUND_ADDRESSES', 'to know which recipients to accept');
   // Each role loads only its own part: a listener never loads mailparser (only its splitter), nor a worker mailauth.
-  return runRole(ctx, 'smtp', new Reloads(ctx.logger), async (part) =>
-    listeningAs('SMTP_PORT', ctx.config.smtp, (await import('./smtp-part.js')).startSmtpPart(part)),
+  return runRole(ctx, 'smtp', new Reloads(ctx.logger), async (part, ops) =>
+    listeningAs(
+      'SMTP_PORT',
+      ctx.config.smtp,
+      (await import('./listener-part.js')).startListenerPart(part, ops, { env: ctx.env, closeBoundMs: shutdownBoundMs(ctx.config) }),
+    ),
   );
 }
 
@@ -47,7 +51,7 @@ async function runRole(
   ctx: RoleContext,
   role: 'smtp' | 'worker' | 'ops' | 'portal',
   reloads: Reloads,
-  start: (part: PartContext) => Promise<Closable | undefined>,
+  start: (part: PartContext, ops: OpsPart) => Promise<(Closable & { readonly reload?: () => void }) | undefined>,
 ): Promise<'running'> {
   const redisTopology = required(ctx.config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), `for the ${role} role`);
   // The listener writes messages and the worker reads them: both need the store, checked at start.
@@ -57,9 +61,9 @@ async function runRole(
     ctx.config.opsHttp,
     startOpsPart(ctx, redisTopology, { admin: role === 'ops', rawStore, loaded: () => reloads.loaded() }),
   );
-  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisTopology, rawStore, reloads });
+  const part = rawStore === undefined ? undefined : await start({ ...ctx, observer: ops.observer, redisTopology, rawStore, reloads }, ops);
   ops.markStarted();
-  reloads.onSignal();
+  reloads.onSignal(part?.reload);
   const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore?.close()) };
   closeOnSignals(part === undefined ? [ops, closeStore] : [part, ops, closeStore], ctx.logger, shutdownBoundMs(ctx.config));
   return 'running';

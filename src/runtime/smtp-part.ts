@@ -18,6 +18,8 @@ import { SESSION_REFUSAL_BUDGET, type SessionRefusal, SessionRefusals } from '..
 import type { Logger } from '../log.js';
 import { startMimeWalk } from '../mime/mime-walk.js';
 import { createLiveResolver, type DnsResolver } from '../net/resolver.js';
+import { checkRedis } from '../ops/dependency-checks.js';
+import type { DependencyCheck } from '../ops/readiness.js';
 import { openRedis } from '../redis/connections.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
 import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
@@ -43,7 +45,13 @@ export function resolverFor(config: Config): DnsResolver {
   return cacheDkimKeyLookups(resolver);
 }
 
-export async function startSmtpPart(ctx: PartContext): Promise<Closable & { readonly port: number }> {
+export interface SmtpPart extends Closable {
+  readonly port: number;
+  /** The listener's own Redis connection answers (a listener process's part of the gateway's /readyz). */
+  readiness(): Promise<DependencyCheck>;
+}
+
+export async function startSmtpPart(ctx: PartContext): Promise<SmtpPart> {
   const { config } = ctx;
   useFastPaths(config.fastPaths);
   growHeapsAsAServer();
@@ -137,6 +145,7 @@ export async function startSmtpPart(ctx: PartContext): Promise<Closable & { read
   return {
     name: 'smtp',
     port: listener.port,
+    readiness: () => checkRedis(redis),
     async close() {
       await listener.close();
       await within(queue.close(), stepBound(redis, CLOSE_STEP_BOUND_MS));

@@ -13,12 +13,12 @@ import { lockDataDir } from './data-dir-lock.js';
 import { type EmbeddedRedis, startEmbeddedRedis, stopLeftoverRedis } from './embedded-redis.js';
 import { type Closable, closeOnSignals } from './lifecycle.js';
 import { listeningAs } from './listen-errors.js';
+import { startListenerPart } from './listener-part.js';
 import { startOpsPart } from './ops-part.js';
 import { demoPortalUser } from './portal-demo.js';
 import { startPortalPart } from './portal-part.js';
 import { Reloads } from './reloads.js';
 import { shutdownBoundMs } from './roles.js';
-import { startSmtpPart } from './smtp-part.js';
 import { StartedParts } from './started-parts.js';
 import { startWorkerPart } from './worker-part.js';
 
@@ -105,14 +105,20 @@ export async function startCommand(): Promise<'running'> {
     );
     started.add(ops);
     const part = { ...ctx, observer: ops.observer, redisTopology, rawStore, reloads };
-    const smtp = await listeningAs('SMTP_PORT', config.smtp, startSmtpPart(part));
+    // Listener processes reach the embedded Redis by its URL; the demo runs one listener.
+    const listenerEnv = redis === undefined ? env : { ...env, REDIS_URL: redis.url };
+    const smtp = await listeningAs(
+      'SMTP_PORT',
+      config.smtp,
+      startListenerPart(part, ops, { env: listenerEnv, closeBoundMs: shutdownBoundMs(config), ...(demo ? { defaultProcesses: 1 } : {}) }),
+    );
     started.add(smtp);
     const worker = await startWorkerPart(part, directory, apiUrl);
     started.add(worker);
     const portal = await listeningAs('PORTAL_PORT', config.portal, startPortalPart(part, directory, apiUrl));
     started.add(portal);
     ops.markStarted();
-    reloads.onSignal();
+    reloads.onSignal(smtp.reload);
     // Shutdown order: stop taking mail, finish jobs, then what they used; Redis and the lock last.
     closeOnSignals(
       started.inOrder(['portal', 'smtp', 'worker', 'ops', 'raw-store', 'sandbox', 'redis', 'data-dir-lock']),

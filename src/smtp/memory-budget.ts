@@ -47,3 +47,8 @@ export class MemoryBudget {
     };
   }
 }
+
+/** One listener process's budget when SMTP_PROCESSES share SMTP_MEMORY_BUDGET_BYTES: the whole ÷ N, rounded down. */
+export function budgetShareBytes(limitBytes: number, processes: number): number {
+  return Math.floor(limitBytes / Math.max(1, processes));
+}

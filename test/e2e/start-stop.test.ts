@@ -65,6 +65,7 @@ describe('a failed start stops its embedded Redis', () => {
   it.each([
     ['SANDBOX_PORT in use', async () => ({ SANDBOX_PORT: await takenPort() }), 69, 'SANDBOX_PORT'],
     ['SMTP_PORT in use', async () => ({ SMTP_PORT: await takenPort() }), 69, 'SMTP_PORT'],
+    ['SMTP_PORT in use, two listener processes', async () => ({ SMTP_PORT: await takenPort(), SMTP_PROCESSES: '2' }), 69, 'SMTP_PORT'],
     ['an unreadable DNS_ZONE_FILE', async () => ({ DNS_ZONE_FILE: '/nonexistent/zone.json' }), 78, 'DNS_ZONE_FILE'],
   ])('%s: exits naming the variable, with no redis-server left running', async (_what, extra, code, variable) => {
     const dataDir = freshDataDir();

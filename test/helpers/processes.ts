@@ -22,7 +22,8 @@ export interface RoleProcess {
 export function runCli(args: readonly string[], env: Record<string, string>): RoleProcess {
   const child = spawn(process.execPath, [resolve(REPO, 'dist/cli.js'), ...args], {
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // One listener process unless a test asks for more: SMTP_PROCESSES defaults to one per core.
+    env: { PATH: process.env.PATH ?? '', SMTP_PROCESSES: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];

@@ -13,6 +13,11 @@ describe('configuration', () => {
     expect(config.pdfChecks).toEqual({ mode: 'strict', threads: 2, timeoutMs: 10_000, memoryMb: 256 });
   });
 
+  it('leaves SMTP_PROCESSES to the role when unset (one per core; one for the demo), and takes a number', () => {
+    expect(loadConfig({}).smtp.processes).toBeUndefined();
+    expect(loadConfig({ SMTP_PROCESSES: '4' }).smtp.processes).toBe(4);
+  });
+
   it('turns the PDF checks off with PDF_CHECKS=off, and sets their limits', () => {
     const config = loadConfig({ PDF_CHECKS: 'off', PDF_CHECK_THREADS: '3', PDF_CHECK_TIMEOUT_MS: '2500', PDF_CHECK_MEMORY_MB: '128' });
     expect(config.pdfChecks).toEqual({ mode: 'off', threads: 3, timeoutMs: 2500, memoryMb: 128 });
@@ -42,6 +47,8 @@ describe('configuration', () => {
     ['SANDBOX_STRICT_CONTRACT', 'true'],
     ['API_TITLE_MAX_CHARS', '0'],
     ['API_MAX_PARTS', 'many'],
+    ['SMTP_PROCESSES', '0'],
+    ['SMTP_PROCESSES', 'two'],
   ])('names %s when its value %j is bad', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);

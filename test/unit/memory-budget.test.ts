@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget } from '../../src/smtp/memory-budget.js';
+import { budgetShareBytes, MemoryBudget } from '../../src/smtp/memory-budget.js';
 
 describe('the listener memory budget', () => {
   it('grants reservations up to the limit and refuses the one past it, unchanged', () => {
@@ -31,5 +31,15 @@ describe('the listener memory budget', () => {
     expect(budget.admits()).toBe(true);
     a.resize(91);
     expect(budget.admits()).toBe(false);
+  });
+});
+
+describe('the share of one listener process', () => {
+  it.each([
+    [128 * 1024 * 1024, 1, 128 * 1024 * 1024],
+    [128 * 1024 * 1024, 2, 64 * 1024 * 1024],
+    [100, 3, 33],
+  ])('of %i bytes over %i processes is %i bytes', (limitBytes, processes, share) => {
+    expect(budgetShareBytes(limitBytes, processes)).toBe(share);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiHealthSnapshot } from '../../src/ops/api-health.js';
 import { createApiHealth } from '../../src/ops/api-health.js';
+import { publicReadiness } from '../../src/ops/public-readiness.js';
 import { API_OUTAGE_GRACE_MS, judgeReadiness } from '../../src/ops/readiness.js';
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -73,6 +74,21 @@ describe('judgeReadiness', () => {
     expect(verdict.ready).toBe(false);
     expect(verdict.checks.role).toEqual({ ok: false, error: 'still starting' });
     expect(judgeReadiness({ redis: up, queue: up, api: {}, started: true, now: NOW }).ready).toBe(true);
+  });
+
+  it('with listener processes, is ready only when every one is; the public body names each, the reason stays inside', () => {
+    const starting = { ok: false, error: 'exited; starting again' };
+    const verdict = judgeReadiness({ redis: up, queue: up, api: {}, listeners: { '1': up, '2': starting }, now: NOW });
+    expect(verdict.ready).toBe(false);
+    expect(verdict.listeners).toEqual({ '1': up, '2': starting });
+    expect(publicReadiness(verdict).listeners).toEqual({ '1': 'ok', '2': 'failing' });
+    expect(judgeReadiness({ redis: up, queue: up, api: {}, listeners: { '1': up, '2': up }, now: NOW }).ready).toBe(true);
+  });
+
+  it('has no listeners entry when the listener runs in the process itself', () => {
+    const verdict = judgeReadiness({ redis: up, queue: up, api: {}, now: NOW });
+    expect(verdict.listeners).toBeUndefined();
+    expect(publicReadiness(verdict)).not.toHaveProperty('listeners');
   });
 
   it('passes the failing dependency and its error through to the body', () => {
