@@ -2,7 +2,7 @@
 // listener processes sharing the port (smtp-processes.ts), whose readiness and metrics the ops
 // part then includes. Unset, SMTP_PROCESSES is one per core (the demo's one is `start`'s choice).
 import { availableParallelism } from 'node:os';
-import type { Env } from '../config.js';
+import type { Env } from '../config-env.js';
 import type { Closable } from './lifecycle.js';
 import type { OpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';

@@ -10,8 +10,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { Env } from '../config.js';
 import { ConfigError } from '../config.js';
+import type { Env } from '../config-env.js';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ListenerProcesses, MetricsJson } from '../ops/listener-processes.js';
