@@ -28,9 +28,10 @@ async function main(): Promise<void> {
   const logDir = join(temp, 'logs');
   mkdirSync(logDir);
   const sampler = new Sampler();
+  sampler.start();
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const generator = forkBench('generator', 'generator.ts', { BENCH_RUN_ID: runId }, logDir);
-  const results: { setting: string; sessions: number; load: LoadResult }[] = [];
+  const results: { setting: string; sessions: number; load: LoadResult; listenerCpuMs: number; redisCpuMs: number }[] = [];
   log(
     `load average at start: ${loadavg()
       .map((l) => l.toFixed(1))
@@ -56,11 +57,16 @@ async function main(): Promise<void> {
           for (const sessions of SESSIONS) {
             await gateway.redis.flush();
             const spec: LoadSpec = { port: gateway.smtpPort, size: '10KB', sessions, mode: 'reuse', durationMs, maxMessages: 50_000 };
+            const window = sampler.window();
             const result = await load(generator, spec);
-            results.push({ setting, sessions, load: result });
+            const usage = window.end().processes;
+            const perMessage = (name: string): number => ((usage[name]?.cpuSeconds ?? 0) * 1000) / Math.max(1, result.accepted);
+            const listenerCpuMs = perMessage('listener');
+            const redisCpuMs = perMessage('redis');
+            results.push({ setting, sessions, load: result, listenerCpuMs, redisCpuMs });
             const other = Object.entries(result.replies).filter(([code]) => code !== '250');
             log(
-              `round ${round} GROUP_COMMIT=${setting} ${sessions} sessions: ${result.acceptedPerSec.toFixed(0)}/s, reply p50 ${result.replyMs.p50.toFixed(0)} p99 ${result.replyMs.p99.toFixed(0)} ms${other.length > 0 ? ` (other replies ${JSON.stringify(Object.fromEntries(other))})` : ''}`,
+              `round ${round} GROUP_COMMIT=${setting} ${sessions} sessions: ${result.acceptedPerSec.toFixed(0)}/s, reply p50 ${result.replyMs.p50.toFixed(0)} p99 ${result.replyMs.p99.toFixed(0)} ms, CPU per message: listener ${listenerCpuMs.toFixed(2)} ms, Redis ${redisCpuMs.toFixed(2)} ms${other.length > 0 ? ` (other replies ${JSON.stringify(Object.fromEntries(other))})` : ''}`,
             );
           }
         } finally {
@@ -69,6 +75,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    sampler.stop();
     await generator.stop();
     rmSync(temp, { recursive: true, force: true });
   }
@@ -78,14 +85,15 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   const rows = [
-    '| GROUP_COMMIT | sessions | accepted/s (median of rounds) | reply p50 ms | reply p99 ms | rounds: accepted/s |',
-    '|---|---|---|---|---|---|',
+    '| GROUP_COMMIT | sessions | accepted/s (median of rounds) | reply p50 ms | reply p99 ms | listener CPU ms/msg | Redis CPU ms/msg | rounds: accepted/s |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const sessions of SESSIONS) {
     for (const setting of SETTINGS) {
-      const cells = results.filter((r) => r.setting === setting && r.sessions === sessions).map((r) => r.load);
+      const mine = results.filter((r) => r.setting === setting && r.sessions === sessions);
+      const cells = mine.map((r) => r.load);
       rows.push(
-        `| ${setting} | ${sessions} | ${median(cells.map((c) => c.acceptedPerSec)).toFixed(0)} | ${median(cells.map((c) => c.replyMs.p50)).toFixed(0)} | ${median(cells.map((c) => c.replyMs.p99)).toFixed(0)} | ${cells.map((c) => c.acceptedPerSec.toFixed(0)).join(', ')} |`,
+        `| ${setting} | ${sessions} | ${median(cells.map((c) => c.acceptedPerSec)).toFixed(0)} | ${median(cells.map((c) => c.replyMs.p50)).toFixed(0)} | ${median(cells.map((c) => c.replyMs.p99)).toFixed(0)} | ${median(mine.map((r) => r.listenerCpuMs)).toFixed(2)} | ${median(mine.map((r) => r.redisCpuMs)).toFixed(2)} | ${cells.map((c) => c.acceptedPerSec.toFixed(0)).join(', ')} |`,
       );
     }
   }

@@ -36,6 +36,8 @@ export type AddIntakeJob = (data: IntakeJobData, options: JobsOptions) => Promis
  */
 export function groupedJobAdds(queue: Queue<IntakeJobData>, bounds: GroupBounds): AddIntakeJob {
   const add = groupedCalls<{ readonly data: IntakeJobData; readonly options: JobsOptions }, unknown>(async (adds) => {
+    const [only, ...more] = adds;
+    if (only !== undefined && more.length === 0) return [{ ok: true, value: await queue.add(INTAKE_QUEUE, only.data, only.options) }];
     const jobs = await queue.addBulk(adds.map(({ data, options }) => ({ name: INTAKE_QUEUE, data, opts: options })));
     return jobs.map((job) => ({ ok: true, value: job }));
   }, bounds);

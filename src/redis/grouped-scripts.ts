@@ -14,6 +14,15 @@ export function groupedScripts(redis: RedisClient, bounds: GroupBounds): RedisCl
   if (redis instanceof Cluster) return redis;
   const client = redis;
   const evalshaTogether = groupedCalls<ScriptCall, unknown>(async (calls) => {
+    const [only, ...more] = calls;
+    if (only !== undefined && more.length === 0) {
+      // alone: as the client itself sends it (a pipeline costs the listener more CPU than one command)
+      const [sha, keys, ...args] = only;
+      return client.evalsha(sha, keys, ...args).then(
+        (value): Answers<unknown> => [{ ok: true, value }],
+        (error: unknown): Answers<unknown> => [{ ok: false, error }],
+      );
+    }
     const pipeline = client.pipeline();
     for (const [sha, keys, ...args] of calls) pipeline.evalsha(sha, keys, ...args);
     const replies = (await pipeline.exec()) ?? [];
