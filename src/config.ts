@@ -179,10 +179,10 @@ const schema = z.object({
   /** Bound on storing + queueing before the client is told 451 4.3.0. */
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
   /**
-   * Acceptances that finish together share the file raw store's directory fsync and one Redis
-   * round trip per step (records, jobs, states); `off`: each commits alone.
+   * `on`: acceptances that finish together share the file raw store's directory fsync and one
+   * Redis round trip per step (records, jobs, states); `off` (default): each commits alone.
    */
-  GROUP_COMMIT: z.enum(['on', 'off']).default('on'),
+  GROUP_COMMIT: z.enum(['on', 'off']).default('off'),
   /** Longest an acceptance waits for the group commit running before its own starts beside it. */
   GROUP_COMMIT_MAX_WAIT_MS: int(1, 2),
   /** Acceptances served by one group commit at most. */
