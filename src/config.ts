@@ -181,6 +181,15 @@ const schema = z.object({
   PDF_CHECK_MEMORY_MB: int(32, 256),
   /** Bound on storing + queueing before the client is told 451 4.3.0. */
   ENQUEUE_TIMEOUT_MS: int(100, 5000),
+  /**
+   * `on`: acceptances that finish together share the file raw store's directory fsync and one
+   * Redis round trip per step (records, jobs, states); `off` (default): each commits alone.
+   */
+  GROUP_COMMIT: z.enum(['on', 'off']).default('off'),
+  /** Longest an acceptance waits for the group commit running before its own starts beside it. */
+  GROUP_COMMIT_MAX_WAIT_MS: int(1, 2),
+  /** Acceptances served by one group commit at most. */
+  GROUP_COMMIT_MAX: int(1, 32),
   /** Bound on the authentication decision after the end of DATA (DNS for SPF and DKIM) → 451 4.7.0. */
   AUTH_TIMEOUT_MS: int(100, 30_000),
   /** Jobs one worker process runs at once. */
@@ -354,6 +363,8 @@ export interface Config {
   readonly refusalCountKeys: number;
   readonly sandbox: { readonly host: string; readonly port: number; readonly contractMode: ContractMode };
   readonly dataDir: string;
+  /** GROUP_COMMIT=on: its bounds; off: undefined, every acceptance commits alone. */
+  readonly groupCommit: { readonly maxWaitMs: number; readonly max: number } | undefined;
   readonly rawStore: {
     /** RAW_STORE_URL as given, or the default under DATA_DIR. */
     readonly url: string;
@@ -439,6 +450,7 @@ export function loadConfig(env: Env): Config {
     maxPdfBytes: e.MAX_PDF_BYTES,
     pdfChecks: { mode: e.PDF_CHECKS, threads: e.PDF_CHECK_THREADS, timeoutMs: e.PDF_CHECK_TIMEOUT_MS, memoryMb: e.PDF_CHECK_MEMORY_MB },
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    groupCommit: e.GROUP_COMMIT === 'on' ? { maxWaitMs: e.GROUP_COMMIT_MAX_WAIT_MS, max: e.GROUP_COMMIT_MAX } : undefined,
     authTimeoutMs: e.AUTH_TIMEOUT_MS,
     worker: {
       concurrency: e.WORKER_CONCURRENCY,

@@ -7,7 +7,7 @@ import { withTimeout } from '../bounded.js';
 import { IntakeError } from '../errors.js';
 import type { AckSession, ReplicaAck } from '../redis/replica-ack.js';
 import { acceptedMarker, type IntakeMarkers } from './markers.js';
-import { type IntakeJobData, intakeJobOptions } from './queue.js';
+import { type AddIntakeJob, type IntakeJobData, intakeJobOptions } from './queue.js';
 import type { StoredBody } from './raw-spool.js';
 import type { NewIntake } from './record.js';
 import { replayIntake } from './replay.js';
@@ -18,6 +18,8 @@ import type { IntakeStore } from './store.js';
 export interface AcceptDeps {
   readonly store: IntakeStore;
   readonly queue: Queue<IntakeJobData>;
+  /** Adds a new intake's job (group commit: many in one round trip); absent: the queue's own add. */
+  readonly addJob?: AddIntakeJob | undefined;
   readonly clock: () => number;
   readonly attempts: number;
   /** Bound on the whole store-and-queue step, replicas included; past it the client is told 451 4.3.0. */
@@ -126,7 +128,8 @@ async function storeAndQueue(deps: AcceptDeps, intake: NewIntake, message: Incom
   if (!created.created && created.state !== 'received') return { intakeId, duplicate: true, ...recordBlob, pointsAtBlob: false };
   const job = { intakeId, from: intake.from, sizeBytes: intake.sizeBytes };
   if (created.created) {
-    await deps.queue.add('intake', job, intakeJobOptions(intakeId, deps.attempts));
+    const options = intakeJobOptions(intakeId, deps.attempts);
+    await (deps.addJob === undefined ? deps.queue.add('intake', job, options) : deps.addJob(job, options));
   } else {
     // An earlier attempt stopped before `queued`: its job, if any, is kept while it can still run.
     await requeueJob(deps.queue, job, deps.attempts);

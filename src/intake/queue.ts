@@ -1,5 +1,6 @@
 // The BullMQ queue "intake": job data is keys and small facts, never the message.
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
+import { type GroupBounds, groupedCalls } from '../redis/grouped-calls.js';
 
 export const INTAKE_QUEUE = 'intake';
 
@@ -24,4 +25,21 @@ export function intakeJobOptions(intakeId: string, attempts: number): JobsOption
 
 export function createIntakeQueue(connection: ConnectionOptions, prefix: string): Queue<IntakeJobData> {
   return new Queue<IntakeJobData>(INTAKE_QUEUE, { connection, prefix });
+}
+
+/** Adds an intake's job: the Queue's own add, or one of many sharing a round trip. */
+export type AddIntakeJob = (data: IntakeJobData, options: JobsOptions) => Promise<unknown>;
+
+/**
+ * Jobs added together go in one round trip (BullMQ's addBulk: one MULTI of its add scripts). A
+ * failed round trip fails every add in it: none is known to be queued.
+ */
+export function groupedJobAdds(queue: Queue<IntakeJobData>, bounds: GroupBounds): AddIntakeJob {
+  const add = groupedCalls<{ readonly data: IntakeJobData; readonly options: JobsOptions }, unknown>(async (adds) => {
+    const [only, ...more] = adds;
+    if (only !== undefined && more.length === 0) return [{ ok: true, value: await queue.add(INTAKE_QUEUE, only.data, only.options) }];
+    const jobs = await queue.addBulk(adds.map(({ data, options }) => ({ name: INTAKE_QUEUE, data, opts: options })));
+    return jobs.map((job) => ({ ok: true, value: job }));
+  }, bounds);
+  return (data, options) => add({ data, options });
 }

@@ -1,14 +1,17 @@
 // The file:// raw store: one file per message in a directory (local disk, or a shared mount for
 // several hosts). A write goes to `.incoming/<key>` while DATA arrives; commit flushes it,
 // fsyncs the file, renames it to `<key>` and fsyncs the directory, so a committed blob
-// survives a power cut and a crash leaves at most an incomplete file the sweep removes.
+// survives a power cut and a crash leaves at most an incomplete file the sweep removes. With group
+// commit the directory's fsync is shared by the commits that finish together (durability.ts).
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, link, mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { type FileHandle, mkdir, readdir, readFile, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchBuffers } from './batch-buffers.js';
 import { INCOMPLETE_PREFIX, isBlobKey, newBlobKey } from './blob-key.js';
 import { bounded } from './bounded.js';
+import { type Durability, durability, NODE_FS, type StoreFs } from './durability.js';
+import type { GroupCommitSettings } from './group-sync.js';
 import {
   BlobChanged,
   isMarkerId,
@@ -26,6 +29,10 @@ export interface FileStoreOptions {
   readonly timeoutMs: number;
   /** Chunks are gathered up to this many bytes before each write to the file. */
   readonly batchBytes?: number;
+  /** Commits finishing together share the directory's fsync; absent: each commit fsyncs it alone. */
+  readonly groupCommit?: GroupCommitSettings | undefined;
+  /** The calls that write, sync and rename (tests record their order); default: node:fs. */
+  readonly fs?: StoreFs;
 }
 
 const DEFAULT_BATCH_BYTES = 256 * 1024;
@@ -37,6 +44,8 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   const incomingDir = join(dir, INCOMPLETE_PREFIX);
   const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
   const buffers = new BatchBuffers(2 * batchBytes, REUSED_BATCH_BUFFERS);
+  const fs = options.fs ?? NODE_FS;
+  const durable = durability(fs, options.groupCommit);
   let ready: Promise<unknown> | undefined;
   const ensureDirs = (): Promise<unknown> => {
     // Created once; a failure is retried by the next caller.
@@ -58,20 +67,20 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
 
   return {
     location: `file://${dir}`,
-    begin: () => fileWrite(dir, ensureDirs, timeoutMs, batchBytes, buffers),
+    begin: () => fileWrite({ dir, ensureDirs, timeoutMs, batchBytes, buffers, fs, durable }),
     async replace(key) {
       const path = pathOf(key);
       const before = await bounded(stat(path).catch(absentAsUndefined), timeoutMs, `stat ${key}`);
       if (before === undefined) return undefined;
-      return fileWrite(dir, ensureDirs, timeoutMs, batchBytes, buffers, { key, modifiedAt: before.mtime });
+      return fileWrite({ dir, ensureDirs, timeoutMs, batchBytes, buffers, fs, durable }, { key, modifiedAt: before.mtime });
     },
     async read(key) {
-      const handle = await bounded(openIfPresent(pathOf(key)), timeoutMs, `open ${key}`);
+      const handle = await bounded(openIfPresent(fs, pathOf(key)), timeoutMs, `open ${key}`);
       return handle?.createReadStream() satisfies Readable | undefined;
     },
     async readBuffer(key, front = NOTHING) {
       const read = async (): Promise<Buffer | undefined> => {
-        const handle = await openIfPresent(pathOf(key));
+        const handle = await openIfPresent(fs, pathOf(key));
         if (handle === undefined) return undefined;
         try {
           return await readBehind(handle, front);
@@ -82,7 +91,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       return bounded(read(), timeoutMs, `read ${key}`);
     },
     async delete(key) {
-      await bounded(unlink(pathOf(key)).catch(absentAsUndefined), timeoutMs, `delete ${key}`);
+      await bounded(fs.unlink(pathOf(key)).catch(absentAsUndefined), timeoutMs, `delete ${key}`);
     },
     async *listOlderThan(before) {
       yield* listDir(dir, '', before, timeoutMs);
@@ -92,7 +101,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       const path = markerPath(kind, id);
       const put = async (): Promise<'written' | 'exists'> => {
         await ensureDirs();
-        return writeMarker(incomingDir, path, body, mode);
+        return writeMarker(fs, durable, incomingDir, path, body, mode);
       };
       return bounded(put(), timeoutMs, `put ${kind}/${id}`);
     },
@@ -101,7 +110,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       return bounded(readFile(path, 'utf8').catch(absentAsUndefined), timeoutMs, `get ${kind}/${id}`);
     },
     async deleteMarker(kind, id) {
-      await bounded(unlink(markerPath(kind, id)).catch(absentAsUndefined), timeoutMs, `delete ${kind}/${id}`);
+      await bounded(fs.unlink(markerPath(kind, id)).catch(absentAsUndefined), timeoutMs, `delete ${kind}/${id}`);
     },
     async *listMarkers(kind) {
       const path = join(dir, kind);
@@ -114,7 +123,8 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
     },
     exclusiveCreate: () => Promise.resolve(true), // a hard link fails when the name exists
     async check() {
-      await bounded(probe(incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
+      durable.usable(); // a store whose fsync failed is not ready: a restart reopens it
+      await bounded(probe(fs, incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
     },
     close() {},
   };
@@ -127,14 +137,17 @@ interface Replacing {
   readonly modifiedAt: Date;
 }
 
-function fileWrite(
-  dir: string,
-  ensureDirs: () => Promise<unknown>,
-  timeoutMs: number,
-  batchBytes: number,
-  buffers: BatchBuffers,
-  replacing?: Replacing,
-): RawWrite {
+interface WriteContext {
+  readonly dir: string;
+  readonly ensureDirs: () => Promise<unknown>;
+  readonly timeoutMs: number;
+  readonly batchBytes: number;
+  readonly buffers: BatchBuffers;
+  readonly fs: StoreFs;
+  readonly durable: Durability;
+}
+
+function fileWrite({ dir, ensureDirs, timeoutMs, batchBytes, buffers, fs, durable }: WriteContext, replacing?: Replacing): RawWrite {
   const key = replacing?.key ?? newBlobKey();
   // A new version is written under a fresh name beside the new blobs: a crash leaves an
   // incomplete write that the sweep removes, and the committed blob as it was.
@@ -147,7 +160,7 @@ function fileWrite(
   // Writes run one after another even if a caller does not wait (appends must keep their order).
   let chain: Promise<void> = Promise.resolve();
 
-  const file = (): Promise<FileHandle> => (handle ??= ensureDirs().then(() => open(temp, 'wx')));
+  const file = (): Promise<FileHandle> => (handle ??= ensureDirs().then(() => fs.open(temp, 'wx')));
   const flush = (): Promise<void> => {
     const batch = buffers.gather(pending, pendingBytes);
     pending = [];
@@ -175,19 +188,20 @@ function fileWrite(
     async commit() {
       await flush();
       const commit = async (): Promise<void> => {
+        durable.usable();
         const fh = await file();
-        await fh.sync();
+        await durable.file(fh);
         await fh.close();
         if (replacing !== undefined) {
           // A blob deleted meanwhile (retention, erase) is not brought back.
           if ((await stat(join(dir, key)).catch(absentAsUndefined)) === undefined) {
-            await unlink(temp).catch(absentAsUndefined);
+            await fs.unlink(temp).catch(absentAsUndefined);
             throw new BlobChanged(`blob ${key} went while its new version was written`);
           }
           await utimes(temp, replacing.modifiedAt, replacing.modifiedAt);
         }
-        await rename(temp, join(dir, key));
-        await syncDir(dir); // the rename itself is durable only once the directory is synced
+        await fs.rename(temp, join(dir, key));
+        await durable.dir(dir); // the rename itself is durable only once the directory is synced
       };
       await bounded(commit(), timeoutMs, `commit ${key}`);
     },
@@ -198,7 +212,7 @@ function fileWrite(
       const drop = async (): Promise<void> => {
         await chain.catch(() => undefined);
         await opened.then((fh) => fh.close()).catch(() => undefined);
-        await unlink(temp).catch(absentAsUndefined);
+        await fs.unlink(temp).catch(absentAsUndefined);
       };
       await bounded(drop(), timeoutMs, `abort ${key}`);
     },
@@ -220,11 +234,11 @@ async function* listDir(path: string, keyPrefix: string, before: number, timeout
 }
 
 /** Writes, syncs, reads back and deletes a file: the directory exists and is writable. */
-async function probe(incomingDir: string, ensureDirs: () => Promise<unknown>): Promise<void> {
+async function probe(fs: StoreFs, incomingDir: string, ensureDirs: () => Promise<unknown>): Promise<void> {
   await ensureDirs();
   const path = join(incomingDir, `.probe-${randomUUID()}`);
   const content = `probe ${path}\n`;
-  const fh = await open(path, 'wx');
+  const fh = await fs.open(path, 'wx');
   try {
     await fh.write(content);
     await fh.sync();
@@ -232,7 +246,7 @@ async function probe(incomingDir: string, ensureDirs: () => Promise<unknown>): P
     await fh.close();
   }
   const back = await readFile(path, 'utf8');
-  await unlink(path);
+  await fs.unlink(path);
   if (back !== content) throw new Error('read back different bytes than written');
 }
 
@@ -241,44 +255,43 @@ async function probe(incomingDir: string, ensureDirs: () => Promise<unknown>): P
  * renamed over (replace) or hard-linked to (once: the link fails when the name exists, so two
  * writers never both create it) its name, and the directory synced.
  */
-async function writeMarker(incomingDir: string, path: string, body: string, mode: 'replace' | 'once'): Promise<'written' | 'exists'> {
+async function writeMarker(
+  fs: StoreFs,
+  durable: Durability,
+  incomingDir: string,
+  path: string,
+  body: string,
+  mode: 'replace' | 'once',
+): Promise<'written' | 'exists'> {
+  durable.usable();
   const temp = join(incomingDir, `.marker-${randomUUID()}`);
-  const fh = await open(temp, 'wx');
+  const fh = await fs.open(temp, 'wx');
   try {
     await fh.write(body);
-    await fh.sync();
+    await durable.file(fh);
   } finally {
     await fh.close();
   }
   try {
     if (mode === 'replace') {
-      await rename(temp, path);
+      await fs.rename(temp, path);
     } else {
-      const linked = await link(temp, path).then(
+      const linked = await fs.link(temp, path).then(
         () => true,
         (err: unknown) => {
           if (err instanceof Error && 'code' in err && err.code === 'EEXIST') return false;
           throw err;
         },
       );
-      await unlink(temp);
+      await fs.unlink(temp);
       if (!linked) return 'exists';
     }
   } catch (err) {
-    await unlink(temp).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
     throw err;
   }
-  await syncDir(join(path, '..'));
+  await durable.dir(join(path, '..'));
   return 'written';
-}
-
-async function syncDir(path: string): Promise<void> {
-  const fh = await open(path, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
 
 const NOTHING = new Uint8Array(0);
@@ -301,8 +314,8 @@ async function readBehind(handle: FileHandle, front: Uint8Array): Promise<Buffer
   return whole.subarray(0, filled);
 }
 
-async function openIfPresent(path: string): Promise<FileHandle | undefined> {
-  return open(path, 'r').catch(absentAsUndefined);
+async function openIfPresent(fs: StoreFs, path: string): Promise<FileHandle | undefined> {
+  return fs.open(path, 'r').catch(absentAsUndefined);
 }
 
 function absentAsUndefined(err: unknown): undefined {

@@ -5,6 +5,7 @@ import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PrivacySettings } from '../privacy-settings.js';
 import { fileRawStore } from './file-store.js';
+import type { GroupCommitSettings } from './group-sync.js';
 import { describeLocation, type RawStoreLocation } from './location.js';
 import { type RawStore, WRITE_ONCE_UNPROTECTED } from './raw-store.js';
 import { askForServerSideEncryption, type S3Sse } from './s3-sse.js';
@@ -22,6 +23,8 @@ export interface RawStoreSettings {
   readonly s3Sse?: S3Sse | undefined;
   /** The master keys: every blob and marker is sealed under them (sealing/sealed-store.ts). */
   readonly keyring?: Keyring | undefined;
+  /** A directory's commits share its fsync (GROUP_COMMIT); absent: each commits alone. */
+  readonly groupCommit?: GroupCommitSettings | undefined;
 }
 
 export function openRawStore(settings: RawStoreSettings): RawStore {
@@ -29,7 +32,7 @@ export function openRawStore(settings: RawStoreSettings): RawStore {
   const sse = settings.s3Sse;
   const store =
     location.kind === 'file'
-      ? fileRawStore({ dir: location.dir, timeoutMs })
+      ? fileRawStore({ dir: location.dir, timeoutMs, groupCommit: settings.groupCommit })
       : s3RawStore({
           bucket: location.bucket,
           prefix: location.prefix,
@@ -84,6 +87,7 @@ export async function openCheckedRawStore(
   config: {
     readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
     readonly enqueueTimeoutMs: number;
+    readonly groupCommit?: GroupCommitSettings | undefined;
     readonly privacy?: Pick<PrivacySettings, 'rawStoreKeys' | 's3Sse'>;
   },
   /** Where a role's start warns about a store without conditional puts. */
@@ -96,6 +100,7 @@ export async function openCheckedRawStore(
     s3PathStyle: config.rawStore.s3PathStyle,
     s3Sse: config.privacy?.s3Sse,
     keyring: keyringOfSettings(config.privacy?.rawStoreKeys),
+    groupCommit: config.groupCommit,
   });
   try {
     await checkRawStoreAtStart(store, config.rawStore.location, logger);

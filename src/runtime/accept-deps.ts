@@ -4,7 +4,7 @@
 import type { Queue } from 'bullmq';
 import type { AcceptDeps } from '../intake/accept.js';
 import { IntakeMarkers } from '../intake/markers.js';
-import type { IntakeJobData } from '../intake/queue.js';
+import { groupedJobAdds, type IntakeJobData } from '../intake/queue.js';
 import type { IntakeStore } from '../intake/store.js';
 import type { RedisClient } from '../redis/connections.js';
 import type { ReplicaAck } from '../redis/replica-ack.js';
@@ -25,6 +25,7 @@ export function acceptDepsFor(
   return {
     store: parts.store,
     queue: parts.queue,
+    addJob: ctx.config.groupCommit === undefined ? undefined : groupedJobAdds(parts.queue, ctx.config.groupCommit),
     clock: ctx.clock,
     attempts: ctx.config.worker.attempts,
     timeoutMs: ctx.config.enqueueTimeoutMs,

@@ -21,6 +21,7 @@ import { createLiveResolver, type DnsResolver } from '../net/resolver.js';
 import { checkRedis } from '../ops/dependency-checks.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import { openRedis } from '../redis/connections.js';
+import { groupedScripts } from '../redis/grouped-scripts.js';
 import { addressesInUse } from '../senders/addresses-in-use.js';
 import { liveSenderDirectory, reloadableListenerDirectory } from '../senders/live-directory.js';
 import { createAuthenticator } from '../smtp/authenticator.js';
@@ -77,7 +78,8 @@ export async function startSmtpPart(ctx: PartContext): Promise<SmtpPart> {
   const queue = createIntakeQueue(redis, config.redisPrefix);
   queue.on('error', logErrorsSparingly(log, 'smtp.queue_error', 'queue error'));
   await queue.waitUntilReady();
-  const store = storeFor(ctx, redis);
+  // Sessions that finish together send their records and `queued` transitions in shared round trips.
+  const store = storeFor(ctx, config.groupCommit === undefined ? redis : groupedScripts(redis, config.groupCommit));
   const refusals = new SessionRefusals(redis, config.redisPrefix, config.recordRetentionMs, {
     ...SESSION_REFUSAL_BUDGET,
     maxBytes: config.refusedMaxBytes,
