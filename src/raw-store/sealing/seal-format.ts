@@ -101,7 +101,10 @@ export function openSegment(seal: SealContext, counter: number, last: boolean, s
   decipher.setAAD(seal.header);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]);
+    const plain = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+    const rest = decipher.final();
+    // GCM's final() adds no bytes: the segment is not copied a second time to join them.
+    return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
   } catch {
     throw new SealBroken(`segment ${counter}${last ? ' (the last)' : ''} does not verify: altered, reordered or truncated`);
   }
