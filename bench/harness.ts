@@ -123,6 +123,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         generator:
           'bench/generator.ts (own, one process, no PIPELINING; Postfix smtp-source not used: it sends one fixed message, which the gateway would de-duplicate by Message-ID)',
         redis: gateway.redis.settings,
+        rawStoreSealed: process.env.RAW_STORE_KEY !== undefined,
         workerConcurrency: plan.workerConcurrency,
         e2eWorkers: plan.e2eWorkers,
         wireBytes,

@@ -5,8 +5,9 @@
 // digest, the message rules. Acceptance stops at the raw store's commit (no record, no job).
 // Reported per size: the median main-thread time per message (event loop utilization, what
 // bounds the accept rate of one listener) and the process CPU (all threads: file writes, GC).
+// With RAW_STORE_KEY set, the store seals what it is given, as the listener's does.
 //
-//   npm run build && tsx bench/listener-cpu.ts [--messages N] [--sizes 10KB,1MB]
+//   npm run build && [RAW_STORE_KEY=…] tsx bench/listener-cpu.ts [--messages N] [--sizes 10KB,1MB]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,8 @@ import { loadZoneResolver } from '../src/auth/zone-resolver.js';
 import { rawStoreSpool } from '../src/intake/raw-spool.js';
 import { startMimeWalk } from '../src/mime/mime-walk.js';
 import { fileRawStore } from '../src/raw-store/file-store.js';
+import { keyringOf } from '../src/raw-store/sealing/keyring.js';
+import { sealedRawStore } from '../src/raw-store/sealing/sealed-store.js';
 import { createAuthenticator } from '../src/smtp/authenticator.js';
 import { MemoryBudget } from '../src/smtp/memory-budget.js';
 import { receiveMessage } from '../src/smtp/receive-message.js';
@@ -32,7 +35,9 @@ const { values } = parseArgs({ options: { messages: { type: 'string' }, sizes: {
 const sizes = (values.sizes ?? '').split(',').filter(isSizeName);
 
 const dir = mkdtempSync(join(tmpdir(), 'listener-cpu-'));
-const store = fileRawStore({ dir, timeoutMs: 30_000 });
+const key = process.env.RAW_STORE_KEY;
+const files = fileRawStore({ dir, timeoutMs: 30_000 });
+const store = key === undefined ? files : sealedRawStore(files, keyringOf([key], 'RAW_STORE_KEY'));
 const deps = {
   authenticate: createAuthenticator(loadZoneResolver(resolve(REPO, 'fixtures', 'zone.json'))),
   accept: async (_intake: unknown, message: { body: () => Promise<{ blobKey: string }> }) => {
@@ -52,7 +57,9 @@ const deps = {
 const envelope = { mailFrom: BENCH_ENVELOPE.mailFrom, rcptTo: [BENCH_ENVELOPE.rcptTo], clientIp: '127.0.0.1', helo: BENCH_ENVELOPE.helo };
 
 try {
-  console.log('listener work per message after the DATA parser (median; main thread = event loop busy time)');
+  console.log(
+    `listener work per message after the DATA parser (median; main thread = event loop busy time), raw store ${key === undefined ? 'as sent' : 'sealed'}`,
+  );
   console.log('| size | messages | main thread ms/msg | p90 | process CPU ms/msg |');
   console.log('|---|---:|---:|---:|---:|');
   for (const size of sizes) {

@@ -35,7 +35,7 @@ export function renderReport(r: BenchResult): string {
     `# letter-intake benchmark, ${m.startedAt.slice(0, 10)} (${m.plan} run, ${Math.round(m.durationSec / 6) / 10} min)`,
     '',
     `Machine: ${m.cpus}, ${m.memoryGB} GB, Node ${m.node}; all traffic on loopback, every process on the same cores; 1-minute load average ${m.loadAverage.start.toFixed(1)} at the start, ${m.loadAverage.end.toFixed(1)} at the end (other users' processes included).`,
-    `Gateway in production shape: 1 listener process (\`node dist/cli.js smtp\`), worker processes (\`node dist/cli.js worker\`, WORKER_CONCURRENCY ${m.workerConcurrency}), the sandbox Sender API in its own process, a private Redis (${m.redis}).`,
+    `Gateway in production shape: 1 listener process (\`node dist/cli.js smtp\`), worker processes (\`node dist/cli.js worker\`, WORKER_CONCURRENCY ${m.workerConcurrency}), the sandbox Sender API in its own process, a private Redis (${m.redis})${sealedText(m.rawStoreSealed)}.`,
     `Messages (DKIM rsa-sha256 by acme.example, SPF pass, one Message-ID each): ${sizes.map((s) => `${sizeLabel(s)} = ${formatBytes(m.wireBytes[s] ?? 0)} on the wire`).join('; ')}.`,
     `Generator: ${m.generator}. Sink: bare smtp-server (no auth, no storage, drains DATA, no reverse DNS)${m.sink === undefined ? '' : `: ${m.sink}`}.`,
     '',
@@ -298,6 +298,12 @@ function peak(usages: readonly Usage[], match: (name: string) => boolean): numbe
       .map(([, v]) => v.peakRssBytes),
   );
   return values.length === 0 ? undefined : Math.max(...values);
+}
+
+/** The raw store's sealing as the run had it (said only when the run recorded it). */
+function sealedText(sealed: boolean | undefined): string {
+  if (sealed === undefined) return '';
+  return sealed ? '; raw store sealed (RAW_STORE_KEY)' : '; raw store as sent (no RAW_STORE_KEY)';
 }
 
 function perMessage(cpuSeconds: number | undefined, count: number): number | undefined {

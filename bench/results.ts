@@ -95,6 +95,8 @@ export interface BenchResult {
     /** Which smtp-server the sink ran on (absent in runs from before the choice). */
     readonly sink?: string;
     readonly redis: string;
+    /** Whether the raw store sealed what it kept (RAW_STORE_KEY passed through; absent in runs from before). */
+    readonly rawStoreSealed?: boolean;
     readonly workerConcurrency: number;
     readonly e2eWorkers: number;
     readonly wireBytes: Readonly<Record<string, number>>;

@@ -53,7 +53,11 @@ describe('the benchmark harness, tiny plan', () => {
     expect(byName('End-to-end p99').map((g) => g.met)).toEqual([undefined, undefined]);
     expect(byName('worker processes').map((g) => g.measured)).toEqual(['not measured', 'not measured', 'not measured']);
 
+    // numbers with and without sealing differ: the report says which the run had
+    const sealed = process.env.RAW_STORE_KEY !== undefined;
+    expect(result.meta.rawStoreSealed).toBe(sealed);
     const report = renderReport(result);
+    expect(report).toContain(sealed ? 'raw store sealed (RAW_STORE_KEY)' : 'raw store as sent (no RAW_STORE_KEY)');
     expect(report).toContain('## Goals');
     expect(report).toMatch(/\| 10KB \| 2 \| reused \| \d+(\.\d+)? \| \d+(\.\d+)? \|/);
   });

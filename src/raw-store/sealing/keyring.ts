@@ -1,13 +1,14 @@
 // The raw store's master keys (RAW_STORE_KEY_FILE, RAW_STORE_KEY, RAW_STORE_KEYS): 32 bytes each,
 // named by an id derived from the key itself (so no one has to name them), the last one writing
 // and all of them reading, which is what a rotation needs.
-import { createHash } from 'node:crypto';
+import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 export interface MasterKey {
   /** 8 bytes, derived from the key: written in each header, it picks the key that opens it. */
   readonly id: Buffer;
-  readonly key: Buffer;
+  /** A KeyObject: ciphers take it without probing it first (seal-format.ts, SealContext). */
+  readonly key: KeyObject;
 }
 
 export interface Keyring {
@@ -29,7 +30,7 @@ export function keyringOf(texts: readonly string[], source: string): Keyring {
     if (key.length !== 32 || !/^[A-Za-z0-9+/]{43}=$/.test(text.trim())) {
       throw new Error(`${source}: entry ${i + 1} is not 32 bytes in base64 (openssl rand -base64 32)`);
     }
-    return { id: keyIdOf(key), key };
+    return { id: keyIdOf(key), key: createSecretKey(key) };
   });
   const writing = keys.at(-1);
   if (writing === undefined) throw new Error(`${source}: no key`);
