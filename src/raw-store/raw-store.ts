@@ -68,6 +68,13 @@ export interface RawStore {
    * pass (docs/design.md §13). Rejects when the store did not answer the question.
    */
   exclusiveCreate(): Promise<boolean>;
+  /**
+   * Puts `body` over the marker only while it still holds `was` (rekey seals it again): 'gone',
+   * writing nothing, when it went or changed meanwhile, a delete landing during the call included
+   * (file store; S3 where the store honours If-Match). A directory keeps the marker's mtime; on
+   * S3 its LastModified becomes the put's, so marker retention reads the time in `ended/` itself.
+   */
+  replaceMarker(kind: MarkerKind, id: string, was: string, body: string): Promise<'written' | 'gone'>;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
   getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
   /** Deletes a marker; deleting what is not there is fine. */

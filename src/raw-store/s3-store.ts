@@ -58,9 +58,10 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
 
   const getObject = async (key: string) => getFullKey(objectKey(key));
   /** The blob's ETag, or undefined when there is none under the key. */
-  const etagOf = async (key: string): Promise<string | undefined> => {
+  const etagOf = (key: string): Promise<string | undefined> => etagOfFull(objectKey(key));
+  const etagOfFull = async (fullKey: string): Promise<string | undefined> => {
     try {
-      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }), { abortSignal: signal() });
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() });
       return head.ETag ?? '';
     } catch (err) {
       if (err instanceof Error && (err.name === 'NotFound' || err.name === 'NoSuchKey' || statusOf(err) === 404)) return undefined;
@@ -197,6 +198,32 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
         return back === body ? 'written' : 'exists';
       };
       return bounded(put(), timeoutMs, `put ${kind}/${id}`);
+    },
+    async replaceMarker(kind, id, was, body) {
+      const key = markerKey(kind, id);
+      const put = async (): Promise<'written' | 'gone'> => {
+        const current = await getFullKey(key);
+        const text = await current?.Body?.transformToString();
+        if (current === undefined || text !== was) return 'gone';
+        const etag = current.ETag ?? '';
+        if (etag !== '' && (await honoursIfMatch())) {
+          // The store refuses the put when the marker went (404) or changed (412) since it was read.
+          const command = new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, IfMatch: etag });
+          return client.send(command, { abortSignal: signal() }).then(
+            () => 'written' as const,
+            (err: unknown) => {
+              if (err instanceof Error && (statusOf(err) === 412 || statusOf(err) === 404 || err.name === 'NoSuchKey')) return 'gone';
+              throw err;
+            },
+          );
+        }
+        // A store that ignores If-Match: asked again just before the put. A delete landing between
+        // the two requests is undone; that window is one request long (none where If-Match holds).
+        if ((await etagOfFull(key)) !== etag) return 'gone';
+        await putObject(key, body);
+        return 'written';
+      };
+      return bounded(put(), timeoutMs, `replace ${kind}/${id}`);
     },
     async getMarker(kind, id) {
       const key = markerKey(kind, id);

@@ -24,6 +24,8 @@ export class SealBroken extends Error {
 
 export interface SealContext {
   readonly header: Buffer;
+  /** The master key's id the header names. */
+  readonly keyId: Buffer;
   readonly dataKey: Buffer;
   readonly noncePrefix: Buffer;
   readonly segmentBytes: number;
@@ -40,13 +42,18 @@ export function newSeal(keyring: Keyring, segmentBytes = SEGMENT_BYTES): SealCon
   const size = Buffer.alloc(4);
   size.writeUInt32BE(segmentBytes);
   const header = Buffer.concat([MAGIC, master.id, wrapNonce, wrapped, wrap.getAuthTag(), noncePrefix, size]);
-  return { header, dataKey, noncePrefix, segmentBytes };
+  return { header, keyId: master.id, dataKey, noncePrefix, segmentBytes };
+}
+
+/** The master key id a header names, not verified (its first 12 bytes suffice), or undefined for anything else. */
+export function namedKeyId(header: Buffer): Buffer | undefined {
+  return header.length >= 12 && header.subarray(0, 4).equals(MAGIC) ? header.subarray(4, 12) : undefined;
 }
 
 /** The header's data key, unwrapped with the master key it names. */
 export function openHeader(keyring: Keyring, header: Buffer): SealContext {
-  if (header.length < HEADER_BYTES || !header.subarray(0, 4).equals(MAGIC)) throw new SealBroken('not a sealed blob (no LIS1 header)');
-  const id = header.subarray(4, 12);
+  const id = header.length < HEADER_BYTES ? undefined : namedKeyId(header);
+  if (id === undefined) throw new SealBroken('not a sealed blob (no LIS1 header)');
   const master = keyring.byId(id);
   if (master === undefined) throw new SealBroken(`sealed under master key ${id.toString('hex')}, which is not among RAW_STORE_KEYS`);
   const unwrap = createDecipheriv('aes-256-gcm', master.key, header.subarray(12, 24));
@@ -60,7 +67,7 @@ export function openHeader(keyring: Keyring, header: Buffer): SealContext {
   }
   const segmentBytes = header.readUInt32BE(79);
   if (segmentBytes < 1 || segmentBytes > 16 * 1024 * 1024) throw new SealBroken('the header names an impossible segment size');
-  return { header: header.subarray(0, HEADER_BYTES), dataKey, noncePrefix: header.subarray(72, 79), segmentBytes };
+  return { header: header.subarray(0, HEADER_BYTES), keyId: id, dataKey, noncePrefix: header.subarray(72, 79), segmentBytes };
 }
 
 function nonceOf(seal: SealContext, counter: number, last: boolean): Buffer {
