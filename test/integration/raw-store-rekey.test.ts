@@ -362,14 +362,16 @@ describe('rekey on a directory: a blob deleted in the commit itself', () => {
 /**
  * A loopback proxy before s3rver (which ignores If-Match) that honours If-Match on a put or a
  * multipart completion as AWS S3 does: 404 NoSuchKey when the object is gone, 412 when its ETag
- * differs. `beforeConditionalPut` runs first (a deletion landing just then). Records each If-Match.
+ * differs. `beforeConditionalPut` runs first (a deletion landing just then). Records each If-Match,
+ * and apart those of multipart completions.
  */
 async function ifMatchProxy(
   s3: S3Server,
   beforeConditionalPut: (path: string) => Promise<void>,
-): Promise<{ url: string; ifMatches: string[]; close: () => Promise<void> }> {
+): Promise<{ url: string; ifMatches: string[]; completions: string[]; close: () => Promise<void> }> {
   const direct = new S3Client({ ...s3.client, forcePathStyle: true });
   const ifMatches: string[] = [];
+  const completions: string[] = [];
   const server = createServer((req, res) => {
     const forward = (): void => {
       const upstream = httpRequest(`${s3.endpoint}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
@@ -384,6 +386,7 @@ async function ifMatchProxy(
       typeof ifMatch === 'string' && (req.method === 'PUT' || (req.method === 'POST' && url.searchParams.has('uploadId')));
     if (!conditional || url.searchParams.has('partNumber')) return forward();
     ifMatches.push(ifMatch);
+    if (req.method === 'POST') completions.push(url.pathname);
     const [, bucket, ...rest] = decodeURIComponent(url.pathname).split('/');
     const refuse = (status: number, code: string): void => {
       req.resume();
@@ -404,6 +407,7 @@ async function ifMatchProxy(
   return {
     url: `http://127.0.0.1:${port}`,
     ifMatches,
+    completions,
     close: async () => {
       direct.destroy();
       await new Promise<void>((ok) => server.close(() => ok()));
@@ -418,7 +422,7 @@ describe('rekey on an S3 store that honours If-Match', () => {
   });
   afterAll(() => s3.stop());
 
-  it('puts the new version with the ETag the blob had: one deleted at the last moment is refused by the store, not brought back', async () => {
+  it('puts the new version with the ETag the blob had: one deleted at the last moment is refused by the store, not brought back, multipart too', async () => {
     const location = parseRawStoreUrl(randomS3Url());
     const oldStore = openRawStore({
       location,
@@ -430,16 +434,21 @@ describe('rekey on an S3 store that honours If-Match', () => {
     const direct = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: s3.client });
     const kept = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
     const deleted = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
-    // The deletion lands after rekey's last look, just before the store judges the put.
+    // Over S3's 5 MiB part: a multipart upload, whose completion carries the If-Match.
+    const deletedLarge = await putChunked(oldStore, randomBytes(6 * 1024 * 1024 + 5));
+    // The deletion lands after rekey's last look, just before the store judges the put or the completion.
     const proxy = await ifMatchProxy(s3, async (path) => {
-      if (path.endsWith(deleted)) await direct.delete(deleted);
+      for (const key of [deleted, deletedLarge]) if (path.endsWith(key)) await direct.delete(key);
     });
     const plain = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: { ...s3.client, endpoint: proxy.url } });
     try {
       const report = await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'));
-      expect(report).toEqual({ rewritten: 1, current: 0, gone: 1, failed: [] });
-      expect(proxy.ifMatches.filter((etag) => etag !== '"0"')).toHaveLength(2); // each put named the version it replaces
+      expect(report).toEqual({ rewritten: 1, current: 0, gone: 2, failed: [] });
+      expect(proxy.ifMatches.filter((etag) => etag !== '"0"')).toHaveLength(3); // each put named the version it replaces
+      expect(proxy.completions.filter((path) => path.endsWith(deletedLarge))).toHaveLength(1);
       expect(await direct.readBuffer(deleted)).toBeUndefined();
+      expect(await direct.readBuffer(deletedLarge)).toBeUndefined();
+      expect((await blobsIn(direct)).committed.sort()).toEqual([kept]);
       expect(await sealedUnder(direct, kept)).toBe(NEW_ID);
     } finally {
       for (const store of [oldStore, direct, plain]) store.close();
