@@ -22,6 +22,8 @@ export interface RawStoreSettings {
   readonly s3Sse?: S3Sse | undefined;
   /** The master keys: every blob and marker is sealed under them (sealing/sealed-store.ts). */
   readonly keyring?: Keyring | undefined;
+  /** Where the S3 store warns of a probe object it could not delete. */
+  readonly logger?: Logger | undefined;
 }
 
 export function openRawStore(settings: RawStoreSettings): RawStore {
@@ -37,6 +39,11 @@ export function openRawStore(settings: RawStoreSettings): RawStore {
           forcePathStyle: settings.s3PathStyle,
           ...(settings.s3Client === undefined ? {} : { client: settings.s3Client }),
           ...(sse === undefined ? {} : { onClient: (client: S3Client) => askForServerSideEncryption(client, sse) }),
+          probeLeft: (key, err) =>
+            settings.logger?.warn(
+              { event: 'raw_store.probe_left', key, err },
+              'a probe object could not be deleted: the orphan sweep deletes it once RAW_STORE_ORPHAN_AFTER_MS passed',
+            ),
         });
   return settings.keyring === undefined ? store : sealedRawStore(store, settings.keyring);
 }
@@ -96,6 +103,7 @@ export async function openCheckedRawStore(
     s3PathStyle: config.rawStore.s3PathStyle,
     s3Sse: config.privacy?.s3Sse,
     keyring: keyringOfSettings(config.privacy?.rawStoreKeys),
+    logger,
   });
   try {
     await checkRawStoreAtStart(store, config.rawStore.location, logger);

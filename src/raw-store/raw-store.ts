@@ -108,7 +108,7 @@ export interface RawWrite {
 export interface StoredBlob {
   readonly key: string;
   readonly modifiedAt: number;
-  /** An incomplete write nobody finished (a listener died mid-DATA). */
+  /** An incomplete write nobody finished (a listener died mid-DATA), or a probe object left behind: nobody's message. */
   readonly incomplete: boolean;
 }
 

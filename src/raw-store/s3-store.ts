@@ -33,7 +33,12 @@ export interface S3StoreOptions {
   readonly client?: S3ClientConfig;
   /** Called with the client once made (RAW_STORE_S3_SSE adds its middleware, s3-sse.ts). */
   readonly onClient?: (client: S3Client) => void;
+  /** Told of a probe object whose delete failed (the orphan sweep removes it later). */
+  readonly probeLeft?: ((key: string, err: unknown) => void) | undefined;
 }
+
+/** Objects the store writes to learn what the server does; none outlives the question but by a failed delete. */
+const PROBE_PREFIX = '.probe-';
 
 /** S3's minimum part size; the last part may be smaller, and a message under it is one PUT. */
 const PART_BYTES = 5 * 1024 * 1024;
@@ -55,6 +60,11 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     return `${prefix}${kind}/${id}`;
   };
   const signal = (): AbortSignal => AbortSignal.timeout(timeoutMs);
+  const deleteProbe = async (fullKey: string): Promise<void> => {
+    await client
+      .send(new DeleteObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() })
+      .catch((err: unknown) => options.probeLeft?.(fullKey, err));
+  };
 
   const getObject = async (key: string) => getFullKey(objectKey(key));
   /** The blob's ETag, or undefined when there is none under the key. */
@@ -93,12 +103,12 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     return conditional;
   };
   const honoursIfNoneMatch = async (): Promise<boolean> => {
-    const key = `${prefix}.probe-${randomUUID()}`;
+    const key = `${prefix}${PROBE_PREFIX}${randomUUID()}`;
     try {
       await putObject(key, 'probe\n');
       return !(await putObject(key, 'probe again\n', true).catch(refusedHeader));
     } finally {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+      await deleteProbe(key);
     }
   };
 
@@ -110,7 +120,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
   let ifMatch: Promise<boolean> | undefined;
   const honoursIfMatch = (): Promise<boolean> => {
     ifMatch ??= (async () => {
-      const key = `${prefix}.probe-${randomUUID()}`;
+      const key = `${prefix}${PROBE_PREFIX}${randomUUID()}`;
       try {
         await putObject(key, 'probe\n');
         const stale = new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'probe again\n', IfMatch: '"0"' });
@@ -119,7 +129,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
           (err: unknown) => (err instanceof Error && statusOf(err) === 412 ? true : !refusedHeader(err)),
         );
       } finally {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+        await deleteProbe(key);
       }
     })().catch((err: unknown) => {
       ifMatch = undefined;
@@ -177,7 +187,8 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
           const key = object.Key?.slice(prefix.length);
           const modifiedAt = object.LastModified?.getTime();
           if (key === undefined || modifiedAt === undefined || !isBlobKey(key)) continue;
-          if (modifiedAt < before) yield { key, modifiedAt, incomplete: false } satisfies StoredBlob;
+          // A probe whose delete failed is nobody's message: the orphan sweep deletes it like an incomplete write.
+          if (modifiedAt < before) yield { key, modifiedAt, incomplete: key.startsWith(PROBE_PREFIX) } satisfies StoredBlob;
         }
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
@@ -255,7 +266,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     async check() {
       // A probe object written, read back and deleted: the bucket exists and this identity may
       // write, read and delete in it (what the listener, the worker and retention do).
-      const key = `.probe-${randomUUID()}`;
+      const key = `${PROBE_PREFIX}${randomUUID()}`;
       const content = `probe ${key}\n`;
       const run = async (): Promise<void> => {
         await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: content }), { abortSignal: signal() });
