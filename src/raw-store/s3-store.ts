@@ -302,8 +302,9 @@ function statusOf(err: Error): number | undefined {
 /**
  * A new version of a committed blob, put over it. If-Match (the ETag it had) goes with the put, or
  * with the multipart upload's completion: a store that honours it (AWS S3) refuses to bring back
- * a blob deleted meanwhile or to overwrite one changed meanwhile; for one that ignores it, the ETag
- * is asked again just before the upload completes.
+ * a blob deleted meanwhile or to overwrite one changed meanwhile. For one that ignores it, the ETag
+ * is asked again when the commit begins, before the last part (up to 5 MiB; the whole put for a
+ * blob under one part) is sent and the upload completed: a delete landing in that time is undone.
  */
 interface Replacing {
   readonly key: string;
