@@ -81,6 +81,12 @@ export interface RawStore {
   deleteMarker(kind: MarkerKind, id: string): Promise<void>;
   /** Ids with a marker of this kind: for discovery only (a listing is never trusted for an absence). */
   listMarkers(kind: MarkerKind): AsyncIterable<StoredMarker>;
+  /**
+   * Whether the store keeps old versions of what is overwritten or deleted (an S3 bucket with
+   * versioning enabled, or suspended after it was): retention's deletes and rekey's puts then
+   * leave the old bytes behind. Absent where nothing keeps them (a directory).
+   */
+  readonly keepsOldVersions?: () => Promise<boolean>;
   /** Writes, reads back and deletes a probe: the store is reachable and writable. */
   check(): Promise<void>;
   /** Releases connections (S3 client sockets). */

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
+  GetBucketVersioningCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -262,6 +263,19 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     },
     async exclusiveCreate() {
       return bounded(conditionalPuts(), timeoutMs, 'probe conditional puts');
+    },
+    async keepsOldVersions() {
+      const ask = async (): Promise<boolean> => {
+        try {
+          const answer = await client.send(new GetBucketVersioningCommand({ Bucket: bucket }), { abortSignal: signal() });
+          // Suspended: what was written while it was enabled still keeps its versions.
+          return answer.Status === 'Enabled' || answer.Status === 'Suspended';
+        } catch (err) {
+          if (err instanceof Error && (err.name === 'NotImplemented' || statusOf(err) === 501)) return false; // a store without versioning
+          throw err;
+        }
+      };
+      return bounded(ask(), timeoutMs, 'ask for bucket versioning');
     },
     async check() {
       // A probe object written, read back and deleted: the bucket exists and this identity may

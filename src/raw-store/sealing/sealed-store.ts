@@ -47,7 +47,9 @@ function broken(what: string, err: unknown): never {
 }
 
 export function sealedRawStore(inner: RawStore, keyring: Keyring): RawStore {
+  const versions = inner.keepsOldVersions;
   return {
+    ...(versions === undefined ? {} : { keepsOldVersions: () => versions() }),
     location: inner.location,
     begin: () => sealingWrite(inner.begin(), keyring),
     async replace(key) {
