@@ -28,8 +28,11 @@ export interface FileStoreOptions {
   readonly timeoutMs: number;
   /** Chunks are gathered up to this many bytes before each write to the file. */
   readonly batchBytes?: number;
-  /** Runs inside a replace's commit once the old version is claimed, before the new one goes in place (tests land a delete there). */
-  readonly beforeReplacing?: (key: string) => Promise<void>;
+  /**
+   * Runs inside a replace once the old version is claimed, before the new one goes in place
+   * (tests land a delete there), with the blob key or `<kind>/<id>` for a marker.
+   */
+  readonly beforeReplacing?: (name: string) => Promise<void>;
 }
 
 const DEFAULT_BATCH_BYTES = 256 * 1024;
@@ -120,7 +123,8 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
         const temp = join(incomingDir, `.marker-${randomUUID()}`);
         await writeSynced(temp, body, before.mtime);
         const still = async (side: string): Promise<boolean> => (await readFile(side, 'utf8')) === was;
-        if (!(await claimedRename(temp, path, markerSide(kind, id), still))) return 'gone';
+        const claimed = (): Promise<void> | undefined => options.beforeReplacing?.(`${kind}/${id}`);
+        if (!(await claimedRename(temp, path, markerSide(kind, id), still, claimed))) return 'gone';
         await syncDir(join(dir, kind));
         return 'written';
       };

@@ -2,7 +2,7 @@
 // every blob sealed under the old key is sealed again under the new one, in place (its key, and
 // so its record and the blob index, stay), so that the old key can leave the keyring at once.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { stat, utimes } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -340,7 +340,7 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
   }, 90_000);
 });
 
-describe('rekey on a directory: a blob deleted in the commit itself', () => {
+describe('rekey on a directory: a blob or marker deleted in the put itself', () => {
   it("is not brought back when the delete lands between the store's last look and its rename", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
     const oldStore = sealedRawStore(fileRawStore({ dir, timeoutMs: 10_000 }), keyringOf([OLD], 'test'));
@@ -352,6 +352,30 @@ describe('rekey on a directory: a blob deleted in the commit itself', () => {
       expect(await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 0, current: 0, gone: 1, failed: [] });
       expect(await plain.readBuffer(key)).toBeUndefined();
       expect(await blobsIn(plain)).toEqual({ committed: [], incomplete: [] });
+    } finally {
+      for (const store of [oldStore, deleter, plain]) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a marker is not brought back when the delete lands between the store's claim and its rename", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
+    const oldStore = sealedRawStore(fileRawStore({ dir, timeoutMs: 10_000 }), keyringOf([OLD], 'test'));
+    const deleter = fileRawStore({ dir, timeoutMs: 10_000 });
+    const plain = fileRawStore({
+      dir,
+      timeoutMs: 10_000,
+      beforeReplacing: async (name) => {
+        if (name === 'accepted/in0006') await deleter.deleteMarker('accepted', 'in0006');
+      },
+    });
+    try {
+      await oldStore.putMarker('accepted', 'in0006', '{"subject":"Kontoauszug"}', 'replace');
+      await oldStore.putMarker('accepted', 'in0007', '{"subject":"Mahnung"}', 'replace');
+      expect(await rekeyMarkers(plain, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 1, current: 0, gone: 1, failed: [] });
+      expect(await plain.getMarker('accepted', 'in0006')).toBeUndefined();
+      expect(await sealedRawStore(plain, keyringOf([NEW], 'test')).getMarker('accepted', 'in0007')).toBe('{"subject":"Mahnung"}');
+      expect(readdirSync(join(dir, '.incoming'))).toEqual([]); // no side name or new version left
     } finally {
       for (const store of [oldStore, deleter, plain]) store.close();
       rmSync(dir, { recursive: true, force: true });
