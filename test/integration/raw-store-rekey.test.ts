@@ -341,7 +341,7 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
 });
 
 describe('rekey on a directory: a blob or marker deleted in the put itself', () => {
-  it("is not brought back when the delete lands between the store's last look and its rename", async () => {
+  it("a blob is not brought back when the delete lands between the store's claim and its rename", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
     const oldStore = sealedRawStore(fileRawStore({ dir, timeoutMs: 10_000 }), keyringOf([OLD], 'test'));
     const deleter = fileRawStore({ dir, timeoutMs: 10_000 });
