@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { type RawStore, WRITE_ONCE_UNPROTECTED } from '../raw-store/raw-store.js';
 import type { RedisClient } from '../redis/connections.js';
-import { type CheckResult, fail, ok } from './result.js';
+import { type CheckResult, fail, ok, warn } from './result.js';
 
 const AREA = 'Raw store';
 
@@ -17,6 +17,8 @@ export interface RawStoreProbe {
    * it: what `recover` relies on (docs/design.md §13). Absent where raw mail is in Redis.
    */
   markerRoundTrip?(probe: string): Promise<MarkerRoundTrip>;
+  /** See RawStore.keepsOldVersions; absent where nothing keeps old versions. */
+  keepsOldVersions?(): Promise<boolean>;
 }
 
 export interface MarkerRoundTrip {
@@ -29,8 +31,10 @@ export interface MarkerRoundTrip {
 
 /** The configured raw store: a probe blob written, committed, read back and deleted. */
 export function rawStoreProbe(store: RawStore): RawStoreProbe {
+  const versions = store.keepsOldVersions;
   return {
     location: store.location,
+    ...(versions === undefined ? {} : { keepsOldVersions: () => versions() }),
     async roundTrip(probe) {
       const write = store.begin();
       await write.write(probe);
@@ -69,7 +73,8 @@ export function redisRawStoreProbe(redis: RedisClient, prefix: string, where: st
   };
 }
 
-export async function checkRawStore(probe: RawStoreProbe, retentionDays: number): Promise<CheckResult[]> {
+/** `sealed`: master keys are configured (a rotation's `rekey` leaves the old key's ciphertext in old versions). */
+export async function checkRawStore(probe: RawStoreProbe, retentionDays: number, sealed = false): Promise<CheckResult[]> {
   const bytes = randomBytes(32);
   let read: Buffer | undefined;
   try {
@@ -84,6 +89,27 @@ export async function checkRawStore(probe: RawStoreProbe, retentionDays: number)
       : fail(AREA, 'writable and readable', `${probe.location}: what was written did not read back`),
     ...(probe.markerRoundTrip === undefined ? [] : [await checkMarkers(probe, probe.markerRoundTrip)]),
     ok(AREA, 'retention', `raw mail is deleted ${retentionDays} days after its intake ended (RAW_RETENTION_DAYS)`),
+    ...(probe.keepsOldVersions === undefined ? [] : await checkOldVersions(probe, probe.keepsOldVersions, sealed)),
+  ];
+}
+
+/** A versioned bucket keeps what retention, erase and rekey remove as noncurrent versions: said, with the rule that ends them. */
+async function checkOldVersions(probe: RawStoreProbe, keepsOldVersions: () => Promise<boolean>, sealed: boolean): Promise<CheckResult[]> {
+  const name = 'old versions';
+  try {
+    if (!(await keepsOldVersions())) return [];
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return [warn(AREA, name, `${probe.location}: could not ask whether the bucket keeps versions (s3:GetBucketVersioning): ${why}`)];
+  }
+  const rekey = sealed ? "; after a key rotation, `rekey` leaves the old key's ciphertext in them" : '';
+  return [
+    warn(
+      AREA,
+      name,
+      `${probe.location}: the bucket has versioning: deleted raw mail and markers (retention, erase) stay as noncurrent versions${rekey}. ` +
+        'Add a NoncurrentVersionExpiration lifecycle rule (docs/deploying.md)',
+    ),
   ];
 }
 

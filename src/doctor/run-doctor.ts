@@ -55,7 +55,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<CheckResult[]> {
     if (redis !== undefined && config.redisTopology !== undefined) {
       const where = describeTopology(config.redisTopology);
       results.push(
-        ...(await checkRawStore(deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where), config.rawRetentionMs / 86_400_000)),
+        ...(await checkRawStore(
+          deps.rawStore ?? redisRawStoreProbe(redis, config.redisPrefix, where),
+          config.rawRetentionMs / 86_400_000,
+          config.privacy.rawStoreKeys !== undefined,
+        )),
       );
     }
     const { raw, directory } = readDirectory(config, deps.env, results);

@@ -7,6 +7,7 @@
 //   ended/<id>     after the outcome is recorded in Redis, before the job completes
 import { z } from 'zod';
 import type { RawStore } from '../raw-store/raw-store.js';
+import type { MarkerRetentionDeps } from '../raw-store/sweep.js';
 import { fromHash, type NewIntake, simulatedLetterSchema, toHashFields } from './record.js';
 
 const MARKER_VERSION = 1;
@@ -68,6 +69,18 @@ export function intakeOfMarker(marker: AcceptedMarker): NewIntake | undefined {
   if (record === undefined) return undefined;
   const { state: _s, timeline: _t, attempts: _a, notices: _n, rawKey: _k, rawHeaders: _h, ...intake } = record;
   return intake;
+}
+
+/** What marker retention asks the intake side (raw-store/sweep.ts): whether an intake's end lets its markers go. */
+export function markerRetention(markers: IntakeMarkers): Pick<MarkerRetentionDeps, 'mayExpire' | 'endedAt'> {
+  return {
+    // A failed intake's markers stay: it waits for a replay.
+    mayExpire: async (intakeId) => {
+      const outcome = (await markers.ended(intakeId))?.outcome;
+      return outcome === 'submitted' || outcome === 'rejected' || outcome === 'simulated';
+    },
+    endedAt: async (intakeId) => (await markers.ended(intakeId))?.at,
+  };
 }
 
 /** The markers of one intake, parsed; a marker that does not parse is an error, never an absence. */

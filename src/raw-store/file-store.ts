@@ -3,8 +3,10 @@
 // fsyncs the file, renames it to `<key>` and fsyncs the directory, so a committed blob
 // survives a power cut and a crash leaves at most an incomplete file the sweep removes. With group
 // commit the directory's fsync is shared by the commits that finish together (durability.ts).
+// A replace (rekey) puts a new version over a blob or marker only while it is still there, and a
+// delete landing meanwhile is not undone (`claimedRename`, `unlinkReplaced`).
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, readdir, readFile, stat, utimes } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchBuffers } from './batch-buffers.js';
@@ -33,6 +35,11 @@ export interface FileStoreOptions {
   readonly groupCommit?: GroupCommitSettings | undefined;
   /** The calls that write, sync and rename (tests record their order); default: node:fs. */
   readonly fs?: StoreFs;
+  /**
+   * Runs inside a replace once the old version is claimed, before the new one goes in place
+   * (tests land a delete there), with the blob key or `<kind>/<id>` for a marker.
+   */
+  readonly beforeReplacing?: (name: string) => Promise<void>;
 }
 
 const DEFAULT_BATCH_BYTES = 256 * 1024;
@@ -64,6 +71,10 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
     if (!isMarkerId(id)) throw new Error(`not a marker id: ${JSON.stringify(id)}`);
     return join(dir, kind, id);
   };
+  /** The second name a replace gives the version it replaces (see claimedRename); not a blob key, so no sweep takes it. */
+  const blobSide = (key: string): string | undefined =>
+    key.startsWith(INCOMPLETE_PREFIX) ? undefined : join(incomingDir, `.replacing.${key}`);
+  const markerSide = (kind: MarkerKind, id: string): string => join(incomingDir, `.replacing.${kind}.${id}`);
 
   return {
     location: `file://${dir}`,
@@ -72,7 +83,12 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       const path = pathOf(key);
       const before = await bounded(stat(path).catch(absentAsUndefined), timeoutMs, `stat ${key}`);
       if (before === undefined) return undefined;
-      return fileWrite({ dir, ensureDirs, timeoutMs, batchBytes, buffers, fs, durable }, { key, modifiedAt: before.mtime });
+      const side = blobSide(key);
+      if (side === undefined) throw new Error(`not a committed blob: ${JSON.stringify(key)}`);
+      return fileWrite(
+        { dir, ensureDirs, timeoutMs, batchBytes, buffers, fs, durable },
+        { key, side, modifiedAt: before.mtime, hook: options.beforeReplacing },
+      );
     },
     async read(key) {
       const handle = await bounded(openIfPresent(fs, pathOf(key)), timeoutMs, `open ${key}`);
@@ -91,7 +107,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       return bounded(read(), timeoutMs, `read ${key}`);
     },
     async delete(key) {
-      await bounded(fs.unlink(pathOf(key)).catch(absentAsUndefined), timeoutMs, `delete ${key}`);
+      await bounded(unlinkReplaced(pathOf(key), blobSide(key)), timeoutMs, `delete ${key}`);
     },
     async *listOlderThan(before) {
       yield* listDir(dir, '', before, timeoutMs);
@@ -105,12 +121,28 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       };
       return bounded(put(), timeoutMs, `put ${kind}/${id}`);
     },
+    async replaceMarker(kind, id, was, body) {
+      const path = markerPath(kind, id);
+      const put = async (): Promise<'written' | 'gone'> => {
+        await ensureDirs();
+        const before = await stat(path).catch(absentAsUndefined);
+        if (before === undefined) return 'gone';
+        const temp = join(incomingDir, `.marker-${randomUUID()}`);
+        await writeSynced(temp, body, before.mtime);
+        const still = async (side: string): Promise<boolean> => (await readFile(side, 'utf8')) === was;
+        const claimed = (): Promise<void> | undefined => options.beforeReplacing?.(`${kind}/${id}`);
+        if (!(await claimedRename(temp, path, markerSide(kind, id), still, claimed))) return 'gone';
+        await syncDir(join(dir, kind));
+        return 'written';
+      };
+      return bounded(put(), timeoutMs, `replace ${kind}/${id}`);
+    },
     async getMarker(kind, id) {
       const path = markerPath(kind, id);
       return bounded(readFile(path, 'utf8').catch(absentAsUndefined), timeoutMs, `get ${kind}/${id}`);
     },
     async deleteMarker(kind, id) {
-      await bounded(fs.unlink(markerPath(kind, id)).catch(absentAsUndefined), timeoutMs, `delete ${kind}/${id}`);
+      await bounded(unlinkReplaced(markerPath(kind, id), markerSide(kind, id)), timeoutMs, `delete ${kind}/${id}`);
     },
     async *listMarkers(kind) {
       const path = join(dir, kind);
@@ -130,11 +162,13 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
   };
 }
 
-/** A new version of a committed blob: renamed over it only if it is still there. */
+/** A new version of a committed blob: renamed over it only if it is still there (claimedRename). */
 interface Replacing {
   readonly key: string;
+  readonly side: string;
   /** Kept on the new version: the orphan sweep judges a blob's age by it. */
   readonly modifiedAt: Date;
+  readonly hook?: ((key: string) => Promise<void>) | undefined;
 }
 
 interface WriteContext {
@@ -190,17 +224,16 @@ function fileWrite({ dir, ensureDirs, timeoutMs, batchBytes, buffers, fs, durabl
       const commit = async (): Promise<void> => {
         durable.usable();
         const fh = await file();
-        await durable.file(fh);
+        if (replacing !== undefined) await fh.utimes(replacing.modifiedAt, replacing.modifiedAt);
+        // a replaced blob's mtime is its age for the orphan sweep: synced with its bytes
+        await (replacing === undefined ? durable.file(fh) : fh.sync());
         await fh.close();
-        if (replacing !== undefined) {
-          // A blob deleted meanwhile (retention, erase) is not brought back.
-          if ((await stat(join(dir, key)).catch(absentAsUndefined)) === undefined) {
-            await fs.unlink(temp).catch(absentAsUndefined);
-            throw new BlobChanged(`blob ${key} went while its new version was written`);
-          }
-          await utimes(temp, replacing.modifiedAt, replacing.modifiedAt);
+        if (replacing === undefined) {
+          await fs.rename(temp, join(dir, key));
+        } else if (!(await claimedRename(temp, join(dir, key), replacing.side, undefined, () => replacing.hook?.(key)))) {
+          // A blob deleted meanwhile (retention, erase), even during this commit, is not brought back.
+          throw new BlobChanged(`blob ${key} went while its new version was written`);
         }
-        await fs.rename(temp, join(dir, key));
         await durable.dir(dir); // the rename itself is durable only once the directory is synced
       };
       await bounded(commit(), timeoutMs, `commit ${key}`);
@@ -294,6 +327,83 @@ async function writeMarker(
   return 'written';
 }
 
+/**
+ * Renames `temp` over `path` only if what is at `path` is not deleted before or during the
+ * rename; false (and `temp` gone) when it went. POSIX has no "rename only if the target is
+ * still this file", so the old version is claimed under a second name that every delete also
+ * removes (unlinkReplaced):
+ *   1. link path → side: ENOENT means it went already;
+ *   2. `still(side)`: the version claimed is the one expected (a marker's body);
+ *   3. rename temp → path: a reader sees the old version or the new one, never none;
+ *   4. unlink side: ENOENT means a delete ran since 1, so the new version is unlinked too.
+ * A delete unlinks path, side, path: whichever step of this it meets, either this finds side
+ * gone (4) or the delete's last unlink removes the new version. EEXIST at 1 (another replace of
+ * the same name, or a leftover of one cut short by a crash) fails, touching nothing.
+ */
+async function claimedRename(
+  temp: string,
+  path: string,
+  side: string,
+  still?: (side: string) => Promise<boolean>,
+  claimed?: () => Promise<void> | undefined,
+): Promise<boolean> {
+  try {
+    const linked = await link(path, side).then(
+      () => true,
+      (err: unknown) => {
+        if (codeOf(err) === 'ENOENT') return false;
+        if (codeOf(err) === 'EEXIST')
+          throw new Error(`${side} exists: a replace of it is under way, or one was cut short (remove it once none runs)`);
+        throw err;
+      },
+    );
+    if (!linked) return false;
+    if (still !== undefined && !(await still(side))) {
+      await unlink(side).catch(absentAsUndefined);
+      return false;
+    }
+    await claimed?.();
+    await rename(temp, path);
+  } finally {
+    await unlink(temp).catch(absentAsUndefined);
+  }
+  const deletedMeanwhile = await unlink(side).then(
+    () => false,
+    (err: unknown) => absentAsUndefined(err) ?? true,
+  );
+  if (deletedMeanwhile) await unlink(path).catch(absentAsUndefined);
+  return !deletedMeanwhile;
+}
+
+/** A delete that a replace running at the same time does not undo (claimedRename). */
+async function unlinkReplaced(path: string, side: string | undefined): Promise<void> {
+  await unlink(path).catch(absentAsUndefined);
+  if (side === undefined) return;
+  await unlink(side).catch(absentAsUndefined);
+  await unlink(path).catch(absentAsUndefined);
+}
+
+/** A file written and fsynced under a fresh name, with the given mtime. */
+async function writeSynced(path: string, body: string, modifiedAt: Date): Promise<void> {
+  const fh = await open(path, 'wx');
+  try {
+    await fh.write(body);
+    await fh.utimes(modifiedAt, modifiedAt);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function syncDir(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
 const NOTHING = new Uint8Array(0);
 
 /**
@@ -319,6 +429,10 @@ async function openIfPresent(fs: StoreFs, path: string): Promise<FileHandle | un
 }
 
 function absentAsUndefined(err: unknown): undefined {
-  if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return undefined;
+  if (codeOf(err) === 'ENOENT') return undefined;
   throw err;
+}
+
+function codeOf(err: unknown): unknown {
+  return err instanceof Error && 'code' in err ? err.code : undefined;
 }

@@ -20,7 +20,7 @@ export interface HousekeepingDeps {
   /** See OrphanSweepDeps.accepted: the intake side's check of `accepted/` for an unreferenced blob. */
   readonly accepted?: OrphanSweepDeps['accepted'];
   /** Marker retention (RECORD_RETENTION_DAYS) and which ends let markers go; absent: markers are kept. */
-  readonly markers?: Pick<MarkerRetentionDeps, 'retentionMs' | 'mayExpire'> | undefined;
+  readonly markers?: Pick<MarkerRetentionDeps, 'retentionMs' | 'mayExpire' | 'endedAt'> | undefined;
   /** Raises an operator alert (once per failed item's key). */
   readonly alert?: ((code: string) => void) | undefined;
 }
@@ -45,6 +45,7 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
   let stopped = false;
   const failures = new ItemFailures(logger, 'raw_store.housekeeping_item_failed', 'HousekeepingItemFailed', deps.alert);
   const failed = (key: string, err: unknown): void => failures.record(key, err, { store: store.location });
+  const ends = deps.markers?.endedAt === undefined ? undefined : new RememberedEnds(deps.markers.endedAt);
   const round = async (): Promise<HousekeepingRound> => {
     const before = failures.count;
     const expired = await deleteExpiredBlobs({ store, due: index.due, forget: index.forget, clock, failed });
@@ -57,7 +58,9 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
       accepted: deps.accepted,
       failed,
     });
-    const markers = deps.markers === undefined ? 0 : await deleteExpiredMarkers({ store, clock, ...deps.markers, failed });
+    const markers =
+      deps.markers === undefined ? 0 : await deleteExpiredMarkers({ store, clock, ...deps.markers, endedAt: ends?.endedAt, failed });
+    ends?.roundEnded();
     const errors = failures.count - before;
     if (expired > 0 || swept.deleted > 0 || markers > 0 || errors > 0) {
       logger.info(
@@ -85,4 +88,27 @@ export function startHousekeeping(deps: HousekeepingDeps): Housekeeping {
       await running;
     },
   };
+}
+
+type EndedAt = NonNullable<MarkerRetentionDeps['endedAt']>;
+
+/**
+ * Each intake's end read from its marker once per process, not every round (on S3 that is a GET per
+ * intake ended within the retention), keyed by the listing's time: a new end is a new put. What a
+ * round did not ask about (the marker went) is forgotten when the round ends.
+ */
+class RememberedEnds {
+  #asked = new Map<string, { readonly modifiedAt: number; readonly at: number | undefined }>();
+  #earlier = new Map<string, { readonly modifiedAt: number; readonly at: number | undefined }>();
+  constructor(private readonly read: EndedAt) {}
+  readonly endedAt: EndedAt = async (intakeId, modifiedAt) => {
+    const known = this.#asked.get(intakeId) ?? this.#earlier.get(intakeId);
+    const at = known?.modifiedAt === modifiedAt ? known.at : await this.read(intakeId, modifiedAt);
+    this.#asked.set(intakeId, { modifiedAt, at });
+    return at;
+  };
+  roundEnded(): void {
+    this.#earlier = this.#asked;
+    this.#asked = new Map();
+  }
 }

@@ -25,6 +25,8 @@ export interface RawStoreSettings {
   readonly keyring?: Keyring | undefined;
   /** A directory's commits share its fsync (GROUP_COMMIT); absent: each commits alone. */
   readonly groupCommit?: GroupCommitSettings | undefined;
+  /** Where the S3 store warns of a probe object it could not delete. */
+  readonly logger?: Logger | undefined;
 }
 
 export function openRawStore(settings: RawStoreSettings): RawStore {
@@ -40,6 +42,11 @@ export function openRawStore(settings: RawStoreSettings): RawStore {
           forcePathStyle: settings.s3PathStyle,
           ...(settings.s3Client === undefined ? {} : { client: settings.s3Client }),
           ...(sse === undefined ? {} : { onClient: (client: S3Client) => askForServerSideEncryption(client, sse) }),
+          probeLeft: (key, err) =>
+            settings.logger?.warn(
+              { event: 'raw_store.probe_left', key, err },
+              'a probe object could not be deleted: the orphan sweep deletes it once RAW_STORE_ORPHAN_AFTER_MS passed',
+            ),
         });
   return settings.keyring === undefined ? store : sealedRawStore(store, settings.keyring);
 }
@@ -101,6 +108,7 @@ export async function openCheckedRawStore(
     s3Sse: config.privacy?.s3Sse,
     keyring: keyringOfSettings(config.privacy?.rawStoreKeys),
     groupCommit: config.groupCommit,
+    logger,
   });
   try {
     await checkRawStoreAtStart(store, config.rawStore.location, logger);

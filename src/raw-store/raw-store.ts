@@ -68,12 +68,25 @@ export interface RawStore {
    * pass (docs/design.md §13). Rejects when the store did not answer the question.
    */
   exclusiveCreate(): Promise<boolean>;
+  /**
+   * Puts `body` over the marker only while it still holds `was` (rekey seals it again): 'gone',
+   * writing nothing, when it went or changed meanwhile, a delete landing during the call included
+   * (file store; S3 where the store honours If-Match). A directory keeps the marker's mtime; on
+   * S3 its LastModified becomes the put's, so marker retention reads the time in `ended/` itself.
+   */
+  replaceMarker(kind: MarkerKind, id: string, was: string, body: string): Promise<'written' | 'gone'>;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
   getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
   /** Deletes a marker; deleting what is not there is fine. */
   deleteMarker(kind: MarkerKind, id: string): Promise<void>;
   /** Ids with a marker of this kind: for discovery only (a listing is never trusted for an absence). */
   listMarkers(kind: MarkerKind): AsyncIterable<StoredMarker>;
+  /**
+   * Whether the store keeps old versions of what is overwritten or deleted (an S3 bucket with
+   * versioning enabled, or suspended after it was): retention's deletes and rekey's puts then
+   * leave the old bytes behind. Absent where nothing keeps them (a directory).
+   */
+  readonly keepsOldVersions?: () => Promise<boolean>;
   /** Writes, reads back and deletes a probe: the store is reachable and writable. */
   check(): Promise<void>;
   /** Releases connections (S3 client sockets). */
@@ -101,7 +114,7 @@ export interface RawWrite {
 export interface StoredBlob {
   readonly key: string;
   readonly modifiedAt: number;
-  /** An incomplete write nobody finished (a listener died mid-DATA). */
+  /** An incomplete write nobody finished (a listener died mid-DATA), or a probe object left behind: nobody's message. */
   readonly incomplete: boolean;
 }
 

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
+  GetBucketVersioningCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -33,7 +34,12 @@ export interface S3StoreOptions {
   readonly client?: S3ClientConfig;
   /** Called with the client once made (RAW_STORE_S3_SSE adds its middleware, s3-sse.ts). */
   readonly onClient?: (client: S3Client) => void;
+  /** Told of a probe object whose delete failed (the orphan sweep removes it later). */
+  readonly probeLeft?: ((key: string, err: unknown) => void) | undefined;
 }
+
+/** Objects the store writes to learn what the server does; none outlives the question but by a failed delete. */
+const PROBE_PREFIX = '.probe-';
 
 /** S3's minimum part size; the last part may be smaller, and a message under it is one PUT. */
 const PART_BYTES = 5 * 1024 * 1024;
@@ -55,12 +61,18 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     return `${prefix}${kind}/${id}`;
   };
   const signal = (): AbortSignal => AbortSignal.timeout(timeoutMs);
+  const deleteProbe = async (fullKey: string): Promise<void> => {
+    await client
+      .send(new DeleteObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() })
+      .catch((err: unknown) => options.probeLeft?.(fullKey, err));
+  };
 
   const getObject = async (key: string) => getFullKey(objectKey(key));
   /** The blob's ETag, or undefined when there is none under the key. */
-  const etagOf = async (key: string): Promise<string | undefined> => {
+  const etagOf = (key: string): Promise<string | undefined> => etagOfFull(objectKey(key));
+  const etagOfFull = async (fullKey: string): Promise<string | undefined> => {
     try {
-      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }), { abortSignal: signal() });
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: fullKey }), { abortSignal: signal() });
       return head.ETag ?? '';
     } catch (err) {
       if (err instanceof Error && (err.name === 'NotFound' || err.name === 'NoSuchKey' || statusOf(err) === 404)) return undefined;
@@ -92,12 +104,12 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     return conditional;
   };
   const honoursIfNoneMatch = async (): Promise<boolean> => {
-    const key = `${prefix}.probe-${randomUUID()}`;
+    const key = `${prefix}${PROBE_PREFIX}${randomUUID()}`;
     try {
       await putObject(key, 'probe\n');
       return !(await putObject(key, 'probe again\n', true).catch(refusedHeader));
     } finally {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+      await deleteProbe(key);
     }
   };
 
@@ -109,7 +121,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
   let ifMatch: Promise<boolean> | undefined;
   const honoursIfMatch = (): Promise<boolean> => {
     ifMatch ??= (async () => {
-      const key = `${prefix}.probe-${randomUUID()}`;
+      const key = `${prefix}${PROBE_PREFIX}${randomUUID()}`;
       try {
         await putObject(key, 'probe\n');
         const stale = new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'probe again\n', IfMatch: '"0"' });
@@ -118,7 +130,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
           (err: unknown) => (err instanceof Error && statusOf(err) === 412 ? true : !refusedHeader(err)),
         );
       } finally {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal() }).catch(() => undefined);
+        await deleteProbe(key);
       }
     })().catch((err: unknown) => {
       ifMatch = undefined;
@@ -176,7 +188,8 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
           const key = object.Key?.slice(prefix.length);
           const modifiedAt = object.LastModified?.getTime();
           if (key === undefined || modifiedAt === undefined || !isBlobKey(key)) continue;
-          if (modifiedAt < before) yield { key, modifiedAt, incomplete: false } satisfies StoredBlob;
+          // A probe whose delete failed is nobody's message: the orphan sweep deletes it like an incomplete write.
+          if (modifiedAt < before) yield { key, modifiedAt, incomplete: key.startsWith(PROBE_PREFIX) } satisfies StoredBlob;
         }
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
@@ -197,6 +210,32 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
         return back === body ? 'written' : 'exists';
       };
       return bounded(put(), timeoutMs, `put ${kind}/${id}`);
+    },
+    async replaceMarker(kind, id, was, body) {
+      const key = markerKey(kind, id);
+      const put = async (): Promise<'written' | 'gone'> => {
+        const current = await getFullKey(key);
+        const text = await current?.Body?.transformToString();
+        if (current === undefined || text !== was) return 'gone';
+        const etag = current.ETag ?? '';
+        if (etag !== '' && (await honoursIfMatch())) {
+          // The store refuses the put when the marker went (404) or changed (412) since it was read.
+          const command = new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, IfMatch: etag });
+          return client.send(command, { abortSignal: signal() }).then(
+            () => 'written' as const,
+            (err: unknown) => {
+              if (err instanceof Error && (statusOf(err) === 412 || statusOf(err) === 404 || err.name === 'NoSuchKey')) return 'gone';
+              throw err;
+            },
+          );
+        }
+        // A store that ignores If-Match: asked again just before the put. A delete landing between
+        // the two requests is undone; that window is one request long (none where If-Match holds).
+        if ((await etagOfFull(key)) !== etag) return 'gone';
+        await putObject(key, body);
+        return 'written';
+      };
+      return bounded(put(), timeoutMs, `replace ${kind}/${id}`);
     },
     async getMarker(kind, id) {
       const key = markerKey(kind, id);
@@ -225,10 +264,23 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
     async exclusiveCreate() {
       return bounded(conditionalPuts(), timeoutMs, 'probe conditional puts');
     },
+    async keepsOldVersions() {
+      const ask = async (): Promise<boolean> => {
+        try {
+          const answer = await client.send(new GetBucketVersioningCommand({ Bucket: bucket }), { abortSignal: signal() });
+          // Suspended: what was written while it was enabled still keeps its versions.
+          return answer.Status === 'Enabled' || answer.Status === 'Suspended';
+        } catch (err) {
+          if (err instanceof Error && (err.name === 'NotImplemented' || statusOf(err) === 501)) return false; // a store without versioning
+          throw err;
+        }
+      };
+      return bounded(ask(), timeoutMs, 'ask for bucket versioning');
+    },
     async check() {
       // A probe object written, read back and deleted: the bucket exists and this identity may
       // write, read and delete in it (what the listener, the worker and retention do).
-      const key = `.probe-${randomUUID()}`;
+      const key = `${PROBE_PREFIX}${randomUUID()}`;
       const content = `probe ${key}\n`;
       const run = async (): Promise<void> => {
         await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: content }), { abortSignal: signal() });
@@ -264,8 +316,9 @@ function statusOf(err: Error): number | undefined {
 /**
  * A new version of a committed blob, put over it. If-Match (the ETag it had) goes with the put, or
  * with the multipart upload's completion: a store that honours it (AWS S3) refuses to bring back
- * a blob deleted meanwhile or to overwrite one changed meanwhile; for one that ignores it, the ETag
- * is asked again just before the upload completes.
+ * a blob deleted meanwhile or to overwrite one changed meanwhile. For one that ignores it, the ETag
+ * is asked again when the commit begins, before the last part (up to 5 MiB; the whole put for a
+ * blob under one part) is sent and the upload completed: a delete landing in that time is undone.
  */
 interface Replacing {
   readonly key: string;

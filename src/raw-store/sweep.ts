@@ -85,6 +85,12 @@ export interface MarkerRetentionDeps {
   readonly retentionMs: number;
   /** Whether the intake's end lets its markers go (a failed intake's stay: it waits for a replay). */
   readonly mayExpire: (intakeId: string) => Promise<boolean>;
+  /**
+   * When the intake ended, as its `ended/` marker says; asked for a marker the listing shows as
+   * younger than the retention: a rekey on S3 puts every marker again, and its LastModified is then
+   * the rekey's. Absent: the listing's time alone decides. `modifiedAt` is the listing's (a cache key).
+   */
+  readonly endedAt?: ((intakeId: string, modifiedAt: number) => Promise<number | undefined>) | undefined;
   /** Told of an intake whose markers could not be judged or deleted (key `ended/<id>`): kept until the next round. */
   readonly failed?: ItemFailed | undefined;
 }
@@ -94,9 +100,15 @@ export async function deleteExpiredMarkers(deps: MarkerRetentionDeps): Promise<n
   const before = deps.clock() - deps.retentionMs;
   let deleted = 0;
   for await (const marker of deps.store.listMarkers('ended')) {
-    if (marker.modifiedAt >= before) continue;
+    // The listing's time is never earlier than the end it records: only a younger one is asked about.
+    const young = marker.modifiedAt >= before;
+    if (young && deps.endedAt === undefined) continue;
     let gone = false;
     await alone(`ended/${marker.id}`, deps.failed, async () => {
+      if (young) {
+        const endedAt = await deps.endedAt?.(marker.id, marker.modifiedAt);
+        if (endedAt === undefined || endedAt >= before) return;
+      }
       if (!(await deps.mayExpire(marker.id))) return;
       // accepted/ first, and the others only once it is gone: recover trusts the absence of
       // letter/ or ended/ only while accepted/ is still there (intake/recover.ts).

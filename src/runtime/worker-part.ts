@@ -4,7 +4,7 @@
 import { Worker } from 'bullmq';
 import { growHeapsAsAServer, useFastPaths } from '../fast-paths/index.js';
 import { redisBlobIndex } from '../intake/blob-index.js';
-import { IntakeMarkers } from '../intake/markers.js';
+import { IntakeMarkers, markerRetention } from '../intake/markers.js';
 import { createIntakeQueue, INTAKE_QUEUE, type IntakeJobData } from '../intake/queue.js';
 import { NoticeLedger } from '../notices/ledger.js';
 import { checkPdfs } from '../pdf/check-pdfs.js';
@@ -153,13 +153,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       noticeLifetimeMs: noticeLifetimeMs(config.notices),
       observer: ctx.observer,
     }),
-    markers: {
-      retentionMs: config.recordRetentionMs,
-      mayExpire: async (intakeId) => {
-        const outcome = (await markers.ended(intakeId))?.outcome;
-        return outcome === 'submitted' || outcome === 'rejected' || outcome === 'simulated';
-      },
-    },
+    markers: { retentionMs: config.recordRetentionMs, ...markerRetention(markers) },
     alert: (code) => ctx.observer.operatorAlert(code),
   });
   logger.info({ event: 'worker.ready', concurrency: config.worker.concurrency, api: senderApiUrl }, 'worker ready');

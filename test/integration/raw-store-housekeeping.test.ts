@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { blobIndexKeys, redisBlobIndex } from '../../src/intake/blob-index.js';
 import { intakeKeys } from '../../src/intake/keys.js';
+import { IntakeMarkers, markerRetention } from '../../src/intake/markers.js';
 import { createLogger } from '../../src/log.js';
 import { startHousekeeping } from '../../src/raw-store/housekeeping.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
@@ -12,6 +13,7 @@ import { RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 
 const file = RAW_STORE_KINDS.find((k) => k.name === 'file');
+const DAY_MS = 24 * 3600_000;
 
 describe('raw store housekeeping', () => {
   let redis: Redis;
@@ -64,5 +66,43 @@ describe('raw store housekeeping', () => {
     expect(await store.readBuffer(orphan)).toBeUndefined();
     expect((await store.readBuffer(live))?.toString()).toBe('live');
     expect(await redis.hkeys(blobs)).toEqual([live]);
+  });
+
+  it('judges a marker younger than the retention by the end written in it, read once per process, not every round', async () => {
+    const now = Date.now();
+    const markers = new IntakeMarkers(store);
+    // Both files are new (as after a rekey on S3, where LastModified is the put's); one intake ended 40 days ago.
+    for (const [id, at] of [
+      ['in-long-ago', now - 40 * DAY_MS],
+      ['in-yesterday', now - DAY_MS],
+    ] as const) {
+      await store.putMarker('accepted', id, '{}', 'replace');
+      await markers.putEnded({ v: 1, intakeId: id, outcome: 'submitted', at });
+    }
+    const retention = markerRetention(markers);
+    const asked: string[] = [];
+    const housekeeping = startHousekeeping({
+      store,
+      index: redisBlobIndex(redis, prefix),
+      clock: () => now,
+      logger: createLogger({ level: 'silent' }),
+      orphanAfterMs: 3600_000,
+      intervalMs: 3600_000,
+      markers: {
+        retentionMs: 30 * DAY_MS,
+        mayExpire: retention.mayExpire,
+        endedAt: (id, modifiedAt) => {
+          asked.push(id);
+          return retention.endedAt?.(id, modifiedAt) ?? Promise.resolve(undefined);
+        },
+      },
+    });
+    await housekeeping.runOnce();
+    await housekeeping.runOnce();
+    await housekeeping.stop();
+    expect(await store.getMarker('accepted', 'in-long-ago')).toBeUndefined();
+    expect(await store.getMarker('ended', 'in-long-ago')).toBeUndefined();
+    expect(await store.getMarker('accepted', 'in-yesterday')).toBe('{}');
+    expect(asked.sort()).toEqual(['in-long-ago', 'in-yesterday']);
   });
 });

@@ -1,8 +1,10 @@
 // The markers beside the blobs, on every kind of raw store: durable, write-once when asked, read
 // by key, listed for discovery, and never mistaken for blobs by the orphan sweep's listing.
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { checkRawStore, rawStoreProbe } from '../../src/doctor/raw-store-checks.js';
+import { checkRawStore, type RawStoreProbe, rawStoreProbe } from '../../src/doctor/raw-store-checks.js';
 import type { MarkerKind, RawStore } from '../../src/raw-store/raw-store.js';
+import { s3RawStore } from '../../src/raw-store/s3-store.js';
 import { blobsIn, freshRawStores, putBlob, RAW_STORE_KINDS } from '../helpers/raw-stores.js';
 
 async function idsIn(store: RawStore, kind: MarkerKind): Promise<string[]> {
@@ -77,5 +79,55 @@ describe.each(RAW_STORE_KINDS)('markers in the $name raw store', (kind) => {
   it('refuses an id that is not a marker name', async () => {
     const { store } = open();
     await expect(store.putMarker('accepted', '../escape', 'x', 'replace')).rejects.toThrow();
+  });
+});
+
+describe('doctor on a versioned S3 bucket', () => {
+  /** An S3 endpoint on loopback that says only how the bucket's versioning stands (GET ?versioning). */
+  async function versioningAnswer(status: string): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer((req, res) => {
+      if (req.method === 'GET' && new URL(req.url ?? '/', 'http://s3').searchParams.has('versioning')) {
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><VersioningConfiguration><Status>${status}</Status></VersioningConfiguration>`);
+        return;
+      }
+      res.writeHead(501).end();
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((ok) => server.close(() => ok())) };
+  }
+
+  it.each([
+    ['Enabled', 'warn'],
+    ['Suspended', 'warn'],
+    ['', 'none'],
+  ])('versioning %j: the old-versions check is %s', async (status, expected) => {
+    const endpoint = await versioningAnswer(status);
+    const store = s3RawStore({
+      bucket: 'letters-raw',
+      prefix: 'intake/',
+      timeoutMs: 5000,
+      forcePathStyle: true,
+      client: { endpoint: endpoint.url, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' } },
+    });
+    try {
+      // Only the versioning question goes to the endpoint: the round trips are taken as they would pass.
+      const { keepsOldVersions } = rawStoreProbe(store);
+      const probe: RawStoreProbe = {
+        location: store.location,
+        roundTrip: (bytes) => Promise.resolve(bytes),
+        ...(keepsOldVersions === undefined ? {} : { keepsOldVersions }),
+      };
+      const results = await checkRawStore(probe, 7, true);
+      const row = results.find((r) => r.name === 'old versions');
+      expect(row?.status ?? 'none').toBe(expected);
+      if (expected === 'warn')
+        expect(row?.detail).toMatch(/noncurrent versions; after a key rotation, `rekey` leaves.*NoncurrentVersionExpiration/);
+    } finally {
+      store.close();
+      await endpoint.close();
+    }
   });
 });

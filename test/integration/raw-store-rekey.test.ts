@@ -2,15 +2,23 @@
 // every blob sealed under the old key is sealed again under the new one, in place (its key, and
 // so its record and the blob index, stay), so that the old key can leave the keyring at once.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { stat, utimes } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IntakeMarkers, markerRetention } from '../../src/intake/markers.js';
+import { fileRawStore } from '../../src/raw-store/file-store.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { keyIdOf, keyringOf } from '../../src/raw-store/sealing/keyring.js';
-import { rekeyBlobs } from '../../src/raw-store/sealing/rekey.js';
+import { rekeyBlobs, rekeyMarkers } from '../../src/raw-store/sealing/rekey.js';
 import { SEGMENT_BYTES } from '../../src/raw-store/sealing/seal-format.js';
+import { sealedRawStore } from '../../src/raw-store/sealing/sealed-store.js';
+import { deleteExpiredMarkers } from '../../src/raw-store/sweep.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, testEnv } from '../helpers/gateway.js';
 import { letterPdf } from '../helpers/pdf-samples.js';
 import { runCommand } from '../helpers/processes.js';
@@ -23,6 +31,7 @@ import { sendOnce } from '../helpers/smtp-client.js';
 const OLD = Buffer.alloc(32, 51).toString('base64');
 const NEW = Buffer.alloc(32, 52).toString('base64');
 const NEW_ID = keyIdOf(Buffer.from(NEW, 'base64')).toString('hex');
+const DAY_MS = 24 * 3600_000;
 
 /** Commits `bytes` in 64 KiB chunks, as DATA hands them over. */
 async function putChunked(store: RawStore, bytes: Buffer): Promise<string> {
@@ -208,6 +217,84 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
     }
   });
 
+  it('a rekeyed marker keeps its age: retention deletes the markers of an intake that ended before the retention period', async () => {
+    const place = kind.fresh();
+    const plain = openRawStore(place.settings(10_000));
+    const oldStore = openRawStore({ ...place.settings(10_000), keyring: keyringOf([OLD], 'test') });
+    const newOnly = openRawStore({ ...place.settings(10_000), keyring: keyringOf([NEW], 'test') });
+    try {
+      const endedAt = Date.now() - 40 * DAY_MS;
+      await oldStore.putMarker('accepted', 'in0002', '{"subject":"Kontoauszug"}', 'replace');
+      await oldStore.putMarker(
+        'ended',
+        'in0002',
+        JSON.stringify({ v: 1, intakeId: 'in0002', outcome: 'submitted', at: endedAt }),
+        'replace',
+      );
+      // On a directory the files are as old as the intake's end (a bucket's LastModified cannot be set).
+      const { location } = place.settings();
+      if (location.kind === 'file') {
+        for (const marker of ['accepted', 'ended']) {
+          await utimes(join(location.dir, marker, 'in0002'), endedAt / 1000, endedAt / 1000);
+        }
+      }
+      expect(await rekeyMarkers(plain, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 2, current: 0, gone: 0, failed: [] });
+      if (location.kind === 'file') {
+        const { mtimeMs } = await stat(join(location.dir, 'ended', 'in0002'));
+        expect(Math.round(mtimeMs / 1000)).toBe(Math.round(endedAt / 1000));
+      }
+      const markers = new IntakeMarkers(newOnly);
+      const deleted = await deleteExpiredMarkers({
+        store: newOnly,
+        clock: Date.now,
+        retentionMs: 30 * DAY_MS,
+        ...markerRetention(markers),
+      });
+      expect(deleted).toBe(1);
+      expect(await plain.getMarker('accepted', 'in0002')).toBeUndefined();
+    } finally {
+      for (const store of [plain, oldStore, newOnly]) store.close();
+      place.cleanup();
+    }
+  });
+
+  it('does not bring back a marker deleted after rekey read it, nor set back one rewritten meanwhile', async () => {
+    const place = kind.fresh();
+    const plain = openRawStore(place.settings(10_000));
+    const oldStore = openRawStore({ ...place.settings(10_000), keyring: keyringOf([OLD], 'test') });
+    try {
+      await oldStore.putMarker('accepted', 'in0003', '{"subject":"Kontoauszug"}', 'replace');
+      await oldStore.putMarker('accepted', 'in0004', '{"subject":"Mahnung"}', 'replace');
+      await oldStore.putMarker('ended', 'in0005', '{"outcome":"failed"}', 'replace');
+      // Once rekey has read them, before it puts them back: retention (or an erase) deletes
+      // in0003's marker, and a replay's end rewrites in0005's.
+      const meanwhile = async (id: string): Promise<void> => {
+        if (id === 'in0003') await plain.deleteMarker('accepted', id);
+        if (id === 'in0005') await oldStore.putMarker('ended', id, '{"outcome":"submitted"}', 'replace');
+      };
+      const racing: RawStore = {
+        ...plain,
+        async putMarker(markerKind, id, body, mode) {
+          await meanwhile(id);
+          return plain.putMarker(markerKind, id, body, mode);
+        },
+        async replaceMarker(markerKind, id, was, body) {
+          await meanwhile(id);
+          return plain.replaceMarker(markerKind, id, was, body);
+        },
+      };
+      expect(await rekeyMarkers(racing, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 1, current: 0, gone: 2, failed: [] });
+      expect(await plain.getMarker('accepted', 'in0003')).toBeUndefined();
+      expect(await oldStore.getMarker('ended', 'in0005')).toBe('{"outcome":"submitted"}');
+      const newOnly = openRawStore({ ...place.settings(10_000), keyring: keyringOf([NEW], 'test') });
+      expect(await newOnly.getMarker('accepted', 'in0004')).toBe('{"subject":"Mahnung"}');
+      newOnly.close();
+    } finally {
+      for (const store of [plain, oldStore]) store.close();
+      place.cleanup();
+    }
+  });
+
   it('the worker makes the letter from a blob rekeyed after its 250, with the old key gone', async () => {
     const place = kind.fresh();
     const settings = place.settings(10_000);
@@ -253,17 +340,62 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
   }, 90_000);
 });
 
+describe('rekey on a directory: a blob or marker deleted in the put itself', () => {
+  it("a blob is not brought back when the delete lands between the store's claim and its rename", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
+    const oldStore = sealedRawStore(fileRawStore({ dir, timeoutMs: 10_000 }), keyringOf([OLD], 'test'));
+    const deleter = fileRawStore({ dir, timeoutMs: 10_000 });
+    // An erase (or retention) unlinks the blob at the worst moment of the commit.
+    const plain = fileRawStore({ dir, timeoutMs: 10_000, beforeReplacing: (key) => deleter.delete(key) });
+    try {
+      const key = await putChunked(oldStore, randomBytes(2 * SEGMENT_BYTES + 1));
+      expect(await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 0, current: 0, gone: 1, failed: [] });
+      expect(await plain.readBuffer(key)).toBeUndefined();
+      expect(await blobsIn(plain)).toEqual({ committed: [], incomplete: [] });
+    } finally {
+      for (const store of [oldStore, deleter, plain]) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a marker is not brought back when the delete lands between the store's claim and its rename", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
+    const oldStore = sealedRawStore(fileRawStore({ dir, timeoutMs: 10_000 }), keyringOf([OLD], 'test'));
+    const deleter = fileRawStore({ dir, timeoutMs: 10_000 });
+    const plain = fileRawStore({
+      dir,
+      timeoutMs: 10_000,
+      beforeReplacing: async (name) => {
+        if (name === 'accepted/in0006') await deleter.deleteMarker('accepted', 'in0006');
+      },
+    });
+    try {
+      await oldStore.putMarker('accepted', 'in0006', '{"subject":"Kontoauszug"}', 'replace');
+      await oldStore.putMarker('accepted', 'in0007', '{"subject":"Mahnung"}', 'replace');
+      expect(await rekeyMarkers(plain, keyringOf([OLD, NEW], 'test'))).toEqual({ rewritten: 1, current: 0, gone: 1, failed: [] });
+      expect(await plain.getMarker('accepted', 'in0006')).toBeUndefined();
+      expect(await sealedRawStore(plain, keyringOf([NEW], 'test')).getMarker('accepted', 'in0007')).toBe('{"subject":"Mahnung"}');
+      expect(readdirSync(join(dir, '.incoming'))).toEqual([]); // no side name or new version left
+    } finally {
+      for (const store of [oldStore, deleter, plain]) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /**
  * A loopback proxy before s3rver (which ignores If-Match) that honours If-Match on a put or a
  * multipart completion as AWS S3 does: 404 NoSuchKey when the object is gone, 412 when its ETag
- * differs. `beforeConditionalPut` runs first (a deletion landing just then). Records each If-Match.
+ * differs. `beforeConditionalPut` runs first (a deletion landing just then). Records each If-Match,
+ * and apart those of multipart completions.
  */
 async function ifMatchProxy(
   s3: S3Server,
   beforeConditionalPut: (path: string) => Promise<void>,
-): Promise<{ url: string; ifMatches: string[]; close: () => Promise<void> }> {
+): Promise<{ url: string; ifMatches: string[]; completions: string[]; close: () => Promise<void> }> {
   const direct = new S3Client({ ...s3.client, forcePathStyle: true });
   const ifMatches: string[] = [];
+  const completions: string[] = [];
   const server = createServer((req, res) => {
     const forward = (): void => {
       const upstream = httpRequest(`${s3.endpoint}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
@@ -278,6 +410,7 @@ async function ifMatchProxy(
       typeof ifMatch === 'string' && (req.method === 'PUT' || (req.method === 'POST' && url.searchParams.has('uploadId')));
     if (!conditional || url.searchParams.has('partNumber')) return forward();
     ifMatches.push(ifMatch);
+    if (req.method === 'POST') completions.push(url.pathname);
     const [, bucket, ...rest] = decodeURIComponent(url.pathname).split('/');
     const refuse = (status: number, code: string): void => {
       req.resume();
@@ -298,6 +431,7 @@ async function ifMatchProxy(
   return {
     url: `http://127.0.0.1:${port}`,
     ifMatches,
+    completions,
     close: async () => {
       direct.destroy();
       await new Promise<void>((ok) => server.close(() => ok()));
@@ -312,7 +446,7 @@ describe('rekey on an S3 store that honours If-Match', () => {
   });
   afterAll(() => s3.stop());
 
-  it('puts the new version with the ETag the blob had: one deleted at the last moment is refused by the store, not brought back', async () => {
+  it('puts the new version with the ETag the blob had: one deleted at the last moment is refused by the store, not brought back, multipart too', async () => {
     const location = parseRawStoreUrl(randomS3Url());
     const oldStore = openRawStore({
       location,
@@ -324,16 +458,21 @@ describe('rekey on an S3 store that honours If-Match', () => {
     const direct = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: s3.client });
     const kept = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
     const deleted = await putChunked(oldStore, randomBytes(SEGMENT_BYTES + 3));
-    // The deletion lands after rekey's last look, just before the store judges the put.
+    // Over S3's 5 MiB part: a multipart upload, whose completion carries the If-Match.
+    const deletedLarge = await putChunked(oldStore, randomBytes(6 * 1024 * 1024 + 5));
+    // The deletion lands after rekey's last look, just before the store judges the put or the completion.
     const proxy = await ifMatchProxy(s3, async (path) => {
-      if (path.endsWith(deleted)) await direct.delete(deleted);
+      for (const key of [deleted, deletedLarge]) if (path.endsWith(key)) await direct.delete(key);
     });
     const plain = openRawStore({ location, timeoutMs: 10_000, s3PathStyle: true, s3Client: { ...s3.client, endpoint: proxy.url } });
     try {
       const report = await rekeyBlobs(plain, keyringOf([OLD, NEW], 'test'));
-      expect(report).toEqual({ rewritten: 1, current: 0, gone: 1, failed: [] });
-      expect(proxy.ifMatches.filter((etag) => etag !== '"0"')).toHaveLength(2); // each put named the version it replaces
+      expect(report).toEqual({ rewritten: 1, current: 0, gone: 2, failed: [] });
+      expect(proxy.ifMatches.filter((etag) => etag !== '"0"')).toHaveLength(3); // each put named the version it replaces
+      expect(proxy.completions.filter((path) => path.endsWith(deletedLarge))).toHaveLength(1);
       expect(await direct.readBuffer(deleted)).toBeUndefined();
+      expect(await direct.readBuffer(deletedLarge)).toBeUndefined();
+      expect((await blobsIn(direct)).committed.sort()).toEqual([kept]);
       expect(await sealedUnder(direct, kept)).toBe(NEW_ID);
     } finally {
       for (const store of [oldStore, direct, plain]) store.close();

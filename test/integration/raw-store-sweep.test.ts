@@ -1,13 +1,14 @@
 // The sweep and retention, against every kind of store: orphans go once old enough, blobs an
 // intake points at stay, retention deletes exactly what is due.
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
 import { deleteExpiredBlobs, sweepOrphans } from '../../src/raw-store/sweep.js';
-import { freshRawStores, RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
+import { blobsIn, freshRawStores, RAW_STORE_KINDS, type RawStorePlace } from '../helpers/raw-stores.js';
 
 const ORPHAN_AFTER_MS = 3600 * 1000;
 
@@ -45,6 +46,30 @@ describe.each(RAW_STORE_KINDS)('housekeeping of the $name raw store', (kind) => 
     expect(forgotten).toEqual([orphan]);
     expect(await store.readBuffer(orphan)).toBeUndefined();
     expect((await store.readBuffer(kept))?.toString()).toBe('referenced');
+  });
+
+  it('deletes a probe object a store check left behind, though no intake could ever claim it', async () => {
+    fresh();
+    const { location, s3Client } = place.settings();
+    if (location.kind === 'file') {
+      mkdirSync(join(location.dir, '.incoming'), { recursive: true });
+      writeFileSync(join(location.dir, '.incoming', '.probe-left-behind'), 'probe\n');
+    } else {
+      const client = new S3Client({ ...s3Client, forcePathStyle: true });
+      await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: `${location.prefix}.probe-left-behind`, Body: 'probe\n' }));
+      client.destroy();
+    }
+    const result = await sweepOrphans({
+      store,
+      referenced: () => Promise.resolve(new Set()),
+      forget: () => Promise.resolve(),
+      // What the worker's check answers for a blob it cannot read as a message (a sealed store: SealBroken).
+      accepted: () => Promise.resolve(true),
+      clock: () => Date.now() + 2 * ORPHAN_AFTER_MS,
+      orphanAfterMs: ORPHAN_AFTER_MS,
+    });
+    expect(result).toEqual({ deleted: 1, kept: 0 });
+    expect(await blobsIn(store)).toEqual({ committed: [], incomplete: [] });
   });
 
   it('leaves a young blob alone even when nothing points at it yet (its acceptance may be under way)', async () => {

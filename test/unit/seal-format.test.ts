@@ -160,7 +160,7 @@ function fixedSeal(): SealContext {
   const size = Buffer.alloc(4);
   size.writeUInt32BE(SEGMENT_BYTES);
   const header = Buffer.concat([MAGIC, keyring.writing.id, wrapNonce, wrapped, wrap.getAuthTag(), noncePrefix, size]);
-  return { header, dataKey: createSecretKey(dataKey), noncePrefix, segmentBytes: SEGMENT_BYTES };
+  return { header, keyId: keyring.writing.id, dataKey: createSecretKey(dataKey), noncePrefix, segmentBytes: SEGMENT_BYTES };
 }
 
 /** What a sealing write hands its inner write, given the plaintext in chunks of `step` bytes. */

@@ -12,7 +12,7 @@ import { BlobChanged, MARKER_KINDS, type RawStore } from '../raw-store.js';
 import type { Keyring } from './keyring.js';
 import { HEADER_BYTES, openHeader, SealBroken } from './seal-format.js';
 import { openingTransform, sealingWrite } from './seal-stream.js';
-import { markerKeyId, sealedRawStore } from './sealed-store.js';
+import { markerKeyId, openMarker, sealMarker } from './sealed-store.js';
 
 export interface RekeyFailure {
   /** The blob key, or `<kind>/<id>` for a marker. */
@@ -25,7 +25,7 @@ export interface RekeyCounts {
   readonly rewritten: number;
   /** Under the writing key already: untouched. */
   readonly current: number;
-  /** Gone (or, for a blob, changed) while the run looked at it: retention or an erase got there first. */
+  /** Gone or changed while the run looked at it: retention, an erase (or, for a marker, a new end) got there first. */
   readonly gone: number;
   /** Left as they are: sealed under a key not configured, altered, not sealed, or the store failed. */
   readonly failed: readonly RekeyFailure[];
@@ -87,8 +87,7 @@ async function rekeyBlob(plain: RawStore, keyring: Keyring, key: string): Promis
       head = Buffer.concat([head, next.value]);
     }
     // Says SealBroken for a blob that is not sealed, or under a key not configured, or whose header was altered.
-    openHeader(keyring, head);
-    if (head.subarray(4, 12).equals(keyring.writing.id)) return 'current';
+    if (openHeader(keyring, head).keyId.equals(keyring.writing.id)) return 'current';
     const replacing = await plain.replace(key);
     if (replacing === undefined) return 'gone';
     const write = sealingWrite(replacing, keyring);
@@ -118,7 +117,6 @@ async function rekeyBlob(plain: RawStore, keyring: Keyring, key: string): Promis
 
 export async function rekeyMarkers(plain: RawStore, keyring: Keyring, failed?: RekeyFailed): Promise<RekeyCounts> {
   const tally = new Tally(failed);
-  const sealed = sealedRawStore(plain, keyring);
   for (const kind of MARKER_KINDS) {
     for await (const { id } of plain.listMarkers(kind)) {
       const name = `${kind}/${id}`;
@@ -132,13 +130,12 @@ export async function rekeyMarkers(plain: RawStore, keyring: Keyring, failed?: R
           tally.current++;
           continue;
         }
-        const body = await sealed.getMarker(kind, id);
-        if (body === undefined) {
-          tally.gone++;
-          continue;
-        }
-        await sealed.putMarker(kind, id, body, 'replace');
-        tally.rewritten++;
+        // Put over the marker only while it is still the one read, keeping its age (a directory's
+        // mtime; on S3 retention reads the time in ended/): a marker deleted or rewritten meanwhile
+        // (retention, erase, a replay's end) is not brought back or set back.
+        const body = openMarker(keyring, kind, id, text);
+        const answer = await plain.replaceMarker(kind, id, text, sealMarker(keyring, kind, id, body));
+        tally[answer === 'written' ? 'rewritten' : 'gone']++;
       } catch (err) {
         tally.fail(name, err);
       }

@@ -24,6 +24,8 @@ export class SealBroken extends Error {
 
 export interface SealContext {
   readonly header: Buffer;
+  /** The master key's id the header names. */
+  readonly keyId: Buffer;
   /**
    * A KeyObject, not bytes: given a Buffer, every createCipheriv first tries it as a KeyObject and
    * as a CryptoKey, each a thrown and caught TypeError in Node 24 (about 15 µs a segment).
@@ -44,7 +46,7 @@ export function newSeal(keyring: Keyring, segmentBytes = SEGMENT_BYTES): SealCon
   const size = Buffer.alloc(4);
   size.writeUInt32BE(segmentBytes);
   const header = Buffer.concat([MAGIC, master.id, wrapNonce, wrapped, wrap.getAuthTag(), noncePrefix, size]);
-  return { header, dataKey: secretKeyOf(dataKey), noncePrefix, segmentBytes };
+  return { header, keyId: master.id, dataKey: secretKeyOf(dataKey), noncePrefix, segmentBytes };
 }
 
 /** The key as a KeyObject; the bytes given are zeroed (the KeyObject holds its own copy). */
@@ -54,10 +56,15 @@ export function secretKeyOf(bytes: Buffer): KeyObject {
   return key;
 }
 
+/** The master key id a header names, not verified (its first 12 bytes suffice), or undefined for anything else. */
+export function namedKeyId(header: Buffer): Buffer | undefined {
+  return header.length >= 12 && header.subarray(0, 4).equals(MAGIC) ? header.subarray(4, 12) : undefined;
+}
+
 /** The header's data key, unwrapped with the master key it names. */
 export function openHeader(keyring: Keyring, header: Buffer): SealContext {
-  if (header.length < HEADER_BYTES || !header.subarray(0, 4).equals(MAGIC)) throw new SealBroken('not a sealed blob (no LIS1 header)');
-  const id = header.subarray(4, 12);
+  const id = header.length < HEADER_BYTES ? undefined : namedKeyId(header);
+  if (id === undefined) throw new SealBroken('not a sealed blob (no LIS1 header)');
   const master = keyring.byId(id);
   if (master === undefined) throw new SealBroken(`sealed under master key ${id.toString('hex')}, which is not among RAW_STORE_KEYS`);
   const unwrap = createDecipheriv('aes-256-gcm', master.key, header.subarray(12, 24));
@@ -71,7 +78,13 @@ export function openHeader(keyring: Keyring, header: Buffer): SealContext {
   }
   const segmentBytes = header.readUInt32BE(79);
   if (segmentBytes < 1 || segmentBytes > 16 * 1024 * 1024) throw new SealBroken('the header names an impossible segment size');
-  return { header: header.subarray(0, HEADER_BYTES), dataKey: secretKeyOf(dataKey), noncePrefix: header.subarray(72, 79), segmentBytes };
+  return {
+    header: header.subarray(0, HEADER_BYTES),
+    keyId: id,
+    dataKey: secretKeyOf(dataKey),
+    noncePrefix: header.subarray(72, 79),
+    segmentBytes,
+  };
 }
 
 function nonceOf(seal: SealContext, counter: number, last: boolean): Buffer {
