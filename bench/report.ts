@@ -120,8 +120,8 @@ function acceptTable(r: BenchResult): string[] {
   return [
     '## Accept rate: gateway listener (no worker running) vs bare sink, same generator, same messages',
     '',
-    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${headings.map((h) => `| ${h} `).join('')}| Gateway refusals | Listener CPU ms/msg | Listener peak RSS | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
-    `|---|---:|---|---:|---:|---:|---${headings.map(() => '|---:').join('')}|---|---:|---:|---:|---:|`,
+    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${headings.map((h) => `| ${h} `).join('')}| Gateway refusals | ${LISTENER_HEADINGS.join(' | ')} | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
+    `|---|---:|---|---:|---:|---:|---${headings.map(() => '|---:').join('')}|---|${LISTENER_HEADINGS.map(() => '---:|').join('')}---:|---:|`,
     ...rows,
     '',
     ...(peers.includes('haraka')

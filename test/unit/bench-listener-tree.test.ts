@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { rssGoal } from '../../bench/goals.js';
 import { type ProcNode, supervisedTree, treeCpuSeconds, treeTotal } from '../../bench/proc-stats.js';
 import { listenerProfiles, type ProfileSummary, profilePid } from '../../bench/profile.js';
-import { LISTENER_HEADINGS, listenerColumns, listenerShape } from '../../bench/report.js';
-import type { RssProbe } from '../../bench/results.js';
+import { LISTENER_HEADINGS, listenerColumns, listenerShape, renderReport } from '../../bench/report.js';
+import type { BenchResult, RssProbe, ServerRun } from '../../bench/results.js';
 
 const MB = 1024 * 1024;
 
@@ -57,8 +57,91 @@ describe("the report's listener columns", () => {
   });
 });
 
+const load = {
+  sent: 1000,
+  accepted: 1000,
+  replies: { '250': 1000 },
+  errors: 0,
+  firstError: undefined,
+  elapsedMs: 1000,
+  acceptedPerSec: 1000,
+  wireMBPerSec: 1,
+  replyMs: { p50: 0, p99: 0, max: 0 },
+};
+
+function reportWithListener(smtpProcesses: number, listener: ServerRun['usage']): string {
+  const run = (usage: ServerRun['usage']): ServerRun => ({ load, usage, cores: { ours: 1, machine: 1 } });
+  const base = {
+    meta: {
+      startedAt: '2026-11-28T00:00:00.000Z',
+      durationSec: 60,
+      plan: 'quick',
+      node: 'v24',
+      cpus: '2 × test',
+      memoryGB: 4,
+      loadAverage: { start: 0, end: 0 },
+      generator: 'test',
+      redis: 'test',
+      workerConcurrency: 4,
+      smtpProcesses,
+      e2eWorkers: 2,
+      wireBytes: { '10KB': 12_000 },
+    },
+    accept: [{ size: '10KB' as const, sessions: 8, mode: 'reuse' as const, ratio: 0.1, sink: run({}), gateway: run(listener) }],
+    runs: [],
+    rssProbe: undefined,
+  };
+  const result: BenchResult = { ...base, goals: [] };
+  return renderReport(result);
+}
+
+/** The report's markdown tables, each as rows of cells (heading and separator included). */
+function tables(markdown: string): string[][][] {
+  const out: string[][][] = [];
+  let current: string[][] | undefined;
+  for (const line of markdown.split('\n')) {
+    if (!line.startsWith('|')) {
+      current = undefined;
+      continue;
+    }
+    if (current === undefined) {
+      current = [];
+      out.push(current);
+    }
+    current.push(
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
+  }
+  return out;
+}
+
+describe("the report's tables with a primary and two listener processes", () => {
+  const report = reportWithListener(2, { listener: { cpuSeconds: 3, peakRssBytes: 170 * MB, processes: 2, peakRootRssBytes: 90 * MB } });
+
+  it('gives every row as many cells as its heading', () => {
+    for (const table of tables(report)) {
+      const width = table[0]?.length;
+      expect(table.map((row) => row.length)).toEqual(table.map(() => width));
+    }
+  });
+
+  it("puts the whole tree's CPU per message and both RSS figures under their headings", () => {
+    const accept = tables(report).find((t) => t[0]?.includes('Gateway refusals'));
+    const resources = tables(report).find((t) => t[0]?.includes('Worker peak RSS'));
+    for (const table of [accept, resources]) {
+      const [heading, , row] = table ?? [];
+      const at = (name: string): string | undefined => row?.[heading?.indexOf(name) ?? -1];
+      expect([at(LISTENER_HEADINGS[0]), at(LISTENER_HEADINGS[1]), at(LISTENER_HEADINGS[2])]).toEqual(['3.00', '170 MB', '90 MB']);
+    }
+    expect(report).toContain('SMTP_PROCESSES 2: a primary and 2 listener processes on one port');
+  });
+});
+
 describe('the listener RSS goal, judged per process', () => {
-  const load = {
+  const probeLoad = {
     sent: 64,
     accepted: 64,
     replies: { '250': 64 },
@@ -71,7 +154,7 @@ describe('the listener RSS goal, judged per process', () => {
   };
   const probe = (peakMB: number, primaryMB?: number): RssProbe => ({
     sessions: 32,
-    load,
+    load: probeLoad,
     idleRssBytes: 120 * MB,
     peakRssBytes: peakMB * MB,
     ...(primaryMB === undefined ? {} : { primaryIdleRssBytes: 80 * MB, primaryPeakRssBytes: primaryMB * MB }),
