@@ -14,11 +14,11 @@ import {
 import { SIZE_NAMES, type SizeName, sizeLabel } from './messages.js';
 import { pdfCostTable } from './pdf-cost.js';
 import { HARAKA_VERSION } from './peer-install.js';
-import type { ProcessUsage } from './proc-stats.js';
+import { cores, formatBytes, MB, mark, mb, ms, pct, perMessage, rate, ratio } from './report-format.js';
+import { harakaShape, LISTENER_HEADINGS, LISTENER_NOTE, listenerColumns, listenerShape } from './report-listener.js';
 import {
   type AcceptCell,
   type BenchResult,
-  type CoresBusy,
   type EndToEndRun,
   PEER_LABEL,
   PEER_NAMES,
@@ -26,8 +26,6 @@ import {
   type PostfixMeta,
   type Usage,
 } from './results.js';
-
-const MB = 1024 * 1024;
 
 export function renderReport(r: BenchResult): string {
   const m = r.meta;
@@ -54,30 +52,6 @@ export function renderReport(r: BenchResult): string {
     ...postfixConfiguration(r.meta.postfix),
   ];
   return `${lines.join('\n')}\n`;
-}
-
-/** The gateway's listener as the report names it (runs from before SMTP_PROCESSES: one process). */
-export function listenerShape(processes: number | undefined): string {
-  if (processes === undefined) return '1 listener process';
-  return processes === 1
-    ? 'SMTP_PROCESSES 1: one listener process'
-    : `SMTP_PROCESSES ${processes}: a primary and ${processes} listener processes on one port`;
-}
-
-function harakaShape(processes: number | undefined): string {
-  return processes === undefined || processes === 1
-    ? 'one process (no cluster)'
-    : `${processes} processes (\`nodes=${processes}\`, its cluster)`;
-}
-
-export const LISTENER_HEADINGS = ['Listener CPU ms/msg, all processes', 'Listener peak RSS per process', 'Primary peak RSS'] as const;
-
-const LISTENER_NOTE =
-  "Listener CPU: the smtp role's primary and all its listener processes together (exited ones included), per accepted message; peak RSS per process: the largest listener process's, the primary's beside it (— with one listener process, which is then the role's only process).";
-
-/** CPU per message of the whole listener tree, the largest listener process's RSS, the primary's. */
-export function listenerColumns(listener: ProcessUsage | undefined, accepted: number): [string, string, string] {
-  return [ms(perMessage(listener?.cpuSeconds, accepted)), mb(listener?.peakRssBytes), mb(listener?.peakRootRssBytes)];
 }
 
 /** The peers a run drove: a peer's columns show when it ran in any cell, or Postfix was skipped. */
@@ -328,20 +302,4 @@ function peak(
       .flatMap(([, v]) => v[field] ?? []),
   );
   return values.length === 0 ? undefined : Math.max(...values);
-}
-
-function perMessage(cpuSeconds: number | undefined, count: number): number | undefined {
-  return cpuSeconds === undefined || count === 0 ? undefined : (cpuSeconds * 1000) / count;
-}
-
-const cores = (c: CoresBusy): string => `${c.ours.toFixed(2)} / ${c.machine.toFixed(2)}`;
-const mark = (met: boolean | undefined): string => (met === undefined ? '–' : met ? '✅' : '❌');
-const ratio = (a: number, b: number): string => (b > 0 ? pct(a / b) : '—');
-const pct = (x: number): string => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-const rate = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-const ms = (x: number | undefined): string => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(x >= 10 ? 1 : 2));
-const mb = (bytes: number | undefined): string => (bytes === undefined || bytes === 0 ? '—' : `${Math.round(bytes / MB)} MB`);
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1e3).toFixed(1)} kB`;
 }

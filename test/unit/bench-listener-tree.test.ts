@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { rssGoal } from '../../bench/goals.js';
 import { type ProcNode, supervisedTree, treeCpuSeconds, treeTotal } from '../../bench/proc-stats.js';
 import { listenerProfiles, type ProfileSummary, profilePid } from '../../bench/profile.js';
-import { LISTENER_HEADINGS, listenerColumns, listenerShape, renderReport } from '../../bench/report.js';
+import { renderReport } from '../../bench/report.js';
+import { LISTENER_HEADINGS, listenerColumns, listenerShape } from '../../bench/report-listener.js';
 import type { BenchResult, RssProbe, ServerRun } from '../../bench/results.js';
 
 const MB = 1024 * 1024;
