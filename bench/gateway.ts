@@ -1,6 +1,8 @@
-// The gateway in production shape for the bench: a private Redis, the sandbox Sender API, one
-// listener process and 0..n worker processes, every process tracked by the sampler. Raw mail
-// goes to a directory beside the Redis data (RAW_STORE_URL; extraEnv may point it elsewhere).
+// The gateway in production shape for the bench: a private Redis, the sandbox Sender API, the
+// `smtp` role with SMTP_PROCESSES listener processes (a primary forking them, or one process
+// alone) and 0..n worker processes, every process tracked by the sampler: the smtp role as one
+// tree (CPU of the primary and all its listener processes, RSS per process). Raw mail goes to a
+// directory beside the Redis data (RAW_STORE_URL; extraEnv may point it elsewhere).
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,7 +10,7 @@ import { Queue } from 'bullmq';
 import { INTAKE_QUEUE } from '../src/intake/queue.js';
 import { MARKER_KINDS } from '../src/raw-store/raw-store.js';
 import { freePort } from '../src/runtime/redis.js';
-import type { Sampler } from './proc-stats.js';
+import { readSupervisedTree, type Sampler } from './proc-stats.js';
 import { REPO, type Running, type RunningRedis, startRedis, startRole } from './processes.js';
 
 export const BENCH_PREFIX = '{bench}';
@@ -20,6 +22,10 @@ export interface GatewayOptions {
   readonly sampler: Sampler;
   /** Jobs per worker process (WORKER_CONCURRENCY). */
   readonly workerConcurrency: number;
+  /** Listener processes of the smtp role (SMTP_PROCESSES; 1: the role's process listens itself). */
+  readonly smtpProcesses: number;
+  /** Told each smtp role's pid as it starts (a profile tells the primary from its listener processes). */
+  readonly onListener?: (pid: number) => void;
   /** Extra node arguments per process (e.g. --cpu-prof for profiling). */
   readonly nodeArgsFor?: (name: 'listener' | 'worker' | 'sandbox') => readonly string[];
   /** Overrides for the roles' environment (experiments; the report shows the defaults). */
@@ -32,6 +38,7 @@ export interface Gateway {
   readonly prefix: string;
   readonly env: Readonly<Record<string, string>>;
   readonly workerCount: () => number;
+  /** The smtp role's process: the primary of the listener processes, or the one listener. */
   readonly listenerPid: () => number;
   /** A fresh listener process on the same port (a clean heap for per-size memory figures). */
   restartListener(): Promise<void>;
@@ -81,6 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       MAX_MESSAGE_BYTES: String(15 * MiB),
       WORKER_CONCURRENCY: String(options.workerConcurrency),
       WORKER_CLOSE_TIMEOUT_MS: '5000',
+      SMTP_PROCESSES: String(options.smtpProcesses),
       ...options.extraEnv,
     };
     const nodeArgs = options.nodeArgsFor ?? (() => []);
@@ -101,7 +109,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         logDir,
         nodeArgs('listener'),
       );
-      sampler.track('listener', running.pid);
+      sampler.track('listener', running.pid, readSupervisedTree);
+      options.onListener?.(running.pid);
       return running;
     };
     let listener = await startListener();

@@ -43,7 +43,15 @@ async function main(): Promise<void> {
       for (const setting of round % 2 === 1 ? SETTINGS : [...SETTINGS].reverse()) {
         const dataDir = join(temp, `redis-${round}-${setting}`);
         mkdirSync(dataDir);
-        const gateway = await startGateway({ logDir, dataDir, sampler, workerConcurrency: 1, extraEnv: { GROUP_COMMIT: setting } });
+        // one listener process: its CPU is read from that one process
+        const gateway = await startGateway({
+          logDir,
+          dataDir,
+          sampler,
+          workerConcurrency: 1,
+          smtpProcesses: 1,
+          extraEnv: { GROUP_COMMIT: setting },
+        });
         try {
           // a short warm-up, so that both settings are measured on an optimised listener
           await load(generator, {

@@ -2,7 +2,7 @@
 // generator and the same messages, measures each phase, stops everything. Returns the results;
 // run.ts writes and prints them, the test suite checks their shape.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Gateway, startGateway } from './gateway.js';
 import { type GeneratorAnswer, type GeneratorRequest, isGeneratorAnswer, isSinkListening } from './generator-protocol.js';
@@ -14,7 +14,7 @@ import { measurePdfCost } from './pdf-cost.js';
 import { installPublishedSmtpServer } from './peer-install.js';
 import { type Peer, startPeers } from './peers.js';
 import type { BenchPlan } from './plan.js';
-import { readProc, Sampler } from './proc-stats.js';
+import { readSupervisedTree, Sampler } from './proc-stats.js';
 import { forkBench, type IpcProcess, nextMessage } from './processes.js';
 import {
   type AcceptCell,
@@ -43,11 +43,16 @@ export interface HarnessOptions {
   readonly peers?: boolean;
   /** The sink on the project's patched smtp-server instead of the published one. */
   readonly patchedSink?: boolean;
+  /** The gateway's listener processes (SMTP_PROCESSES), and Haraka's; default: one per core. */
+  readonly smtpProcesses?: number;
+  /** Told each smtp role's pid as it starts (the primary, with more than one listener process). */
+  readonly onListener?: (pid: number) => void;
 }
 
 export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Promise<BenchResult> {
   const started = Date.now();
   const loadAtStart = loadavg()[0] ?? 0;
+  const smtpProcesses = options.smtpProcesses ?? availableParallelism();
   const temp = mkdtempSync(join(tmpdir(), 'letter-intake-bench-'));
   const logDir = join(temp, 'logs');
   const dataDir = join(temp, 'redis');
@@ -78,17 +83,19 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
     stops.push(() => sink.stop());
     sampler.track('sink', sink.pid);
     const sinkPort = await nextMessage(sink, (m) => (isSinkListening(m) ? m.port : undefined));
-    const peers = options.peers === true ? await startPeers({ temp, logDir }, sampler, stops, options.log) : undefined;
+    const peers = options.peers === true ? await startPeers({ temp, logDir }, smtpProcesses, sampler, stops, options.log) : undefined;
     const gateway = await startGateway({
       logDir,
       dataDir,
       sampler,
       workerConcurrency: plan.workerConcurrency,
+      smtpProcesses,
+      ...(options.onListener === undefined ? {} : { onListener: options.onListener }),
       ...(options.nodeArgsFor === undefined ? {} : { nodeArgsFor: options.nodeArgsFor }),
     });
     stops.unshift(() => gateway.stop());
     const wireBytes = await prepare(generator, plan.sizes);
-    options.log(`processes up in ${((Date.now() - started) / 1000).toFixed(1)} s (logs: ${logDir})`);
+    options.log(`processes up in ${((Date.now() - started) / 1000).toFixed(1)} s, SMTP_PROCESSES ${smtpProcesses} (logs: ${logDir})`);
 
     const load = (spec: LoadSpec): Promise<LoadResult> => runLoad(generator, spec);
     const accept: AcceptCell[] = [];
@@ -125,6 +132,7 @@ export async function runBenchmark(plan: BenchPlan, options: HarnessOptions): Pr
         redis: gateway.redis.settings,
         rawStoreSealed: process.env.RAW_STORE_KEY !== undefined,
         workerConcurrency: plan.workerConcurrency,
+        smtpProcesses,
         e2eWorkers: plan.e2eWorkers,
         wireBytes,
         ...(peers === undefined ? {} : { postfix: peers.postfix }),
@@ -209,7 +217,7 @@ async function probeListenerRss(probe: NonNullable<BenchPlan['rssProbe']>, deps:
   const { gateway } = deps;
   await gateway.stopWorkers();
   await gateway.redis.flush();
-  const idleRssBytes = readProc(gateway.listenerPid())?.rssBytes ?? 0;
+  const idle = readSupervisedTree(gateway.listenerPid());
   const window = deps.sampler.window();
   const load = await deps.load({
     port: gateway.smtpPort,
@@ -219,12 +227,24 @@ async function probeListenerRss(probe: NonNullable<BenchPlan['rssProbe']>, deps:
     durationMs: 600_000,
     maxMessages: probe.messages,
   });
-  const peakRssBytes = window.end().processes.listener?.peakRssBytes ?? 0;
+  const listener = window.end().processes.listener;
   await gateway.redis.flush();
+  const result: RssProbe = {
+    sessions: probe.sessions,
+    load: summary(load),
+    idleRssBytes: idle?.rssBytes ?? 0,
+    peakRssBytes: listener?.peakRssBytes ?? 0,
+    ...(idle?.rootRssBytes === undefined ? {} : { primaryIdleRssBytes: idle.rootRssBytes }),
+    ...(listener?.peakRootRssBytes === undefined ? {} : { primaryPeakRssBytes: listener.peakRootRssBytes }),
+  };
+  const primary =
+    result.primaryPeakRssBytes === undefined
+      ? ''
+      : `; primary ${mib(result.primaryIdleRssBytes ?? 0)} idle, ${mib(result.primaryPeakRssBytes)} peak`;
   deps.log(
-    `10MB memory probe, ${probe.sessions} sessions: fresh listener ${mib(idleRssBytes)} idle, ${mib(peakRssBytes)} peak, ${load.accepted}/${load.sent} accepted${problems(load)}`,
+    `10MB memory probe, ${probe.sessions} sessions: fresh listener ${mib(result.idleRssBytes)} idle, ${mib(result.peakRssBytes)} peak per listener process${primary}, ${load.accepted}/${load.sent} accepted${problems(load)}`,
   );
-  return { sessions: probe.sessions, load: summary(load), idleRssBytes, peakRssBytes };
+  return result;
 }
 
 const mib = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;

@@ -5,7 +5,7 @@ import { freePort } from '../src/runtime/redis.js';
 import { isSinkListening } from './generator-protocol.js';
 import { installHaraka } from './peer-install.js';
 import { type PostfixPeer, postfixFacts, postfixSkipReason, startPostfix } from './postfix-peer.js';
-import { readProcTree, type Sampler } from './proc-stats.js';
+import { readProcTree, readSupervisedTree, type Sampler } from './proc-stats.js';
 import { forkBench, nextMessage } from './processes.js';
 import type { PeerName, PostfixMeta } from './results.js';
 
@@ -21,17 +21,23 @@ export interface StartedPeers {
   readonly postfix: PostfixMeta;
 }
 
-/** Starts both peers; each one's stop goes into `stops` as soon as it runs. */
+/**
+ * Starts both peers; each one's stop goes into `stops` as soon as it runs. Haraka runs in as many
+ * processes as the gateway's listener (`processes`), tracked like it: CPU of its master and all
+ * its nodes, RSS per process.
+ */
 export async function startPeers(
   dirs: { readonly temp: string; readonly logDir: string },
+  processes: number,
   sampler: Sampler,
   stops: (() => Promise<void>)[],
   log: (line: string) => void,
 ): Promise<StartedPeers> {
   const home = await installHaraka(log);
-  const haraka = forkBench('haraka', 'haraka-peer.ts', { HARAKA_HOME: home, HARAKA_PORT: String(await freePort()) }, dirs.logDir);
+  const env = { HARAKA_HOME: home, HARAKA_PORT: String(await freePort()), SMTP_PROCESSES: String(processes) };
+  const haraka = forkBench('haraka', 'haraka-peer.ts', env, dirs.logDir);
   stops.push(() => haraka.stop());
-  sampler.track('haraka', haraka.pid);
+  sampler.track('haraka', haraka.pid, readSupervisedTree);
   const peers: Peer[] = [{ name: 'haraka', port: await nextMessage(haraka, (m) => (isSinkListening(m) ? m.port : undefined)) }];
   const skipped = postfixSkipReason(postfixFacts());
   if (skipped !== undefined) {

@@ -1,5 +1,6 @@
 // RSS and CPU time of the bench's processes, from /proc (Linux). A Sampler polls every tracked
-// process; a window over a phase reports each process's CPU seconds spent and peak RSS seen.
+// process (or process tree); a window over a phase reports each one's CPU seconds spent and peak
+// RSS seen. The tree sums and the per-process choice are pure functions of a tree read once.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -9,6 +10,10 @@ export interface ProcSnapshot {
   readonly rssBytes: number;
   /** User + system CPU time since the process started. */
   readonly cpuSeconds: number;
+  /** A supervised tree: its worker processes (rssBytes is then the largest one's). */
+  readonly processes?: number;
+  /** A supervised tree: the supervisor's own RSS. */
+  readonly rootRssBytes?: number;
 }
 
 /** The process's current RSS and CPU time, or undefined once it is gone. */
@@ -16,6 +21,59 @@ export function readProc(pid: number): ProcSnapshot | undefined {
   const fields = statFields(pid);
   if (fields === undefined) return undefined;
   return { rssBytes: rssBytesOf(pid), cpuSeconds: ticksOf(fields, false) / TICKS_PER_SECOND };
+}
+
+/** One process of a tree as read from /proc: its own figures and its live children. */
+export interface ProcNode {
+  readonly pid: number;
+  /** Its own user + system CPU time. */
+  readonly ownCpuSeconds: number;
+  /** What its children that exited and were reaped spent (cutime + cstime). */
+  readonly reapedCpuSeconds: number;
+  /** Its memory, as the reader measured it (RSS or PSS). */
+  readonly memoryBytes: number;
+  readonly children: readonly ProcNode[];
+}
+
+/** A process and its live descendants, each with `memory(pid)`; undefined once the root is gone. */
+export function readTree(pid: number, memory: (pid: number) => number): ProcNode | undefined {
+  const fields = statFields(pid);
+  if (fields === undefined) return undefined;
+  const children = childrenOf(pid).flatMap((child) => readTree(child, memory) ?? []);
+  return {
+    pid,
+    ownCpuSeconds: ticksOf(fields, false) / TICKS_PER_SECOND,
+    reapedCpuSeconds: (ticksOf(fields, true) - ticksOf(fields, false)) / TICKS_PER_SECOND,
+    memoryBytes: memory(pid),
+    children,
+  };
+}
+
+/** The CPU of every process of the tree, the live ones' and the reaped ones' alike. */
+export function treeCpuSeconds(node: ProcNode): number {
+  return node.children.reduce((sum, child) => sum + treeCpuSeconds(child), node.ownCpuSeconds + node.reapedCpuSeconds);
+}
+
+/** The tree as one: CPU of all, memory summed over the live processes. */
+export function treeTotal(node: ProcNode): ProcSnapshot {
+  const memory = (n: ProcNode): number => n.children.reduce((sum, child) => sum + memory(child), n.memoryBytes);
+  return { rssBytes: memory(node), cpuSeconds: treeCpuSeconds(node) };
+}
+
+/**
+ * A supervisor and the processes it forks to do the work (the gateway's primary and its listener
+ * processes, Haraka's master and its nodes), judged per process: CPU of the whole tree, memory
+ * of the largest worker process, and the supervisor's own memory beside it. A root without
+ * children does the work itself: it is the one worker process, and no supervisor is reported.
+ */
+export function supervisedTree(node: ProcNode): ProcSnapshot {
+  const workers = node.children.length === 0 ? [node] : node.children;
+  return {
+    rssBytes: Math.max(...workers.map((w) => w.memoryBytes)),
+    cpuSeconds: treeCpuSeconds(node),
+    processes: workers.length,
+    ...(node.children.length === 0 ? {} : { rootRssBytes: node.memoryBytes }),
+  };
 }
 
 /**
@@ -26,17 +84,14 @@ export function readProc(pid: number): ProcSnapshot | undefined {
  * exits inside a window still counts.
  */
 export function readProcTree(pid: number): ProcSnapshot | undefined {
-  const fields = statFields(pid);
-  if (fields === undefined) return undefined;
-  let rssBytes = pssBytesOf(pid);
-  let ticks = ticksOf(fields, true);
-  for (const child of childrenOf(pid)) {
-    const sub = readProcTree(child);
-    if (sub === undefined) continue;
-    rssBytes += sub.rssBytes;
-    ticks += sub.cpuSeconds * TICKS_PER_SECOND;
-  }
-  return { rssBytes, cpuSeconds: ticks / TICKS_PER_SECOND };
+  const tree = readTree(pid, pssBytesOf);
+  return tree === undefined ? undefined : treeTotal(tree);
+}
+
+/** A supervisor and its worker processes (supervisedTree), each process's memory its RSS. */
+export function readSupervisedTree(pid: number): ProcSnapshot | undefined {
+  const tree = readTree(pid, rssBytesOf);
+  return tree === undefined ? undefined : supervisedTree(tree);
 }
 
 /** proc(5) stat fields after the command name (which may hold spaces: they start after the last ')'). */
@@ -82,6 +137,10 @@ function childrenOf(pid: number): number[] {
 export interface ProcessUsage {
   readonly cpuSeconds: number;
   readonly peakRssBytes: number;
+  /** A supervised tree: the most worker processes seen at once. */
+  readonly processes?: number;
+  /** A supervised tree: the supervisor's own peak RSS. */
+  readonly peakRootRssBytes?: number;
 }
 
 export interface WindowUsage {
@@ -113,6 +172,8 @@ interface OpenWindow {
   readonly startCpu: Map<string, number>;
   readonly lastCpu: Map<string, number>;
   readonly peak: Map<string, number>;
+  readonly processes: Map<string, number>;
+  readonly rootPeak: Map<string, number>;
 }
 
 export class Sampler {
@@ -131,7 +192,7 @@ export class Sampler {
     this.#timer = undefined;
   }
 
-  /** `read`: readProcTree to count a process together with its descendants. */
+  /** `read`: readProcTree or readSupervisedTree to count a process together with its descendants. */
   track(name: string, pid: number, read: (pid: number) => ProcSnapshot | undefined = readProc): void {
     this.#pids.set(name, { pid, read });
     const now = read(pid);
@@ -145,7 +206,7 @@ export class Sampler {
   }
 
   window(): UsageWindow {
-    const w: OpenWindow = { startCpu: new Map(), lastCpu: new Map(), peak: new Map() };
+    const w: OpenWindow = { startCpu: new Map(), lastCpu: new Map(), peak: new Map(), processes: new Map(), rootPeak: new Map() };
     const startedAt = performance.now();
     const machineAtStart = machineTicks();
     for (const [name, { pid, read }] of this.#pids) {
@@ -159,7 +220,14 @@ export class Sampler {
         this.#windows.delete(w);
         const processes: Record<string, ProcessUsage> = {};
         for (const [name, start] of w.startCpu) {
-          processes[name] = { cpuSeconds: (w.lastCpu.get(name) ?? start) - start, peakRssBytes: w.peak.get(name) ?? 0 };
+          const count = w.processes.get(name);
+          const rootPeak = w.rootPeak.get(name);
+          processes[name] = {
+            cpuSeconds: (w.lastCpu.get(name) ?? start) - start,
+            peakRssBytes: w.peak.get(name) ?? 0,
+            ...(count === undefined ? {} : { processes: count }),
+            ...(rootPeak === undefined ? {} : { peakRootRssBytes: rootPeak }),
+          };
         }
         const machine = machineTicks();
         const totalTicks = machine.total - machineAtStart.total;
@@ -181,9 +249,13 @@ export class Sampler {
   }
 
   #note(w: OpenWindow, name: string, now: ProcSnapshot, first: boolean): void {
-    if (first || !w.startCpu.has(name)) w.startCpu.set(name, now.cpuSeconds);
-    w.lastCpu.set(name, now.cpuSeconds);
+    const fresh = first || !w.startCpu.has(name);
+    if (fresh) w.startCpu.set(name, now.cpuSeconds);
+    // CPU time only grows: a tree read while a child is being reaped can miss it for one read.
+    w.lastCpu.set(name, fresh ? now.cpuSeconds : Math.max(w.lastCpu.get(name) ?? 0, now.cpuSeconds));
     w.peak.set(name, Math.max(w.peak.get(name) ?? 0, now.rssBytes));
+    if (now.processes !== undefined) w.processes.set(name, Math.max(w.processes.get(name) ?? 0, now.processes));
+    if (now.rootRssBytes !== undefined) w.rootPeak.set(name, Math.max(w.rootPeak.get(name) ?? 0, now.rootRssBytes));
   }
 }
 

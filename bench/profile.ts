@@ -1,6 +1,8 @@
 // `npm run bench -- --profile`: one small run per size with the listener, the worker and the
 // sandbox API under `node --cpu-prof`, then the top self-time functions and packages of each
-// profile. Profiles land in bench/results/profiles/ (git-ignored).
+// profile. Profiles land in bench/results/profiles/ (git-ignored). With SMTP_PROCESSES > 1 the
+// listener processes inherit the primary's --cpu-prof: the summary shows the primary and the
+// busiest listener process (they all run the same code on their share of the sessions).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBenchmark } from './harness.js';
@@ -114,26 +116,49 @@ const PROFILE_PLAN = (size: SizeName): BenchPlan => ({
   settleTimeoutMs: 120_000,
 });
 
-export async function runProfiles(sizes: readonly SizeName[], outDir: string, log: (line: string) => void): Promise<string> {
+export async function runProfiles(
+  sizes: readonly SizeName[],
+  outDir: string,
+  smtpProcesses: number,
+  log: (line: string) => void,
+): Promise<string> {
   rmSync(outDir, { recursive: true, force: true });
-  const sections: string[] = ['# CPU profiles (self time, share of the busy time)', ''];
+  const sections: string[] = [
+    '# CPU profiles (self time, share of the busy time)',
+    '',
+    smtpProcesses > 1
+      ? `SMTP_PROCESSES ${smtpProcesses}: the listener is a primary and ${smtpProcesses} listener processes, each profiled; shown: the primary and the busiest listener process.`
+      : 'SMTP_PROCESSES 1: the listener is one process.',
+    '',
+  ];
   for (const size of sizes) {
     const dirOf = (name: string): string => join(outDir, size, name);
+    const primaries = new Set<number>();
     await runBenchmark(PROFILE_PLAN(size), {
       log: (line) => log(`[profile ${size}] ${line}`),
+      smtpProcesses,
+      onListener: (pid) => primaries.add(pid),
       nodeArgsFor: (name) => {
         mkdirSync(dirOf(name), { recursive: true });
         return ['--cpu-prof', '--cpu-prof-dir', dirOf(name)];
       },
     });
     for (const name of ['listener', 'worker', 'sandbox'] as const) {
-      const files = readdirSync(dirOf(name)).filter((f) => f.endsWith('.cpuprofile'));
-      for (const file of files) {
-        const profile: unknown = JSON.parse(readFileSync(join(dirOf(name), file), 'utf8'));
-        if (!isCpuProfile(profile)) throw new Error(`${file} is not a V8 CPU profile`);
-        const summary = summariseProfile(profile);
+      const profiles = readdirSync(dirOf(name))
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((file) => {
+          const profile: unknown = JSON.parse(readFileSync(join(dirOf(name), file), 'utf8'));
+          if (!isCpuProfile(profile)) throw new Error(`${file} is not a V8 CPU profile`);
+          return { file, summary: summariseProfile(profile) };
+        });
+      const shown =
+        name === 'listener' && smtpProcesses > 1 ? listenerProfiles(profiles, primaries) : profiles.map((p) => ({ ...p, label: name }));
+      for (const { label, summary } of shown) {
         if (summary.busyMs < 50) continue; // e.g. a worker of the accept phase that did nothing
-        sections.push(`## ${size}: ${name} (${(summary.busyMs / 1000).toFixed(1)} s busy of ${(summary.totalMs / 1000).toFixed(1)} s)`, '');
+        sections.push(
+          `## ${size}: ${label} (${(summary.busyMs / 1000).toFixed(1)} s busy of ${(summary.totalMs / 1000).toFixed(1)} s)`,
+          '',
+        );
         sections.push('| Package | Self ms | Share |', '|---|---:|---:|');
         sections.push(
           ...summary.packages.slice(0, 8).map((e) => `| ${e.name} | ${e.selfMs.toFixed(0)} | ${(e.share * 100).toFixed(1)}% |`),
@@ -152,4 +177,25 @@ export async function runProfiles(sizes: readonly SizeName[], outDir: string, lo
   const text = `${sections.join('\n')}\n`;
   writeFileSync(join(outDir, 'summary.md'), text);
   return text;
+}
+
+/** The pid in a --cpu-prof file name (CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile). */
+export function profilePid(file: string): number | undefined {
+  const pid = Number(file.split('.')[3]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** The primaries' profiles, and the busiest of their listener processes' (none: only the primaries'). */
+export function listenerProfiles<P extends { readonly file: string; readonly summary: ProfileSummary }>(
+  profiles: readonly P[],
+  primaries: ReadonlySet<number>,
+): (P & { readonly label: string })[] {
+  const isPrimary = (p: P): boolean => primaries.has(profilePid(p.file) ?? -1);
+  const busiest = profiles
+    .filter((p) => !isPrimary(p))
+    .reduce<P | undefined>((best, p) => (best === undefined || p.summary.busyMs > best.summary.busyMs ? p : best), undefined);
+  return [
+    ...profiles.filter(isPrimary).map((p) => ({ ...p, label: 'listener primary' })),
+    ...(busiest === undefined ? [] : [{ ...busiest, label: 'listener process (the busiest)' }]),
+  ];
 }

@@ -14,10 +14,11 @@ import {
 import { SIZE_NAMES, type SizeName, sizeLabel } from './messages.js';
 import { pdfCostTable } from './pdf-cost.js';
 import { HARAKA_VERSION } from './peer-install.js';
+import { cores, formatBytes, MB, mark, mb, ms, pct, perMessage, rate, ratio } from './report-format.js';
+import { harakaShape, LISTENER_HEADINGS, LISTENER_NOTE, listenerColumns, listenerShape } from './report-listener.js';
 import {
   type AcceptCell,
   type BenchResult,
-  type CoresBusy,
   type EndToEndRun,
   PEER_LABEL,
   PEER_NAMES,
@@ -26,8 +27,6 @@ import {
   type Usage,
 } from './results.js';
 
-const MB = 1024 * 1024;
-
 export function renderReport(r: BenchResult): string {
   const m = r.meta;
   const sizes = SIZE_NAMES.filter((s) => m.wireBytes[s] !== undefined);
@@ -35,7 +34,7 @@ export function renderReport(r: BenchResult): string {
     `# letter-intake benchmark, ${m.startedAt.slice(0, 10)} (${m.plan} run, ${Math.round(m.durationSec / 6) / 10} min)`,
     '',
     `Machine: ${m.cpus}, ${m.memoryGB} GB, Node ${m.node}; all traffic on loopback, every process on the same cores; 1-minute load average ${m.loadAverage.start.toFixed(1)} at the start, ${m.loadAverage.end.toFixed(1)} at the end (other users' processes included).`,
-    `Gateway in production shape: 1 listener process (\`node dist/cli.js smtp\`), worker processes (\`node dist/cli.js worker\`, WORKER_CONCURRENCY ${m.workerConcurrency}), the sandbox Sender API in its own process, a private Redis (${m.redis})${sealedText(m.rawStoreSealed)}.`,
+    `Gateway in production shape: ${listenerShape(m.smtpProcesses)} (\`node dist/cli.js smtp\`), worker processes (\`node dist/cli.js worker\`, WORKER_CONCURRENCY ${m.workerConcurrency}), the sandbox Sender API in its own process, a private Redis (${m.redis})${sealedText(m.rawStoreSealed)}.`,
     `Messages (DKIM rsa-sha256 by acme.example, SPF pass, one Message-ID each): ${sizes.map((s) => `${sizeLabel(s)} = ${formatBytes(m.wireBytes[s] ?? 0)} on the wire`).join('; ')}.`,
     `Generator: ${m.generator}. Sink: bare smtp-server (no auth, no storage, drains DATA, no reverse DNS)${m.sink === undefined ? '' : `: ${m.sink}`}.`,
     '',
@@ -45,7 +44,7 @@ export function renderReport(r: BenchResult): string {
     '|---|---|---|---|',
     ...r.goals.map((g) => `| ${g.name} | ${g.target} | ${g.measured} | ${mark(g.met)} |`),
     '',
-    ...acceptTable(r.accept, r.meta.postfix),
+    ...acceptTable(r),
     ...endToEndTable(r.runs),
     ...resourceTable(r, sizes),
     ...pdfCostTable(r.pdfCost),
@@ -75,7 +74,9 @@ export function peerHeadings(peer: PeerName): string[] {
   return [`${name} msg/s`, `${name} ÷ sink`, `Gateway ÷ ${name}`];
 }
 
-function acceptTable(cells: readonly AcceptCell[], postfix: PostfixMeta | undefined): string[] {
+function acceptTable(r: BenchResult): string[] {
+  const cells = r.accept;
+  const postfix = r.meta.postfix;
   if (cells.length === 0) return [];
   const peers = peersOf(cells, postfix);
   const rows = cells.map((c) => {
@@ -87,19 +88,19 @@ function acceptTable(cells: readonly AcceptCell[], postfix: PostfixMeta | undefi
     // The goal is judged on reused connections; one message per connection is greeting-bound.
     const judged = c.mode === 'reuse' ? mark(c.ratio >= goal) : '(judged on reused)';
     const peerCells = peers.flatMap((peer) => peerColumns(c, peer)).map((cell) => `| ${cell} `);
-    return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} ${peerCells.join('')}| ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''}${peerProblems(c, peers)} | ${ms(perMessage(listener?.cpuSeconds, c.gateway.load.accepted))} | ${mb(listener?.peakRssBytes)} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
+    return `| ${c.size} | ${c.sessions} | ${c.mode === 'reuse' ? 'reused' : '1 per message'} | ${rate(c.sink.load.acceptedPerSec)} | ${rate(c.gateway.load.acceptedPerSec)} | ${pct(c.ratio)} | ≥ ${pct(goal)} ${judged} ${peerCells.join('')}| ${refused.length === 0 ? '' : refused.join(', ')}${c.gateway.load.errors > 0 ? ` ${c.gateway.load.errors} conn. errors` : ''}${peerProblems(c, peers)} | ${listenerColumns(listener, c.gateway.load.accepted).join(' | ')} | ${cores(c.sink.cores)} | ${cores(c.gateway.cores)} |`;
   });
   const headings = peers.flatMap(peerHeadings);
   return [
     '## Accept rate: gateway listener (no worker running) vs bare sink, same generator, same messages',
     '',
-    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${headings.map((h) => `| ${h} `).join('')}| Gateway refusals | Listener CPU ms/msg | Listener peak RSS | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
-    `|---|---:|---|---:|---:|---:|---${headings.map(() => '|---:').join('')}|---|---:|---:|---:|---:|`,
+    `| Size | Sessions | Connections | Sink msg/s | Gateway msg/s | Gateway ÷ sink | Goal ${headings.map((h) => `| ${h} `).join('')}| Gateway refusals | ${LISTENER_HEADINGS.join(' | ')} | Cores busy, sink run (bench / machine) | Cores busy, gateway run |`,
+    `|---|---:|---|---:|---:|---:|---${headings.map(() => '|---:').join('')}|---|${LISTENER_HEADINGS.map(() => '---:|').join('')}---:|---:|`,
     ...rows,
     '',
     ...(peers.includes('haraka')
       ? [
-          `Haraka: version ${HARAKA_VERSION}, one process (no cluster), plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink's and the gateway's: compare reused connections.`,
+          `Haraka: version ${HARAKA_VERSION}, ${harakaShape(r.meta.smtpProcesses)}, plugins spf, dkim (verify), rcpt_to.in_host_list, queue/discard; DNS from fixtures/zone.json as for the gateway; driven right after the gateway with the same messages. Haraka greets at once (no 100 ms delay), so its one-message-per-connection figures are not capped like the sink's and the gateway's: compare reused connections.`,
           '',
         ]
       : []),
@@ -110,7 +111,7 @@ function acceptTable(cells: readonly AcceptCell[], postfix: PostfixMeta | undefi
           '',
         ]
       : []),
-    "One message per connection is capped near sessions ÷ 0.1 s by smtp-server's 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench's own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.",
+    `${LISTENER_NOTE} One message per connection is capped near sessions ÷ 0.1 s by smtp-server's 100 ms greeting delay, for sink and gateway alike. Cores busy: CPU time of the bench's own processes ÷ wall time, and of the whole machine (other users included) from /proc/stat.`,
     '',
   ];
 }
@@ -205,20 +206,19 @@ function resourceTable(r: BenchResult, sizes: readonly SizeName[]): string[] {
       sizeRuns.map((x) => x.usage),
       (name) => name.startsWith('worker'),
     );
-    const listenerPeak = peak(
-      [...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)],
-      (n) => n === 'listener',
-    );
-    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(workerPeak)} |${peerCells.join('')}`;
+    const listenerUsages = [...r.accept.filter((c) => c.size === size).map((c) => c.gateway.usage), ...sizeRuns.map((x) => x.usage)];
+    const listenerPeak = peak(listenerUsages, (n) => n === 'listener');
+    const primaryPeak = peak(listenerUsages, (n) => n === 'listener', 'peakRootRssBytes');
+    return `| ${size} | ${ms(perMessage(gw.get('listener')?.cpuSeconds, accepted))} | ${ms(perMessage(gw.get('redis')?.cpuSeconds, accepted))} | ${ms(perMessage(worker?.get('worker')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('sandbox')?.cpuSeconds, letters))} | ${ms(perMessage(worker?.get('redis')?.cpuSeconds, letters))} | ${ms(perMessage(sk.get('sink')?.cpuSeconds, sunk))} | ${ms(perMessage(sk.get('generator')?.cpuSeconds, sunk))} | ${mb(listenerPeak)} | ${mb(primaryPeak)} | ${mb(workerPeak)} |${peerCells.join('')}`;
   });
   return [
     '## CPU time per message and peak memory, by process',
     '',
-    `| Size | Listener CPU ms/msg | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | Listener peak RSS | Worker peak RSS |${peers.map((peer) => ` ${PEER_LABEL[peer]} CPU ms/msg | ${PEER_LABEL[peer]} ${peer === 'postfix' ? 'peak PSS, all its processes' : 'peak RSS'} |`).join('')}`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
+    `| Size | ${LISTENER_HEADINGS[0]} | Redis ms/msg (accept) | Worker CPU ms/letter (1 process) | Sandbox API ms/letter | Redis ms/letter (worker stage) | Sink ms/msg | Generator ms/msg | ${LISTENER_HEADINGS[1]} | ${LISTENER_HEADINGS[2]} | Worker peak RSS |${peers.map((peer) => ` ${PEER_LABEL[peer]} CPU ms/msg | ${PEER_LABEL[peer]} ${peer === 'postfix' ? 'peak PSS, all its processes' : 'peak RSS per process'} |`).join('')}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
     ...rows,
     '',
-    `${r.meta.plan === 'full' ? 'Each size runs on a fresh listener process; peaks are per size. ' : ''}Listener peak RSS goal: ≤ ${LISTENER_RSS_GOAL_BYTES / MB} MB with 32 concurrent 10 MB messages, measured on a fresh listener (see Goals)${r.rssProbe === undefined ? '' : `: ${mb(r.rssProbe.idleRssBytes)} idle → ${mb(r.rssProbe.peakRssBytes)} peak, ${r.rssProbe.load.accepted} of ${r.rssProbe.load.sent} accepted at ${rate(r.rssProbe.load.acceptedPerSec)} msg/s`}.`,
+    `${r.meta.plan === 'full' ? 'Each size runs on a fresh listener process; peaks are per size. ' : ''}Listener peak RSS goal: ≤ ${LISTENER_RSS_GOAL_BYTES / MB} MB per listener process with 32 concurrent 10 MB messages, measured on a fresh listener (see Goals)${r.rssProbe === undefined ? '' : `: ${mb(r.rssProbe.idleRssBytes)} idle → ${mb(r.rssProbe.peakRssBytes)} peak${r.rssProbe.primaryPeakRssBytes === undefined ? '' : ` (primary ${mb(r.rssProbe.primaryIdleRssBytes)} → ${mb(r.rssProbe.primaryPeakRssBytes)})`}, ${r.rssProbe.load.accepted} of ${r.rssProbe.load.sent} accepted at ${rate(r.rssProbe.load.acceptedPerSec)} msg/s`}.`,
     '',
   ];
 }
@@ -291,11 +291,15 @@ function sumUsage(usages: readonly Usage[]): Map<string, { cpuSeconds: number; p
   return out;
 }
 
-function peak(usages: readonly Usage[], match: (name: string) => boolean): number | undefined {
+function peak(
+  usages: readonly Usage[],
+  match: (name: string) => boolean,
+  field: 'peakRssBytes' | 'peakRootRssBytes' = 'peakRssBytes',
+): number | undefined {
   const values = usages.flatMap((u) =>
     Object.entries(u)
       .filter(([n]) => match(n))
-      .map(([, v]) => v.peakRssBytes),
+      .flatMap(([, v]) => v[field] ?? []),
   );
   return values.length === 0 ? undefined : Math.max(...values);
 }
@@ -304,20 +308,4 @@ function peak(usages: readonly Usage[], match: (name: string) => boolean): numbe
 function sealedText(sealed: boolean | undefined): string {
   if (sealed === undefined) return '';
   return sealed ? '; raw store sealed (RAW_STORE_KEY)' : '; raw store as sent (no RAW_STORE_KEY)';
-}
-
-function perMessage(cpuSeconds: number | undefined, count: number): number | undefined {
-  return cpuSeconds === undefined || count === 0 ? undefined : (cpuSeconds * 1000) / count;
-}
-
-const cores = (c: CoresBusy): string => `${c.ours.toFixed(2)} / ${c.machine.toFixed(2)}`;
-const mark = (met: boolean | undefined): string => (met === undefined ? '–' : met ? '✅' : '❌');
-const ratio = (a: number, b: number): string => (b > 0 ? pct(a / b) : '—');
-const pct = (x: number): string => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-const rate = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-const ms = (x: number | undefined): string => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(x >= 10 ? 1 : 2));
-const mb = (bytes: number | undefined): string => (bytes === undefined || bytes === 0 ? '—' : `${Math.round(bytes / MB)} MB`);
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1e3).toFixed(1)} kB`;
 }

@@ -5,7 +5,11 @@ import type { SizeName } from './messages.js';
 import type { PdfCost } from './pdf-cost.js';
 import type { ProcessUsage, WindowUsage } from './proc-stats.js';
 
-/** Per process name (listener, worker-1, sandbox, redis, sink, generator): CPU and peak RSS. */
+/**
+ * Per process name (listener, worker-1, sandbox, redis, sink, generator): CPU and peak RSS. The
+ * listener (and Haraka) is a process tree: CPU of the primary and all its listener processes,
+ * peak RSS of the largest listener process, the primary's own beside it (peakRootRssBytes).
+ */
 export type Usage = Readonly<Record<string, ProcessUsage>>;
 
 /** Cores kept busy during a measurement: by the bench's own processes, and by everything on the machine. */
@@ -63,12 +67,17 @@ export interface EndToEndRun {
   readonly cores: CoresBusy;
 }
 
-/** A fresh listener's RSS before and while `sessions` clients send 10 MB messages at once. */
+/**
+ * A fresh listener's RSS before and while `sessions` clients send 10 MB messages at once, per
+ * process: the largest listener process, and the primary's own (absent with one listener process).
+ */
 export interface RssProbe {
   readonly sessions: number;
   readonly load: LoadSummary;
   readonly idleRssBytes: number;
   readonly peakRssBytes: number;
+  readonly primaryIdleRssBytes?: number;
+  readonly primaryPeakRssBytes?: number;
 }
 
 export type PostfixMeta = { readonly version: string; readonly mainCf: string; readonly masterCf: string } | { readonly skipped: string };
@@ -98,6 +107,8 @@ export interface BenchResult {
     /** Whether the raw store sealed what it kept (RAW_STORE_KEY passed through; absent in runs from before). */
     readonly rawStoreSealed?: boolean;
     readonly workerConcurrency: number;
+    /** SMTP_PROCESSES of the gateway's smtp role, and Haraka's processes (absent in runs from before: one). */
+    readonly smtpProcesses?: number;
     readonly e2eWorkers: number;
     readonly wireBytes: Readonly<Record<string, number>>;
     /** The private Postfix of `--peers`: its version and configuration, or why it did not run. */

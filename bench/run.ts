@@ -5,6 +5,8 @@
 // `--peers` also drives Haraka (SPF + DKIM verify, discard queue) and a private Postfix (bench/postfix/, discard
 // transport; skipped with one line where it cannot run) in every accept cell.
 // `--patched-sink` runs the sink on the project's patched smtp-server instead of the published one.
+// `--smtp-processes N`: the gateway's listener processes (SMTP_PROCESSES) and Haraka's; default one per core.
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBenchmark } from './harness.js';
@@ -27,6 +29,7 @@ async function main(): Promise<number> {
       pdf: { type: 'boolean', default: false },
       peers: { type: 'boolean', default: false },
       'patched-sink': { type: 'boolean', default: false },
+      'smtp-processes': { type: 'string' },
     },
   });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -37,19 +40,31 @@ async function main(): Promise<number> {
     return 64;
   }
   const sizes = requested.filter(isSizeName);
+  const smtpProcesses = values['smtp-processes'] === undefined ? availableParallelism() : Number(values['smtp-processes']);
+  // the gateway's own bounds for SMTP_PROCESSES
+  if (!Number.isInteger(smtpProcesses) || smtpProcesses < 1 || smtpProcesses > 256) {
+    log(`--smtp-processes ${values['smtp-processes'] ?? ''}: expected a whole number, 1 to 256`);
+    return 64;
+  }
 
   if (values.pdf) {
     process.stdout.write(`${pdfCostTable(await measurePdfCost(log)).join('\n')}\n`);
     return 0;
   }
   if (values.profile) {
-    const text = await runProfiles(sizes.length > 0 ? sizes : SIZE_NAMES, join(RESULTS_DIR, 'profiles'), log);
+    const text = await runProfiles(sizes.length > 0 ? sizes : SIZE_NAMES, join(RESULTS_DIR, 'profiles'), smtpProcesses, log);
     process.stdout.write(text);
     return 0;
   }
   const base = values.quick ? PLANS.quick : PLANS.full;
   const plan = sizes.length > 0 ? { ...base, sizes } : base;
-  const result = await runBenchmark(plan, { log, keepTemp: values.keep, peers: values.peers, patchedSink: values['patched-sink'] });
+  const result = await runBenchmark(plan, {
+    log,
+    keepTemp: values.keep,
+    peers: values.peers,
+    patchedSink: values['patched-sink'],
+    smtpProcesses,
+  });
   process.stdout.write(renderReport(result));
   const written = writeReport(result, RESULTS_DIR);
   log(`wrote ${[written.json, written.md, written.latest].filter((f) => f !== undefined).join(', ')}`);

@@ -14,7 +14,8 @@ describe('the benchmark harness, tiny plan', () => {
   it('drives the sink and the gateway, creates letters and reports the figures', async () => {
     const lines: string[] = [];
     // the sink on the project's own smtp-server: the published copy would be installed from the registry
-    const result = await runBenchmark(PLANS.tiny, { log: (line) => lines.push(line), patchedSink: true });
+    // two listener processes: the bench counts the smtp role as its primary and both of them
+    const result = await runBenchmark(PLANS.tiny, { log: (line) => lines.push(line), patchedSink: true, smtpProcesses: 2 });
 
     expect(result.accept).toHaveLength(1);
     const [cell] = result.accept;
@@ -24,7 +25,10 @@ describe('the benchmark harness, tiny plan', () => {
     expect(cell?.gateway.load.replies).toEqual({ '250': cell?.gateway.load.accepted });
     expect(cell?.ratio).toBeCloseTo((cell?.gateway.load.acceptedPerSec ?? 0) / (cell?.sink.load.acceptedPerSec ?? 1), 6);
     expect(cell?.ratio).toBeGreaterThan(0);
+    expect(result.meta.smtpProcesses).toBe(2);
+    expect(cell?.gateway.usage.listener?.processes).toBe(2);
     expect(cell?.gateway.usage.listener?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(cell?.gateway.usage.listener?.peakRootRssBytes).toBeGreaterThan(10 * 1024 * 1024);
 
     const fixed = result.runs.find((r) => r.kind === 'fixed');
     expect(fixed?.offeredPerSec).toBe(PLANS.tiny.fixedLoad?.ratePerSec['10KB']);
@@ -59,6 +63,7 @@ describe('the benchmark harness, tiny plan', () => {
     const report = renderReport(result);
     expect(report).toContain(sealed ? 'raw store sealed (RAW_STORE_KEY)' : 'raw store as sent (no RAW_STORE_KEY)');
     expect(report).toContain('## Goals');
+    expect(report).toContain('SMTP_PROCESSES 2: a primary and 2 listener processes on one port');
     expect(report).toMatch(/\| 10KB \| 2 \| reused \| \d+(\.\d+)? \| \d+(\.\d+)? \|/);
   });
 });
