@@ -49,6 +49,9 @@ describe('Redis through Sentinel', () => {
     const producer = open({ kind: 'producer', commandTimeoutMs: 1000 });
     await eventually(() => producer.set('sentinel-test:before', 'written'), 10_000);
     expect(await worker.get('sentinel-test:before')).toBe('written');
+    // Replication is asynchronous: the write must be on the replicas before one is promoted, or a
+    // loaded machine's failover loses it and the last assertion tests replication lag instead.
+    expect(await producer.call('WAIT', set.replicas.length, 10_000)).toBe(set.replicas.length);
     expect(await infoField(set.primary.port, 'server', 'tcp_port')).toBe(String(set.primary.port));
     expect(await worker.info('server')).toContain(`tcp_port:${set.primary.port}`);
 
