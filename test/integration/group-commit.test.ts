@@ -68,12 +68,10 @@ function coveringFsync(events: readonly FsEvent[], syncedDir: string, after: num
   });
 }
 
-/** Whether two fsyncs of `syncedDir` ran side by side: one began before another's end. */
+/** Whether two fsyncs of `syncedDir` ran side by side: a later one began before an earlier one's end. */
 function overlapped(events: readonly FsEvent[], syncedDir: string): boolean {
   const syncs = events.filter((e) => e.op === 'sync' && e.path === syncedDir);
-  return syncs.some(
-    (end) => end.phase !== 'start' && syncs.some((s) => s.phase === 'start' && s.call !== end.call && s.seq < end.seq && s.call > end.call),
-  );
+  return syncs.some((end) => end.phase !== 'start' && syncs.some((s) => s.phase === 'start' && s.call > end.call && s.seq < end.seq));
 }
 
 /** Every reply is 250, and an fsync of the blob directory that began after its rename ended, by its own end, before it. */
