@@ -94,11 +94,12 @@ export async function openCheckedRawStore(
   config: {
     readonly rawStore: { readonly location: RawStoreLocation; readonly s3PathStyle: boolean };
     readonly enqueueTimeoutMs: number;
-    readonly groupCommit?: GroupCommitSettings | undefined;
     readonly privacy?: Pick<PrivacySettings, 'rawStoreKeys' | 's3Sse'>;
   },
   /** Where a role's start warns about a store without conditional puts. */
   logger?: Logger,
+  /** GROUP_COMMIT, for the listener's store alone (runtime/store-group-commit.ts); absent: each commits alone. */
+  groupCommit?: GroupCommitSettings,
 ): Promise<RawStore> {
   // One bound for every store operation: the listener's whole store-and-queue step has this bound too.
   const store = openRawStore({
@@ -107,7 +108,7 @@ export async function openCheckedRawStore(
     s3PathStyle: config.rawStore.s3PathStyle,
     s3Sse: config.privacy?.s3Sse,
     keyring: keyringOfSettings(config.privacy?.rawStoreKeys),
-    groupCommit: config.groupCommit,
+    groupCommit,
     logger,
   });
   try {

@@ -9,6 +9,7 @@ import { listeningAs } from './listen-errors.js';
 import { type OpsPart, startOpsPart } from './ops-part.js';
 import type { PartContext } from './part-context.js';
 import { Reloads } from './reloads.js';
+import { storeGroupCommit } from './store-group-commit.js';
 
 export async function smtpCommand(): Promise<'running'> {
   const ctx = roleContext(process.env, 'smtp');
@@ -55,7 +56,10 @@ async function runRole(
 ): Promise<'running'> {
   const redisTopology = required(ctx.config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), `for the ${role} role`);
   // The listener writes messages and the worker reads them: both need the store, checked at start.
-  const rawStore = role === 'ops' ? undefined : await openCheckedRawStore(ctx.config, ctx.logger);
+  const rawStore =
+    role === 'ops'
+      ? undefined
+      : await openCheckedRawStore(ctx.config, ctx.logger, storeGroupCommit(role === 'smtp' ? 'listener' : role, ctx.config));
   const ops = await listeningAs(
     'OPS_HTTP_PORT',
     ctx.config.opsHttp,

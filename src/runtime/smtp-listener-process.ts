@@ -17,6 +17,7 @@ import { type FromListener, LISTENER_NUMBER_VARIABLE, toListener } from './liste
 import { Reloads } from './reloads.js';
 import { shutdownBoundMs } from './roles.js';
 import { startSmtpPart } from './smtp-part.js';
+import { storeGroupCommit } from './store-group-commit.js';
 
 function send(message: FromListener): Promise<void> {
   return new Promise((done) => {
@@ -38,7 +39,7 @@ async function run(): Promise<void> {
   };
   if (!cluster.isWorker) throw new ConfigError('a listener process is started by its primary (SMTP_PROCESSES), not by hand');
   const redisTopology = required(config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), 'for a listener process');
-  const rawStore = await openCheckedRawStore(config, logger);
+  const rawStore = await openCheckedRawStore(config, logger, storeGroupCommit('listener', config));
   const metrics = createMetrics();
   // Which process served a session: summed over processes, the other counters cannot tell.
   const served = new Counter({

@@ -20,6 +20,7 @@ import { startPortalPart } from './portal-part.js';
 import { Reloads } from './reloads.js';
 import { shutdownBoundMs } from './roles.js';
 import { StartedParts } from './started-parts.js';
+import { storeGroupCommit } from './store-group-commit.js';
 import { startWorkerPart } from './worker-part.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -95,7 +96,7 @@ export async function startCommand(): Promise<'running'> {
     if (sandbox !== undefined) started.add({ name: 'sandbox', close: () => sandbox.close() });
     const apiUrl = config.senderApiUrl ?? sandbox?.url ?? '';
 
-    const rawStore = await openCheckedRawStore(config, logger);
+    const rawStore = await openCheckedRawStore(config, logger, storeGroupCommit('start', config));
     const closeStore: Closable = { name: 'raw-store', close: () => Promise.resolve(rawStore.close()) };
     started.add(closeStore);
     const ops = await listeningAs(

@@ -19,11 +19,17 @@ export interface RoleProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+function groupCommitOfRun(): Record<string, string> {
+  const value = process.env.GROUP_COMMIT;
+  return value === undefined ? {} : { GROUP_COMMIT: value };
+}
+
 export function runCli(args: readonly string[], env: Record<string, string>): RoleProcess {
   const child = spawn(process.execPath, [resolve(REPO, 'dist/cli.js'), ...args], {
     cwd: REPO,
     // One listener process unless a test asks for more: SMTP_PROCESSES defaults to one per core.
-    env: { PATH: process.env.PATH ?? '', SMTP_PROCESSES: '1', ...env },
+    // GROUP_COMMIT set where the suite runs reaches every role (the fault suite run with it on).
+    env: { PATH: process.env.PATH ?? '', SMTP_PROCESSES: '1', ...groupCommitOfRun(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];

@@ -12,6 +12,8 @@ export interface FsEvent {
   readonly seq: number;
   readonly op: FsOp;
   readonly phase: 'start' | 'end' | 'failed';
+  /** The call this event belongs to: a call's start and its end or failure share it. */
+  readonly call: number;
   readonly path: string;
   /** A rename's or link's new name; a reply's text. */
   readonly to?: string;
@@ -32,21 +34,23 @@ export type SyncHook = (op: 'sync' | 'datasync', path: string) => Promise<void> 
 export function recordingFs(hook: SyncHook = () => undefined): RecordingFs {
   const events: FsEvent[] = [];
   let seq = 0;
+  let calls = 0;
   let watchers: { condition: (events: readonly FsEvent[]) => boolean; met: () => void }[] = [];
-  const log = (op: FsOp, phase: FsEvent['phase'], path: string, to?: string): void => {
-    events.push({ seq: seq++, op, phase, path, ...(to === undefined ? {} : { to }) });
+  const log = (op: FsOp, phase: FsEvent['phase'], path: string, to: string | undefined, call: number): void => {
+    events.push({ seq: seq++, op, phase, call, path, ...(to === undefined ? {} : { to }) });
     const met = watchers.filter((w) => w.condition(events));
     watchers = watchers.filter((w) => !met.includes(w));
     for (const w of met) w.met();
   };
   const timed = async <T>(op: FsOp, path: string, to: string | undefined, work: () => Promise<T>): Promise<T> => {
-    log(op, 'start', path, to);
+    const call = calls++;
+    log(op, 'start', path, to, call);
     try {
       const result = await work();
-      log(op, 'end', path, to);
+      log(op, 'end', path, to, call);
       return result;
     } catch (err) {
-      log(op, 'failed', path, to);
+      log(op, 'failed', path, to, call);
       throw err;
     }
   };
@@ -80,7 +84,7 @@ export function recordingFs(hook: SyncHook = () => undefined): RecordingFs {
   return {
     fs,
     events,
-    note: (op, path, to) => log(op, 'end', path, to),
+    note: (op, path, to) => log(op, 'end', path, to, calls++),
     until: (condition) => (condition(events) ? Promise.resolve() : new Promise<void>((met) => watchers.push({ condition, met }))),
   };
 }

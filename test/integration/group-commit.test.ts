@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
+import type { GroupCommitSettings } from '../../src/raw-store/group-sync.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { type FsEvent, type RecordingFs, recordingFs, type SyncHook } from '../helpers/recording-fs.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -25,7 +26,10 @@ afterEach(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-async function gatewayOn(makeHook: (recorded: () => RecordingFs, dir: string) => SyncHook, groupCommit = true) {
+async function gatewayOn(
+  makeHook: (recorded: () => RecordingFs, dir: string) => SyncHook,
+  groupCommit: GroupCommitSettings | 'off' = GROUP,
+) {
   const rawDir = mkdtempSync(join(tmpdir(), 'letter-intake-group-'));
   dir = rawDir;
   let recording: RecordingFs | undefined;
@@ -34,7 +38,7 @@ async function gatewayOn(makeHook: (recorded: () => RecordingFs, dir: string) =>
     return recording;
   };
   recording = recordingFs(makeHook(recorded, rawDir));
-  const rawStore = fileRawStore({ dir: rawDir, timeoutMs: 5000, fs: recording.fs, ...(groupCommit ? { groupCommit: GROUP } : {}) });
+  const rawStore = fileRawStore({ dir: rawDir, timeoutMs: 5000, fs: recording.fs, ...(groupCommit === 'off' ? {} : { groupCommit }) });
   gateway = await startTestGateway({ rawStore });
   return { gateway, fs: recording, rawDir };
 }
@@ -55,13 +59,32 @@ async function sendTogether(g: TestGateway, fs: RecordingFs, count: number): Pro
 const renamesInto = (events: readonly FsEvent[], rawDir: string): FsEvent[] =>
   events.filter((e) => (e.op === 'rename' || e.op === 'link') && e.phase === 'end' && e.to !== undefined && join(e.to, '..') === rawDir);
 
-/** The fsync of `syncedDir` that began after `after` and ended before `before`, if any. */
+/** An fsync of `syncedDir` that began after `after` and whose own end came before `before`, if any. */
 function coveringFsync(events: readonly FsEvent[], syncedDir: string, after: number, before: number): boolean {
   const starts = events.filter((e) => e.op === 'sync' && e.path === syncedDir && e.phase === 'start' && e.seq > after);
   return starts.some((start) => {
-    const end = events.find((e) => e.op === 'sync' && e.path === syncedDir && e.phase === 'end' && e.seq > start.seq);
+    const end = events.find((e) => e.call === start.call && e.phase === 'end');
     return end !== undefined && end.seq < before;
   });
+}
+
+/** Whether two fsyncs of `syncedDir` ran side by side: a later one began before an earlier one's end. */
+function overlapped(events: readonly FsEvent[], syncedDir: string): boolean {
+  const syncs = events.filter((e) => e.op === 'sync' && e.path === syncedDir);
+  return syncs.some((end) => end.phase !== 'start' && syncs.some((s) => s.phase === 'start' && s.call > end.call && s.seq < end.seq));
+}
+
+/** Every reply is 250, and an fsync of the blob directory that began after its rename ended, by its own end, before it. */
+async function expectEachCovered(g: TestGateway, fs: RecordingFs, rawDir: string, replies: readonly { code: number; text: string }[]) {
+  expect(replies.map((r) => r.code)).toEqual(Array(replies.length).fill(250));
+  for (const reply of replies) {
+    const record = await g.store.get(intakeIdOf(reply.text));
+    const answered = fs.events.find((e) => e.op === 'reply' && e.to === reply.text)?.seq ?? -1;
+    const renamed = fs.events.find((e) => e.op === 'rename' && e.phase === 'end' && e.to === join(rawDir, record?.rawKey ?? 'none'));
+    expect(coveringFsync(fs.events, rawDir, renamed?.seq ?? Infinity, answered), `${reply.text}: a directory fsync covers its rename`).toBe(
+      true,
+    );
+  }
 }
 
 /** The first fsync of the blob directory is held until every session has renamed its blob. */
@@ -130,6 +153,40 @@ describe('group commit in the file raw store', () => {
     expect(fs.events.filter((e) => e.op === 'sync' && e.phase === 'start' && e.path === rawDir)).toHaveLength(2);
   });
 
+  it('runs batches of `max` beside the held fsync, and covers each rename by an fsync that ended after it began', async () => {
+    const { gateway: g, fs, rawDir } = await gatewayOn(holdFirstBlobFsync(SESSIONS), { maxWaitMs: 60_000, max: 2 });
+    const replies = await sendTogether(g, fs, SESSIONS);
+    expect(overlapped(fs.events, rawDir), 'fsyncs of the blob directory ran side by side').toBe(true);
+    await expectEachCovered(g, fs, rawDir, replies);
+  });
+
+  it('starts a gathered batch beside the held fsync once GROUP_COMMIT_MAX_WAIT_MS passed', async () => {
+    // max is out of reach: only the window can start a second fsync while the first is held
+    const {
+      gateway: g,
+      fs,
+      rawDir,
+    } = await gatewayOn(
+      (recorded, dir) => {
+        let blobFsyncs = 0;
+        return (op, path) => {
+          if (op !== 'sync' || path !== dir) return undefined;
+          blobFsyncs += 1;
+          if (blobFsyncs > 1) return undefined;
+          return recorded().until(
+            (events) =>
+              renamesInto(events, dir).length >= SESSIONS &&
+              events.filter((e) => e.op === 'sync' && e.phase === 'start' && e.path === dir).length >= 2,
+          );
+        };
+      },
+      { maxWaitMs: 5, max: 32 },
+    );
+    const replies = await sendTogether(g, fs, SESSIONS);
+    expect(overlapped(fs.events, rawDir), 'a second fsync began while the first was held').toBe(true);
+    await expectEachCovered(g, fs, rawDir, replies);
+  });
+
   it('starts a lone session’s fsync at once: it does not wait for the window', async () => {
     const { gateway: g, fs, rawDir } = await gatewayOn(() => () => undefined);
     const [reply] = await sendTogether(g, fs, 1);
@@ -138,7 +195,7 @@ describe('group commit in the file raw store', () => {
   });
 
   it('with group commit off, fsyncs the file and the directory for each commit, as ever', async () => {
-    const { gateway: g, fs, rawDir } = await gatewayOn(() => () => undefined, false);
+    const { gateway: g, fs, rawDir } = await gatewayOn(() => () => undefined, 'off');
     const replies = await sendTogether(g, fs, 3);
     expect(replies.map((r) => r.code)).toEqual([250, 250, 250]);
     expect(fs.events.filter((e) => e.op === 'sync' && e.phase === 'start' && e.path === rawDir)).toHaveLength(3);

@@ -1,6 +1,6 @@
 // The shared directory fsync (src/raw-store/group-sync.ts) with an fsync the test finishes by
 // hand: who starts at once, who waits for the next, and what a failure does.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { groupSync } from '../../src/raw-store/group-sync.js';
 
 /** An fsync the test ends: each call is kept until finish() or fail() is called on it. */
@@ -78,5 +78,52 @@ describe('a directory fsync shared by the commits that ask together', () => {
     expect(seen).toEqual(['failed', 'failed', 'failed']);
     await expect(group.sync()).rejects.toBe(broken);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('the window of a gathered batch', () => {
+  it('starts a gathered batch beside the running fsync once `maxWaitMs` passed since its first caller came', async () => {
+    vi.useFakeTimers();
+    try {
+      const { calls, syncOnce } = heldSyncs();
+      const group = groupSync(syncOnce, { maxWaitMs: 5, max: 32 }, (err) => err);
+      const first = group.sync();
+      const gathered = [group.sync(), group.sync()];
+      const seen = outcomes([first, ...gathered]);
+      await vi.advanceTimersByTimeAsync(4);
+      expect(calls).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toHaveLength(2); // the running one is still held
+      calls[1]?.finish();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual(['waiting', 'synced', 'synced']);
+      calls[0]?.finish();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual(['synced', 'synced', 'synced']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('fails a batch whose fsync ran beside a failing one, even though its own succeeded', async () => {
+    vi.useFakeTimers();
+    try {
+      const { calls, syncOnce } = heldSyncs();
+      const broken = new Error('the store is broken');
+      const group = groupSync(syncOnce, { maxWaitMs: 5, max: 32 }, () => broken);
+      const first = group.sync();
+      const beside = group.sync();
+      const seen = outcomes([first, beside]);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(calls).toHaveLength(2);
+      calls[0]?.fail(new Error('EIO'));
+      await vi.advanceTimersByTimeAsync(0);
+      calls[1]?.finish();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual(['failed', 'failed']);
+      await expect(beside).rejects.toBe(broken);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
