@@ -4,7 +4,7 @@
 // accepted; SIGHUP and a changed senders file reload both; SIGTERM lets a DATA in flight finish
 // and waits for both.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -373,6 +373,35 @@ describe('the smtp role with two listener processes', () => {
     } finally {
       role.child.kill('SIGKILL');
       rmSync(held, { recursive: true, force: true });
+    }
+  });
+
+  it('a SIGTERM to the whole process group, while the primary is still closing its portal, starts no listener process again', async () => {
+    const groupDir = mkdtempSync(join(tmpdir(), 'letter-intake-group-'));
+    const role = runCli(['start'], testEnv(prefix, { DATA_DIR: groupDir, OPS_HTTP_PORT: '0', SANDBOX_PORT: '0', SMTP_PROCESSES: '2' }), {
+      detached: true,
+    });
+    const held = new Socket();
+    try {
+      const ready = await role.waitForLog((l) => l.event === 'start.ready');
+      const pids = role.logs.filter((l) => l.event === 'smtp.listener_started').map((l) => Number(l.pid));
+      // A request whose body never ends holds the portal's close, the first part the primary closes.
+      const portal = new URL(String(ready.portal));
+      await new Promise<void>((done) => held.connect(Number(portal.port), portal.hostname, done));
+      held.write(
+        `POST /portal/login HTTP/1.1\r\nHost: ${portal.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nemail=`,
+      );
+
+      process.kill(-Number(role.child.pid), 'SIGTERM');
+      await expect.poll(() => alive(pids), { timeout: 20_000 }).toEqual([]);
+      held.destroy();
+
+      expect(await role.exited).toBe(0);
+      expect(role.logs.filter((l) => l.event === 'smtp.listener_exited' || l.event === 'smtp.listener_restarted')).toEqual([]);
+    } finally {
+      held.destroy();
+      role.child.kill('SIGKILL');
+      rmSync(groupDir, { recursive: true, force: true });
     }
   });
 
