@@ -35,8 +35,13 @@ export function probeRoutes(deps: ProbeDeps): FastifyPluginAsync {
       if (listeners === undefined) return reply.type(deps.registry.contentType).send(await deps.registry.metrics());
       // One exposition for the gateway: counters summed over processes, as prom-client's cluster mode does.
       const [own, theirs] = await Promise.all([deps.registry.getMetricsAsJSON(), listeners.metrics()]);
-      const all = AggregatorRegistry.aggregate([own, ...theirs]);
+      const all = AggregatorRegistry.aggregate([own.map(primaryStartTime), ...theirs]);
       return reply.type(all.contentType).send(await all.metrics());
     });
   };
+}
+
+/** process_start_time_seconds is the primary's (prom-client omits it when it aggregates). */
+function primaryStartTime<T extends { name: string; aggregator: string }>(metric: T): T {
+  return metric.name === 'process_start_time_seconds' ? { ...metric, aggregator: 'first' } : metric;
 }

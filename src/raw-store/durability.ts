@@ -60,11 +60,13 @@ export function durability(fs: StoreFs, group: GroupCommitSettings | undefined):
       if (shared === undefined) {
         const breakStore = (err: unknown): IntakeError => {
           const detail = err instanceof Error ? err.message : String(err);
-          broken ??= new IntakeError(
+          if (broken !== undefined) return broken;
+          broken = new IntakeError(
             'StorageUnavailable',
             `raw store: the fsync of ${path} failed (${detail}); nothing written since is trusted until the process restarts`,
             { cause: err },
           );
+          group.onBroken?.(broken);
           return broken;
         };
         shared = groupSync(() => syncDir(path), group, breakStore);

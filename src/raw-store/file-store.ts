@@ -42,7 +42,7 @@ export interface FileStoreOptions {
   readonly beforeReplacing?: (name: string) => Promise<void>;
 }
 
-const DEFAULT_BATCH_BYTES = 256 * 1024;
+export const DEFAULT_BATCH_BYTES = 256 * 1024;
 /** Batch buffers kept for reuse by one store (each twice the batch size: a batch ends past it by up to a chunk). */
 const REUSED_BATCH_BUFFERS = 8;
 

@@ -15,6 +15,8 @@ export interface GroupCommitSettings {
   readonly maxWaitMs: number;
   /** Callers served by one fsync at most. */
   readonly max: number;
+  /** Told once, when a failed fsync breaks the store (a listener process then exits to be started again). */
+  readonly onBroken?: ((err: Error) => void) | undefined;
 }
 
 export interface GroupSync {

@@ -42,7 +42,7 @@ export interface S3StoreOptions {
 const PROBE_PREFIX = '.probe-';
 
 /** S3's minimum part size; the last part may be smaller, and a message under it is one PUT. */
-const PART_BYTES = 5 * 1024 * 1024;
+export const PART_BYTES = 5 * 1024 * 1024;
 
 export function s3RawStore(options: S3StoreOptions): RawStore {
   const { bucket, prefix, timeoutMs } = options;

@@ -5,6 +5,8 @@ import type { Logger } from '../log.js';
 export interface Closable {
   readonly name: string;
   close(): Promise<void>;
+  /** Told at the signal, before the parts close in order (the listener processes start none again). */
+  beginClose?(): void;
 }
 
 export function closeOnSignals(parts: readonly Closable[], logger: Logger, boundMs: number): void {
@@ -21,6 +23,7 @@ export function closeOnSignals(parts: readonly Closable[], logger: Logger, bound
       process.exit(1);
     }, boundMs);
     timer.unref();
+    for (const part of parts) part.beginClose?.();
     void closeInOrder(parts, logger).then(() => {
       logger.info({ event: 'shutdown.done' }, 'stopped');
       process.exit(0);

@@ -8,6 +8,9 @@ import type { MetricsJson } from '../ops/listener-processes.js';
 /** The environment variable that gives a listener process its number (1 to SMTP_PROCESSES). */
 export const LISTENER_NUMBER_VARIABLE = 'LETTER_INTAKE_LISTENER';
 
+/** The exit code of a listener process whose raw store broke (a failed fsync): the primary starts it again. */
+export const STORE_BROKEN_EXIT_CODE = 75;
+
 const loaded = z.record(z.string(), z.object({ version: z.string(), loadedAt: z.string() }));
 const check = z.object({ ok: z.boolean(), error: z.string().optional(), skipped: z.boolean().optional() });
 const metrics = z.custom<MetricsJson>((value) => Array.isArray(value) && value.every(isMetric));

@@ -1,19 +1,32 @@
 // One listener process of a primary that runs SMTP_PROCESSES of them (smtp-processes.ts forks
 // this file through node:cluster): the listener part on the shared SMTP port, with its share of
 // the memory budget (SMTP_MEMORY_BUDGET_BYTES ÷ SMTP_PROCESSES), its own Redis connections,
-// raw store and metrics. The primary asks for its readiness and metrics and tells it to stop;
-// SIGHUP (forwarded by the primary) and its files' changes reload its sender directory and TLS
-// pair. SIGINT is the primary's to act on (a terminal sends it to the whole process group).
+// raw store and metrics. Its readiness includes its own store; a store broken by a failed fsync
+// (GROUP_COMMIT) makes it finish its sessions and exit with STORE_BROKEN_EXIT_CODE, so the primary
+// starts it again with a fresh store. The primary asks for its readiness and metrics and tells it
+// to stop (a stop while it still starts ends it at once); SIGHUP (forwarded by the primary) and
+// its files' changes reload its sender directory and TLS pair. SIGINT is the primary's to act on (a terminal sends it to the whole process group).
 import cluster from 'node:cluster';
 import { Counter } from 'prom-client';
+import { withTimeout } from '../bounded.js';
 import { ConfigError } from '../config.js';
+import { cachedCheck } from '../ops/cached-check.js';
 import { createMetrics } from '../ops/metrics.js';
+import { checkRawStore } from '../ops/raw-store-check.js';
+import type { DependencyCheck } from '../ops/readiness.js';
+import { RAW_STORE_PROBE_MAX_AGE_MS } from '../ops/readiness-probe.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { budgetShareBytes } from '../smtp/memory-budget.js';
 import { required, roleContext } from './context.js';
 import { holdHangups } from './hangups.js';
-import { type FromListener, LISTENER_NUMBER_VARIABLE, toListener } from './listener-messages.js';
+import {
+  type FromListener,
+  LISTENER_NUMBER_VARIABLE,
+  STORE_BROKEN_EXIT_CODE,
+  type ToListener as ToListenerMessage,
+  toListener,
+} from './listener-messages.js';
 import { Reloads } from './reloads.js';
 import { shutdownBoundMs } from './roles.js';
 import { startSmtpPart } from './smtp-part.js';
@@ -26,16 +39,42 @@ function send(message: FromListener): Promise<void> {
   });
 }
 
+/** How long its checks (Redis, its raw store's probe) may take: well within the primary's one-second ask. */
+const CHECK_BOUND_MS = 500;
+
 async function run(): Promise<void> {
   holdHangups();
   process.on('SIGINT', () => undefined);
+  // The stop comes first: one still starting holds no session, so a stop then ends it at once.
+  let stop: ((code: number) => void) | undefined;
+  const requestStop = (code: number): void => {
+    if (stop === undefined) process.exit(code);
+    else stop(code);
+  };
+  let answer: ((message: Exclude<ToListenerMessage, { kind: 'letter-intake:shutdown' }>) => void) | undefined;
+  process.on('SIGTERM', () => requestStop(0));
+  process.on('message', (raw: unknown) => {
+    const parsed = toListener.safeParse(raw);
+    if (!parsed.success) return;
+    const message = parsed.data;
+    if (message.kind === 'letter-intake:shutdown') requestStop(0);
+    else answer?.(message);
+  });
   const number = process.env[LISTENER_NUMBER_VARIABLE] ?? '1';
   const base = roleContext(process.env, 'smtp');
   const logger = base.logger.child({ listener: Number(number) });
   const processes = base.config.smtp.processes ?? 1;
+  const onBroken = (err: Error): void => {
+    logger.error(
+      { err, event: 'smtp.listener_store_broken', pid: process.pid },
+      'raw store broken: this listener process exits to be started again',
+    );
+    requestStop(STORE_BROKEN_EXIT_CODE);
+  };
   const config = {
     ...base.config,
     smtp: { ...base.config.smtp, memoryBudgetBytes: budgetShareBytes(base.config.smtp.memoryBudgetBytes, processes) },
+    groupCommit: base.config.groupCommit === undefined ? undefined : { ...base.config.groupCommit, onBroken },
   };
   if (!cluster.isWorker) throw new ConfigError('a listener process is started by its primary (SMTP_PROCESSES), not by hand');
   const redisTopology = required(config.redisTopology, TOPOLOGY_VARIABLES.join(' or '), 'for a listener process');
@@ -60,37 +99,48 @@ async function run(): Promise<void> {
   const ctx = { ...base, config, logger };
   const smtp = await startSmtpPart({ ...ctx, observer, redisTopology, rawStore, reloads });
   reloads.onSignal();
+  // Its own store is part of its readiness: the primary's store instance never writes its mail.
+  // The probe writes, so its answer is reused a while, as the primary's own; it is bounded well
+  // within the primary's ask, so that a slow store reads as failing, not as a hung process.
+  const storeCheck = cachedCheck(
+    () => checkRawStore(rawStore, CHECK_BOUND_MS),
+    RAW_STORE_PROBE_MAX_AGE_MS,
+    () => performance.now(),
+  );
+  const readiness = async (): Promise<DependencyCheck> => {
+    const redisCheck = withTimeout(smtp.readiness(), CHECK_BOUND_MS, 'redis').catch((err: unknown) => ({
+      ok: false,
+      error: err instanceof Error ? err.message : String(err),
+    }));
+    const [redis, store] = await Promise.all([redisCheck, storeCheck.get()]);
+    return redis.ok ? store : redis;
+  };
 
   let closing = false;
-  const shutdown = (): void => {
+  stop = (code) => {
     if (closing) return;
     closing = true;
-    logger.info({ event: 'smtp.listener_closing' }, 'listener process: finishing the sessions in flight');
     setTimeout(() => process.exit(1), shutdownBoundMs(config)).unref();
-    void smtp
-      .close()
+    const closed = smtp.close(); // stops listening at once: the primary hands its connections to the others
+    logger.info({ event: 'smtp.listener_closing', pid: process.pid }, 'listener process: finishing the sessions in flight');
+    void closed
       .then(() => rawStore.close())
       .then(
-        () => process.exit(0),
+        () => process.exit(code),
         (err: unknown) => {
           logger.warn({ err, event: 'smtp.listener_close_failed' }, 'listener process did not close cleanly');
           process.exit(1);
         },
       );
   };
-  process.on('SIGTERM', shutdown);
-  process.on('message', (raw: unknown) => {
-    const parsed = toListener.safeParse(raw);
-    if (!parsed.success) return;
-    const message = parsed.data;
-    if (message.kind === 'letter-intake:shutdown') shutdown();
-    else if (message.kind === 'letter-intake:readiness') {
-      const answer = closing ? Promise.resolve({ ok: false, error: 'closing' }) : smtp.readiness();
-      void answer.then((check) => send({ kind: 'letter-intake:readiness', id: message.id, check, loaded: reloads.loaded() }));
+  answer = (message) => {
+    if (message.kind === 'letter-intake:readiness') {
+      const check = closing ? Promise.resolve({ ok: false, error: 'closing' }) : readiness();
+      void check.then((c) => send({ kind: 'letter-intake:readiness', id: message.id, check: c, loaded: reloads.loaded() }));
     } else {
       void metrics.registry.getMetricsAsJSON().then((json) => send({ kind: 'letter-intake:metrics', id: message.id, metrics: json }));
     }
-  });
+  };
   logger.info(
     { event: 'smtp.listener_started', port: smtp.port, pid: process.pid, memoryBudgetBytes: config.smtp.memoryBudgetBytes },
     'listener process is up',

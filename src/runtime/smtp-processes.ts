@@ -2,14 +2,17 @@
 // through node:cluster; they share the SMTP port (the primary accepts and hands connections out
 // in turn). The primary keeps its other parts (worker, ops HTTP, portal), answers /readyz and
 // /metrics for all (listener-processes.ts), forwards SIGHUP, restarts a listener process that
-// died (restart-backoff.ts; logged, counted in letter_intake_smtp_listener_restarts_total) and,
-// on shutdown, tells each to finish the sessions in flight and waits for all of them.
+// died or hung (restart-backoff.ts; logged, counted in letter_intake_smtp_listener_restarts_total)
+// and, on shutdown, tells each to finish the sessions in flight and waits for all of them; from
+// the shutdown's signal on it starts none again. /metrics keeps each slot's latest answer for when
+// it does not answer, and carries an exited process's counters and histograms into its slot, so a
+// summed counter never goes down (Prometheus would read a reset).
 //
 // A process killed mid-DATA never answered 250: acceptance answers only once the message is
 // durable, so the MTA sees a dropped connection and retries (RFC 5321 §4.5.4.1).
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError } from '../config.js';
 import type { Env } from '../config-env.js';
 import { StartupError } from '../errors.js';
@@ -22,11 +25,15 @@ import { quickExitsAfter, restartDelayMs } from './restart-backoff.js';
 
 /** How long /readyz and /metrics wait for a listener process's answer. */
 const ASK_TIMEOUT_MS = 1000;
+/** Asks in a row a listening process left unanswered before it is taken as hung and killed (then started again). */
+export const HUNG_AFTER_MISSES = 3;
 /** Errors of a listener process's start that are the operator's configuration to fix (exit 78). */
 const CONFIG_ERRORS = new Set(['ConfigError', 'SenderDirectoryError', 'ZoneFileError', 'SenderApiConfigError']);
 
 export interface SmtpProcesses extends Closable, ListenerProcesses {
   readonly port: number;
+  /** The shutdown began (a signal): a listener process that exits from now on is not started again. */
+  beginClose(): void;
   /** Forwards a reload (SIGHUP) to every listener process. */
   reload(): void;
 }
@@ -46,6 +53,12 @@ interface Slot {
   listeningAt: number | undefined;
   quickExits: number;
   timer: NodeJS.Timeout | undefined;
+  /** Asks in a row its process left unanswered. */
+  misses: number;
+  /** Its process's latest metrics answer: used while it does not answer. */
+  last: MetricsJson | undefined;
+  /** The counters and histograms of its processes that exited: its sums never go down. */
+  carried: MetricsJson[];
 }
 
 /** The entry of a listener process, beside this file (.js when built, .ts under tsx). */
@@ -74,6 +87,9 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     listeningAt: undefined,
     quickExits: 0,
     timer: undefined,
+    misses: 0,
+    last: undefined,
+    carried: [],
   }));
   for (const slot of slots) {
     restarts.inc({ listener: String(slot.number) }, 0);
@@ -95,6 +111,7 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     const worker = cluster.fork({ ...childEnv, [LISTENER_NUMBER_VARIABLE]: String(slot.number) });
     slot.worker = worker;
     slot.listeningAt = undefined;
+    slot.misses = 0;
     const exited = new Promise<void>((done) => worker.once('exit', () => done()));
     exits.add(exited);
     void exited.then(() => exits.delete(exited));
@@ -120,6 +137,9 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
       worker.once('exit', (code, signal) => {
         up.set({ listener: String(slot.number) }, 0);
         if (slot.worker === worker) slot.worker = undefined;
+        loaded.delete(String(slot.number));
+        if (slot.last !== undefined) slot.carried.push(countersOf(slot.last));
+        slot.last = undefined;
         if (!settled) {
           settled = true;
           reject(new StartupError(`listener process ${slot.number} exited during its start (${signal ?? `exit code ${code}`})`));
@@ -160,11 +180,13 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     return new Promise((done) => {
       const timer = setTimeout(() => {
         pending.delete(id);
+        missed(slot, worker);
         done(undefined);
       }, ASK_TIMEOUT_MS);
       pending.set(id, (message) => {
         clearTimeout(timer);
         pending.delete(id);
+        slot.misses = 0;
         done(message);
       });
       const request: ToListener = { kind, id };
@@ -172,11 +194,31 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     });
   };
 
-  const stopAll = async (): Promise<void> => {
+  /** A listening process that leaves HUNG_AFTER_MISSES asks in a row unanswered is killed; its exit starts it again. */
+  const missed = (slot: Slot, worker: Worker): void => {
+    if (slot.worker !== worker || closing) return;
+    slot.misses++;
+    if (slot.misses !== HUNG_AFTER_MISSES) return; // once: its exit is on the way
+    log.error(
+      { event: 'smtp.listener_hung', listener: slot.number, pid: worker.process.pid, misses: slot.misses },
+      `listener process ${slot.number} left ${slot.misses} asks in a row unanswered: killing it`,
+    );
+    worker.process.kill('SIGKILL');
+  };
+
+  const beginClose = (): void => {
     closing = true;
     for (const slot of slots) if (slot.timer !== undefined) clearTimeout(slot.timer);
+  };
+
+  const stopAll = async (): Promise<void> => {
+    beginClose();
     const shutdown: ToListener = { kind: 'letter-intake:shutdown' };
-    for (const slot of slots) if (slot.worker?.isConnected() === true) slot.worker.send(shutdown);
+    for (const slot of slots) {
+      // One still starting may not read its messages yet; it holds no session, so SIGTERM ends it.
+      if (slot.listeningAt === undefined) slot.worker?.process.kill('SIGTERM');
+      else if (slot.worker?.isConnected() === true) slot.worker.send(shutdown);
+    }
     const killer = setTimeout(() => {
       for (const slot of slots) slot.worker?.process.kill('SIGKILL');
     }, options.closeBoundMs);
@@ -198,6 +240,7 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
   return {
     name: 'smtp',
     port,
+    beginClose,
     reload() {
       // Only to those that listen: one still starting reads its files as it starts, and a SIGHUP
       // before its handler is in place would end it.
@@ -211,13 +254,32 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     loaded: () => Object.fromEntries(loaded),
     async metrics() {
       const answers = await Promise.all(slots.map((slot) => ask(slot, 'letter-intake:metrics')));
-      const theirs: MetricsJson[] = answers.flatMap((answer) => (answer?.kind === 'letter-intake:metrics' ? [answer.metrics] : []));
+      for (const [i, answer] of answers.entries()) {
+        const slot = slots[i];
+        if (slot !== undefined && answer?.kind === 'letter-intake:metrics') slot.last = answer.metrics;
+      }
+      await Promise.all(slots.map(compactCarried));
+      const theirs = slots.flatMap((slot) => [...slot.carried, ...(slot.last === undefined ? [] : [slot.last])]);
       return [await registry.getMetricsAsJSON(), ...theirs];
     },
     async close() {
       await stopAll();
     },
   };
+}
+
+/** What of a process's metrics carries past its exit: counters and histograms (a gauge is of the moment). */
+function countersOf(metrics: MetricsJson): MetricsJson {
+  return metrics.filter((metric) => String(metric.type) === 'counter' || String(metric.type) === 'histogram');
+}
+
+/** Sums a slot's carried metrics into one set, so that restarts do not pile them up. */
+async function compactCarried(slot: Slot): Promise<void> {
+  if (slot.carried.length < 2) return;
+  const taken = slot.carried;
+  slot.carried = [];
+  const sum = await AggregatorRegistry.aggregate(taken).getMetricsAsJSON();
+  slot.carried.unshift(sum as MetricsJson);
 }
 
 function checkOf(slot: Slot, answer: FromListener | undefined): DependencyCheck {

@@ -2,7 +2,7 @@
 // without a full MIME parse. Only the header block is read, up to a bound.
 import libmime from 'libmime';
 
-const MAX_HEADER_SCAN_BYTES = 1024 * 1024;
+export const MAX_HEADER_SCAN_BYTES = 1024 * 1024;
 
 export interface HeaderFields {
   readonly messageId: string;

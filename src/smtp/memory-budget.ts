@@ -3,6 +3,14 @@
 // authentication buffers) as it grows. Past the budget a message is refused with 452 4.3.1 and
 // new transactions are refused at MAIL FROM until room is free again.
 
+import { DEFAULT_BATCH_BYTES } from '../raw-store/file-store.js';
+import { PART_BYTES } from '../raw-store/s3-store.js';
+import { MAX_HEADER_SCAN_BYTES } from './header-fields.js';
+import { HEAD_COPIES } from './message-collector.js';
+
+/** Room a new transaction needs in the memory budget: a header block and a spool batch. */
+export const ADMIT_BYTES = 512 * 1024;
+
 export interface Reservation {
   /** Sets what this message holds; false, and nothing changed, when the budget lacks the room. */
   resize(bytes: number): boolean;
@@ -51,4 +59,14 @@ export class MemoryBudget {
 /** One listener process's budget when SMTP_PROCESSES share SMTP_MEMORY_BUDGET_BYTES: the whole ÷ N, rounded down. */
 export function budgetShareBytes(limitBytes: number, processes: number): number {
   return Math.floor(limitBytes / Math.max(1, processes));
+}
+
+/**
+ * What one message of the largest kind holds at once, so the least budget a listener process may
+ * have: its header block HEAD_COPIES times over, and with the S3 store a whole upload part besides
+ * the admission room, with the file store two spool batches.
+ */
+export function minimumShareBytes(store: 'file' | 's3'): number {
+  const head = HEAD_COPIES * MAX_HEADER_SCAN_BYTES;
+  return store === 's3' ? PART_BYTES + head + ADMIT_BYTES : 2 * DEFAULT_BATCH_BYTES + head;
 }

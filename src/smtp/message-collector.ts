@@ -16,7 +16,7 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 const MAX_HEAD_BYTES = 1024 * 1024;
 const LF = 0x0a;
 /** How many copies of a header block a message in flight holds (see heldWith). */
-const HEAD_COPIES = 5;
+export const HEAD_COPIES = 5;
 
 export class MessageCollector extends Transform {
   bytes = 0;

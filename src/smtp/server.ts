@@ -2,13 +2,14 @@
 // Connections are admitted in on-connect.ts, a message's DATA is taken in on-data.ts; every
 // decision lives in receive-message.ts and the recipient rules (self-test-recipient.ts); every
 // reply text in reply.ts.
+import cluster from 'node:cluster';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { IntakeError } from '../errors.js';
 import { enhanceSizeReply } from '../fast-paths/index.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
 import { closeAfterClientFin } from './half-close.js';
-import { MemoryBudget } from './memory-budget.js';
+import { ADMIT_BYTES, MemoryBudget } from './memory-budget.js';
 import { connectionAdmission } from './on-connect.js';
 import { dataHandler } from './on-data.js';
 import type { ReceiveDeps } from './receive-message.js';
@@ -40,8 +41,6 @@ export interface ListenerOptions extends DeadlineLimits {
   readonly authTimeoutMs: number;
 }
 
-/** Room a new transaction needs in the memory budget: a header block and a spool batch. */
-const ADMIT_BYTES = 512 * 1024;
 /** How long close() waits, after the connections closed, for the partial writes they leave to be deleted. */
 const DISCARD_SETTLE_MS = 2000;
 
@@ -171,9 +170,13 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     updateTls: (pair) => server.updateSecureContext({ key: pair.key, cert: pair.cert }),
     async close() {
       admission.refuseNewConnections();
+      // A listener process (SMTP_PROCESSES > 1) stops listening first: the primary then hands new
+      // connections to its siblings instead of this one answering them 421. Open sockets stay.
+      const listening = cluster.isWorker ? new Promise<void>((resolve) => server.server.close(() => resolve())) : undefined;
       const deadline = Date.now() + options.closeTimeoutMs;
       while (data.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening;
       // A transaction the close cut off leaves a partial write, which "abandoned before the commit
       // leaves nothing" (docs/design.md §10) has it delete: the process must not exit first.
       const settleBy = Date.now() + DISCARD_SETTLE_MS;

@@ -3,12 +3,12 @@
 // each; one killed mid-DATA never answered 250, is started again, and the MTA's retry is
 // accepted; SIGHUP and a changed senders file reload both; SIGTERM lets a DATA in flight finish
 // and waits for both.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_DIR, PROCESSING_ADDRESS, testEnv } from '../helpers/gateway.js';
+import { FIXTURE_DIR, PROCESSING_ADDRESS, REPO, testEnv } from '../helpers/gateway.js';
 import { type RoleProcess, runCli, startRole } from '../helpers/processes.js';
 import { connectTestRedis, dropPrefix, randomPrefix } from '../helpers/redis.js';
 import { signedLetter } from '../helpers/signed-letter.js';
@@ -17,15 +17,23 @@ import { dotStuff, SmtpClient, sendOnce } from '../helpers/smtp-client.js';
 const dir = mkdtempSync(join(tmpdir(), 'letter-intake-smtp-processes-'));
 const prefix = randomPrefix();
 const sendersFile = join(dir, 'senders.json');
+// Faults a test turns on in the listener processes (test/helpers/listener-faults.mjs).
+const faults = join(dir, 'faults');
+const faultEnv = {
+  GROUP_COMMIT: 'on',
+  LISTENER_FAULTS_DIR: faults,
+  NODE_OPTIONS: `--import ${join(REPO, 'test/helpers/listener-faults.mjs')}`,
+};
 let proc: RoleProcess;
 let port: number;
 let ops: string;
 
 beforeAll(async () => {
   copyFileSync(join(FIXTURE_DIR, 'senders.json'), sendersFile);
+  mkdirSync(faults);
   proc = await startRole(
     'start',
-    testEnv(prefix, { DATA_DIR: dir, OPS_HTTP_PORT: '0', SANDBOX_PORT: '0', SENDERS_FILE: sendersFile, SMTP_PROCESSES: '2' }),
+    testEnv(prefix, { ...faultEnv, DATA_DIR: dir, OPS_HTTP_PORT: '0', SANDBOX_PORT: '0', SENDERS_FILE: sendersFile, SMTP_PROCESSES: '2' }),
   );
   const ready = await proc.waitForLog((l) => l.event === 'start.ready');
   port = Number(ready.smtpPort);
@@ -120,10 +128,15 @@ describe('two listener processes on one port', () => {
 
   it('/readyz is 503 while one listener process does not answer, naming it, and 200 once it does', async () => {
     const pid = pidOf('2');
+    const connections = await metric('letter_intake_smtp_connections_total');
 
     process.kill(pid, 'SIGSTOP');
-    const stopped = await readyz().finally(() => process.kill(pid, 'SIGCONT'));
+    const [stopped, connectionsWhileStopped] = await Promise.all([readyz(), metric('letter_intake_smtp_connections_total')]).finally(() =>
+      process.kill(pid, 'SIGCONT'),
+    );
 
+    // its counters stay in the sum (its last answer) while it does not answer
+    expect(connectionsWhileStopped).toBe(connections);
     expect(stopped).toEqual({ status: 503, body: expect.objectContaining({ ready: false, listeners: { '1': 'ok', '2': 'failing' } }) });
     expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
   });
@@ -134,6 +147,8 @@ describe('two listener processes on one port', () => {
     const { client, rest } = await halfwayThroughData(raw);
     const listener = await listenerThatTook(before);
     const pid = pidOf(listener);
+    const connections = await metric('letter_intake_smtp_connections_total');
+    const replies = await metric('letter_intake_smtp_replies_total{code="250",command="DATA"}');
 
     process.kill(pid, 'SIGKILL');
     const reply = await client.read();
@@ -146,6 +161,10 @@ describe('two listener processes on one port', () => {
     expect(restarted.pid).not.toBe(pid);
     await proc.waitForLog((l) => l.event === 'smtp.listener_started' && l.pid === restarted.pid);
     expect(await metric(`letter_intake_smtp_listener_restarts_total{listener="${listener}"}`)).toBe(1);
+    // the dead process's counters are carried into its slot: the sums never go down
+    expect(await metric('letter_intake_smtp_connections_total')).toBe(connections);
+    expect(await metric('letter_intake_smtp_replies_total{code="250",command="DATA"}')).toBe(replies);
+    expect(await metric('process_start_time_seconds')).toBeGreaterThan(0);
     expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
 
     const retry = await sendOnce(port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw });
@@ -218,6 +237,79 @@ describe('two listener processes on one port', () => {
     expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
   });
 
+  it('a hung listener process is killed after three unanswered asks and started again', async () => {
+    const pid = pidOf('2');
+    const seen = proc.logs.length;
+    const since = (l: Record<string, unknown>): boolean => proc.logs.indexOf(l) >= seen;
+
+    process.kill(pid, 'SIGSTOP');
+    const exited = await proc
+      .waitForLog((l) => {
+        void readyz();
+        return l.event === 'smtp.listener_exited' && l.pid === pid;
+      })
+      .finally(() => {
+        for (const still of alive([pid])) process.kill(still, 'SIGCONT');
+      });
+
+    expect(proc.logs.some((l) => l.event === 'smtp.listener_hung' && l.pid === pid)).toBe(true);
+    expect(exited).toMatchObject({ listener: 2, signal: 'SIGKILL' });
+    await proc.waitForLog((l) => since(l) && l.event === 'smtp.listener_restarted' && l.listener === 2);
+    await proc.waitForLog((l) => since(l) && l.event === 'smtp.listener_started' && l.listener === 2);
+    expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
+  });
+
+  it('GROUP_COMMIT: a listener process whose directory fsync failed exits and is started again with a sound store', async () => {
+    const pids = [pidOf('1'), pidOf('2')];
+    const seen = proc.logs.length;
+
+    writeFileSync(join(faults, 'fail-dir-fsync'), '');
+    const raw = await signedLetter({ title: 'Fsync fails' });
+    const failed = await sendOnce(port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw }).finally(() =>
+      rmSync(join(faults, 'fail-dir-fsync'), { force: true }),
+    );
+
+    expect(failed.data?.code).toBe(451);
+    const broken = await proc.waitForLog((l) => proc.logs.indexOf(l) >= seen && l.event === 'smtp.listener_store_broken');
+    expect(pids).toContain(broken.pid);
+    const exited = await proc.waitForLog((l) => l.event === 'smtp.listener_exited' && l.pid === broken.pid);
+    expect(exited.code).toBe(75);
+    await proc.waitForLog((l) => proc.logs.indexOf(l) >= seen && l.event === 'smtp.listener_started' && l.listener === broken.listener);
+    const replies = [];
+    for (let i = 0; i < 4; i++) {
+      const letter = await signedLetter({ title: `After the fsync ${i}` });
+      replies.push(await sendOnce(port, { from: 'bounce@acme.example', to: [PROCESSING_ADDRESS], raw: letter }));
+    }
+    expect(replies.map((r) => r.data?.code)).toEqual([250, 250, 250, 250]);
+    expect(await readyz()).toEqual({ status: 200, body: expect.objectContaining({ ready: true, listeners: { '1': 'ok', '2': 'ok' } }) });
+  });
+
+  it('a listener process sent SIGTERM stops taking connections at once, finishes its DATA, and is started again', async () => {
+    const raw = await signedLetter({ title: 'One listener stops' });
+    const before = await counts();
+    const { client, rest } = await halfwayThroughData(raw);
+    const listener = await listenerThatTook(before);
+    const pid = pidOf(listener);
+
+    const seen = proc.logs.length;
+    process.kill(pid, 'SIGTERM');
+    await proc.waitForLog((l) => l.event === 'smtp.listener_closing' && l.pid === pid);
+    const greetings = [];
+    for (let i = 0; i < 6; i++) {
+      const { client: other, greeting } = await SmtpClient.open(port);
+      greetings.push(greeting.code);
+      other.close();
+    }
+    client.write(rest);
+    client.write(rest.subarray(-2).toString('latin1') === '\r\n' ? '.\r\n' : '\r\n.\r\n');
+    const reply = await client.read();
+
+    expect(greetings).toEqual(Array(6).fill(220));
+    expect(reply.code).toBe(250);
+    await proc.waitForLog((l) => proc.logs.indexOf(l) >= seen && l.event === 'smtp.listener_started' && l.listener === Number(listener));
+    await expect.poll(async () => (await readyz()).status, { timeout: 20_000 }).toBe(200);
+  });
+
   it('SIGTERM: a DATA in flight is answered 250, then every listener process and the primary exit', async () => {
     const raw = await signedLetter({ title: 'In flight at shutdown' });
     const { client, rest } = await halfwayThroughData(raw);
@@ -259,7 +351,88 @@ describe('the smtp role with two listener processes', () => {
       expect(await role.stop()).toBe(0);
     }
   });
+
+  it('stops at once while a listener process is still starting', async () => {
+    const opsPort = await freePort();
+    const held = mkdtempSync(join(tmpdir(), 'letter-intake-held-'));
+    const role = runCli(
+      ['smtp'],
+      testEnv(prefix, { ...faultEnv, LISTENER_FAULTS_DIR: held, OPS_HTTP_PORT: String(opsPort), SMTP_PROCESSES: '2' }),
+    );
+    try {
+      await role.waitForLog((l) => l.event === 'smtp.listeners_started');
+      const pid = Number(role.logs.find((l) => l.event === 'smtp.listener_started' && l.listener === 1)?.pid);
+      writeFileSync(join(held, 'hold-start'), '');
+      process.kill(pid, 'SIGKILL');
+      await role.waitForLog((l) => l.event === 'smtp.listener_exited' && l.pid === pid);
+      await role.waitForLog(() => existsSync(join(held, 'held')));
+      const heldPid = Number(readFileSync(join(held, 'held'), 'utf8'));
+
+      expect(await role.stop()).toBe(0);
+      expect(alive([heldPid])).toEqual([]);
+    } finally {
+      role.child.kill('SIGKILL');
+      rmSync(held, { recursive: true, force: true });
+    }
+  });
+
+  it('a SIGTERM to the whole process group, while the primary is still closing its portal, starts no listener process again', async () => {
+    const groupDir = mkdtempSync(join(tmpdir(), 'letter-intake-group-'));
+    const role = runCli(['start'], testEnv(prefix, { DATA_DIR: groupDir, OPS_HTTP_PORT: '0', SANDBOX_PORT: '0', SMTP_PROCESSES: '2' }), {
+      detached: true,
+    });
+    const held = new Socket();
+    try {
+      const ready = await role.waitForLog((l) => l.event === 'start.ready');
+      const pids = role.logs.filter((l) => l.event === 'smtp.listener_started').map((l) => Number(l.pid));
+      // A request whose body never ends holds the portal's close, the first part the primary closes.
+      const portal = new URL(String(ready.portal));
+      await new Promise<void>((done) => held.connect(Number(portal.port), portal.hostname, done));
+      held.write(
+        `POST /portal/login HTTP/1.1\r\nHost: ${portal.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nemail=`,
+      );
+
+      process.kill(-Number(role.child.pid), 'SIGTERM');
+      await expect.poll(() => alive(pids), { timeout: 20_000 }).toEqual([]);
+      held.destroy();
+
+      expect(await role.exited).toBe(0);
+      expect(role.logs.filter((l) => l.event === 'smtp.listener_exited' || l.event === 'smtp.listener_restarted')).toEqual([]);
+    } finally {
+      held.destroy();
+      role.child.kill('SIGKILL');
+      rmSync(groupDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a SIGTERM to the whole process group stops every process and starts none again', async () => {
+    const opsPort = await freePort();
+    const role = runCli(['smtp'], testEnv(prefix, { OPS_HTTP_PORT: String(opsPort), SMTP_PROCESSES: '2' }), { detached: true });
+    try {
+      // ready once started: its signal handlers are in place
+      await expect.poll(async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status, { timeout: 20_000 }).toBe(200);
+      const pids = role.logs.filter((l) => l.event === 'smtp.listener_started').map((l) => Number(l.pid));
+      process.kill(-Number(role.child.pid), 'SIGTERM');
+
+      expect(await role.exited).toBe(0);
+      expect(role.logs.filter((l) => l.event === 'smtp.listener_exited' || l.event === 'smtp.listener_restarted')).toEqual([]);
+      expect(alive(pids)).toEqual([]);
+    } finally {
+      role.child.kill('SIGKILL');
+    }
+  });
 });
+
+function alive(pids: readonly number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();

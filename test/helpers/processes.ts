@@ -24,9 +24,11 @@ function groupCommitOfRun(): Record<string, string> {
   return value === undefined ? {} : { GROUP_COMMIT: value };
 }
 
-export function runCli(args: readonly string[], env: Record<string, string>): RoleProcess {
+/** `detached`: the process leads a process group of its own (a test signals the whole group). */
+export function runCli(args: readonly string[], env: Record<string, string>, options: { readonly detached?: boolean } = {}): RoleProcess {
   const child = spawn(process.execPath, [resolve(REPO, 'dist/cli.js'), ...args], {
     cwd: REPO,
+    detached: options.detached ?? false,
     // One listener process unless a test asks for more: SMTP_PROCESSES defaults to one per core.
     // GROUP_COMMIT set where the suite runs reaches every role (the fault suite run with it on).
     env: { PATH: process.env.PATH ?? '', SMTP_PROCESSES: '1', ...groupCommitOfRun(), ...env },
