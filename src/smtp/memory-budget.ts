@@ -3,13 +3,16 @@
 // authentication buffers) as it grows. Past the budget a message is refused with 452 4.3.1 and
 // new transactions are refused at MAIL FROM until room is free again.
 
+import { getDefaultHighWaterMark } from 'node:stream';
 import { DEFAULT_BATCH_BYTES } from '../raw-store/file-store.js';
 import { PART_BYTES } from '../raw-store/s3-store.js';
 import { MAX_HEADER_SCAN_BYTES } from './header-fields.js';
-import { HEAD_COPIES } from './message-collector.js';
+import { heldBytes, MAX_LINE_BYTES } from './message-collector.js';
 
 /** Room a new transaction needs in the memory budget: a header block and a spool batch. */
 export const ADMIT_BYTES = 512 * 1024;
+/** The largest chunk the collector takes at once: a socket read hands at most 64 KiB. */
+export const MAX_CHUNK_BYTES = 64 * 1024;
 
 export interface Reservation {
   /** Sets what this message holds; false, and nothing changed, when the budget lacks the room. */
@@ -63,10 +66,11 @@ export function budgetShareBytes(limitBytes: number, processes: number): number 
 
 /**
  * What one message of the largest kind holds at once, so the least budget a listener process may
- * have: its header block HEAD_COPIES times over, and with the S3 store a whole upload part besides
- * the admission room, with the file store two spool batches.
+ * have: the collector's accounting (heldBytes) with each part at its largest (a 1 MiB header block,
+ * a 1 MiB unfinished line, a chunk, what the store buffers: with S3 a whole upload part and its
+ * stream's buffer, with files two spool batches), and the admission room a new transaction needs.
  */
 export function minimumShareBytes(store: 'file' | 's3'): number {
-  const head = HEAD_COPIES * MAX_HEADER_SCAN_BYTES;
-  return store === 's3' ? PART_BYTES + head + ADMIT_BYTES : 2 * DEFAULT_BATCH_BYTES + head;
+  const buffered = store === 's3' ? PART_BYTES + getDefaultHighWaterMark(false) : 2 * DEFAULT_BATCH_BYTES;
+  return heldBytes({ head: MAX_HEADER_SCAN_BYTES, line: MAX_LINE_BYTES, buffered, chunk: MAX_CHUNK_BYTES }) + ADMIT_BYTES;
 }

@@ -18,6 +18,11 @@ const LF = 0x0a;
 /** How many copies of a header block a message in flight holds (see heldWith). */
 export const HEAD_COPIES = 5;
 
+/** What a message in flight holds from its parts (see heldWith); minimumShareBytes takes each at its largest. */
+export function heldBytes(parts: { head: number; line: number; buffered: number; chunk: number }): number {
+  return HEAD_COPIES * parts.head + parts.line + parts.buffered + parts.chunk;
+}
+
 export class MessageCollector extends Transform {
   bytes = 0;
   lineTooLong = false;
@@ -85,7 +90,7 @@ export class MessageCollector extends Transform {
    */
   private heldWith(chunk: Buffer): number {
     const head = this.headDone ? this.headBytes : this.headBytes + chunk.length;
-    return HEAD_COPIES * head + this.lineBytes + this.spool.buffered + chunk.length;
+    return heldBytes({ head, line: this.lineBytes, buffered: this.spool.buffered, chunk: chunk.length });
   }
 
   private keepHead(chunk: Buffer): void {
