@@ -1,7 +1,8 @@
 // One listener process of a primary that runs SMTP_PROCESSES of them (smtp-processes.ts forks
 // this file through node:cluster): the listener part on the shared SMTP port, with its share of
 // the memory budget (SMTP_MEMORY_BUDGET_BYTES ÷ SMTP_PROCESSES), its own Redis connections,
-// raw store and metrics. Its readiness includes its own store; a store broken by a failed fsync
+// raw store and metrics. Its readiness is its Redis ping and its own store's broken state (the
+// primary's readiness probes the store's reachability); a store broken by a failed fsync
 // (GROUP_COMMIT) makes it finish its sessions and exit with STORE_BROKEN_EXIT_CODE, so the primary
 // starts it again with a fresh store. The primary asks for its readiness and metrics and tells it
 // to stop (a stop while it still starts ends it at once); SIGHUP (forwarded by the primary) and
@@ -10,11 +11,8 @@ import cluster from 'node:cluster';
 import { Counter } from 'prom-client';
 import { withTimeout } from '../bounded.js';
 import { ConfigError } from '../config.js';
-import { cachedCheck } from '../ops/cached-check.js';
 import { createMetrics } from '../ops/metrics.js';
-import { checkRawStore } from '../ops/raw-store-check.js';
 import type { DependencyCheck } from '../ops/readiness.js';
-import { RAW_STORE_PROBE_MAX_AGE_MS } from '../ops/readiness-probe.js';
 import { openCheckedRawStore } from '../raw-store/open-store.js';
 import { TOPOLOGY_VARIABLES } from '../redis/topology.js';
 import { budgetShareBytes } from '../smtp/memory-budget.js';
@@ -39,7 +37,7 @@ function send(message: FromListener): Promise<void> {
   });
 }
 
-/** How long its checks (Redis, its raw store's probe) may take: well within the primary's one-second ask. */
+/** How long its Redis ping may take: well within the primary's one-second ask. */
 const CHECK_BOUND_MS = 500;
 
 async function run(): Promise<void> {
@@ -64,7 +62,10 @@ async function run(): Promise<void> {
   const base = roleContext(process.env, 'smtp');
   const logger = base.logger.child({ listener: Number(number) });
   const processes = base.config.smtp.processes ?? 1;
+  /** Its store's broken state (a failed shared fsync): set at once, read by its readiness. */
+  let storeBroken: Error | undefined;
   const onBroken = (err: Error): void => {
+    storeBroken = err;
     logger.error(
       { err, event: 'smtp.listener_store_broken', pid: process.pid },
       'raw store broken: this listener process exits to be started again',
@@ -99,21 +100,16 @@ async function run(): Promise<void> {
   const ctx = { ...base, config, logger };
   const smtp = await startSmtpPart({ ...ctx, observer, redisTopology, rawStore, reloads });
   reloads.onSignal();
-  // Its own store is part of its readiness: the primary's store instance never writes its mail.
-  // The probe writes, so its answer is reused a while, as the primary's own; it is bounded well
-  // within the primary's ask, so that a slow store reads as failing, not as a hung process.
-  const storeCheck = cachedCheck(
-    () => checkRawStore(rawStore, CHECK_BOUND_MS),
-    RAW_STORE_PROBE_MAX_AGE_MS,
-    () => performance.now(),
-  );
+  // Its own store's broken state is part of its readiness (the primary's store instance never
+  // writes its mail); that is a flag, so the answer never waits on the store. The store's
+  // reachability is the primary's readiness probe's to judge: a probe per process, bounded within
+  // the primary's ask, would let one slow S3 answer make the whole gateway unready.
   const readiness = async (): Promise<DependencyCheck> => {
-    const redisCheck = withTimeout(smtp.readiness(), CHECK_BOUND_MS, 'redis').catch((err: unknown) => ({
+    if (storeBroken !== undefined) return { ok: false, error: storeBroken.message };
+    return withTimeout(smtp.readiness(), CHECK_BOUND_MS, 'redis').catch((err: unknown) => ({
       ok: false,
       error: err instanceof Error ? err.message : String(err),
     }));
-    const [redis, store] = await Promise.all([redisCheck, storeCheck.get()]);
-    return redis.ok ? store : redis;
   };
 
   let closing = false;

@@ -2,31 +2,32 @@
 // through node:cluster; they share the SMTP port (the primary accepts and hands connections out
 // in turn). The primary keeps its other parts (worker, ops HTTP, portal), answers /readyz and
 // /metrics for all (listener-processes.ts), forwards SIGHUP, restarts a listener process that
-// died or hung (restart-backoff.ts; logged, counted in letter_intake_smtp_listener_restarts_total)
+// died or hung (restart-backoff.ts; logged, counted in letter_intake_smtp_listener_restarts_total;
+// hung as listener-liveness.ts judges it)
 // and, on shutdown, tells each to finish the sessions in flight and waits for all of them; from
 // the shutdown's signal on it starts none again. /metrics keeps each slot's latest answer for when
 // it does not answer, and carries an exited process's counters and histograms into its slot, so a
-// summed counter never goes down (Prometheus would read a reset).
+// summed counter never goes down (Prometheus would read a reset; listener-metrics.ts).
 //
 // A process killed mid-DATA never answered 250: acceptance answers only once the message is
 // durable, so the MTA sees a dropped connection and retries (RFC 5321 §4.5.4.1).
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError } from '../config.js';
 import type { Env } from '../config-env.js';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ListenerProcesses, MetricsJson } from '../ops/listener-processes.js';
+import type { ListenerProcesses } from '../ops/listener-processes.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { Closable } from './lifecycle.js';
+import { HUNG_AFTER_MS, Liveness } from './listener-liveness.js';
 import { type FromListener, fromListener, LISTENER_NUMBER_VARIABLE, type ToListener } from './listener-messages.js';
+import { SlotMetrics } from './listener-metrics.js';
 import { quickExitsAfter, restartDelayMs } from './restart-backoff.js';
 
 /** How long /readyz and /metrics wait for a listener process's answer. */
 const ASK_TIMEOUT_MS = 1000;
-/** Asks in a row a listening process left unanswered before it is taken as hung and killed (then started again). */
-export const HUNG_AFTER_MISSES = 3;
 /** Errors of a listener process's start that are the operator's configuration to fix (exit 78). */
 const CONFIG_ERRORS = new Set(['ConfigError', 'SenderDirectoryError', 'ZoneFileError', 'SenderApiConfigError']);
 
@@ -53,12 +54,10 @@ interface Slot {
   listeningAt: number | undefined;
   quickExits: number;
   timer: NodeJS.Timeout | undefined;
-  /** Asks in a row its process left unanswered. */
-  misses: number;
-  /** Its process's latest metrics answer: used while it does not answer. */
-  last: MetricsJson | undefined;
-  /** The counters and histograms of its processes that exited: its sums never go down. */
-  carried: MetricsJson[];
+  /** Whether its process answers (judged by wall time). */
+  liveness: Liveness;
+  /** Its processes' metrics: the live one's latest answer and the exited ones' counters. */
+  readonly metrics: SlotMetrics;
 }
 
 /** The entry of a listener process, beside this file (.js when built, .ts under tsx). */
@@ -87,9 +86,8 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     listeningAt: undefined,
     quickExits: 0,
     timer: undefined,
-    misses: 0,
-    last: undefined,
-    carried: [],
+    liveness: new Liveness(),
+    metrics: new SlotMetrics(),
   }));
   for (const slot of slots) {
     restarts.inc({ listener: String(slot.number) }, 0);
@@ -111,7 +109,8 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     const worker = cluster.fork({ ...childEnv, [LISTENER_NUMBER_VARIABLE]: String(slot.number) });
     slot.worker = worker;
     slot.listeningAt = undefined;
-    slot.misses = 0;
+    slot.liveness = new Liveness();
+    const generation = slot.metrics.started();
     const exited = new Promise<void>((done) => worker.once('exit', () => done()));
     exits.add(exited);
     void exited.then(() => exits.delete(exited));
@@ -132,14 +131,19 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
             settled = true;
             reject(startFailure(slot.number, message));
           }
-        } else pending.get(message.id)?.(message);
+        } else {
+          // any answer, a late one too, shows it alive
+          if (slot.worker === worker) slot.liveness.answered();
+          // stored on receipt, under its generation: an answer that comes once it exited is dropped
+          if (message.kind === 'letter-intake:metrics') slot.metrics.answered(generation, message.metrics);
+          pending.get(message.id)?.(message);
+        }
       });
       worker.once('exit', (code, signal) => {
         up.set({ listener: String(slot.number) }, 0);
         if (slot.worker === worker) slot.worker = undefined;
         loaded.delete(String(slot.number));
-        if (slot.last !== undefined) slot.carried.push(countersOf(slot.last));
-        slot.last = undefined;
+        slot.metrics.exited(generation);
         if (!settled) {
           settled = true;
           reject(new StartupError(`listener process ${slot.number} exited during its start (${signal ?? `exit code ${code}`})`));
@@ -186,22 +190,21 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
       pending.set(id, (message) => {
         clearTimeout(timer);
         pending.delete(id);
-        slot.misses = 0;
         done(message);
       });
+      slot.liveness.asked(performance.now());
       const request: ToListener = { kind, id };
       worker.send(request);
     });
   };
 
-  /** A listening process that leaves HUNG_AFTER_MISSES asks in a row unanswered is killed; its exit starts it again. */
+  /** A listening process judged hung (listener-liveness.ts) is killed; its exit starts it again. */
   const missed = (slot: Slot, worker: Worker): void => {
     if (slot.worker !== worker || closing) return;
-    slot.misses++;
-    if (slot.misses !== HUNG_AFTER_MISSES) return; // once: its exit is on the way
+    if (!slot.liveness.missed(performance.now())) return; // judged once: its exit is on the way
     log.error(
-      { event: 'smtp.listener_hung', listener: slot.number, pid: worker.process.pid, misses: slot.misses },
-      `listener process ${slot.number} left ${slot.misses} asks in a row unanswered: killing it`,
+      { event: 'smtp.listener_hung', listener: slot.number, pid: worker.process.pid, hungAfterMs: HUNG_AFTER_MS },
+      `listener process ${slot.number} answered nothing for ${HUNG_AFTER_MS} ms: killing it`,
     );
     worker.process.kill('SIGKILL');
   };
@@ -253,33 +256,16 @@ export async function startSmtpProcesses(options: SmtpProcessesOptions): Promise
     },
     loaded: () => Object.fromEntries(loaded),
     async metrics() {
-      const answers = await Promise.all(slots.map((slot) => ask(slot, 'letter-intake:metrics')));
-      for (const [i, answer] of answers.entries()) {
-        const slot = slots[i];
-        if (slot !== undefined && answer?.kind === 'letter-intake:metrics') slot.last = answer.metrics;
-      }
-      await Promise.all(slots.map(compactCarried));
-      const theirs = slots.flatMap((slot) => [...slot.carried, ...(slot.last === undefined ? [] : [slot.last])]);
+      // each answer is stored as it arrives (the message handler); this waits for them
+      await Promise.all(slots.map((slot) => ask(slot, 'letter-intake:metrics')));
+      await Promise.all(slots.map((slot) => slot.metrics.compact()));
+      const theirs = slots.flatMap((slot) => slot.metrics.snapshot());
       return [await registry.getMetricsAsJSON(), ...theirs];
     },
     async close() {
       await stopAll();
     },
   };
-}
-
-/** What of a process's metrics carries past its exit: counters and histograms (a gauge is of the moment). */
-function countersOf(metrics: MetricsJson): MetricsJson {
-  return metrics.filter((metric) => String(metric.type) === 'counter' || String(metric.type) === 'histogram');
-}
-
-/** Sums a slot's carried metrics into one set, so that restarts do not pile them up. */
-async function compactCarried(slot: Slot): Promise<void> {
-  if (slot.carried.length < 2) return;
-  const taken = slot.carried;
-  slot.carried = [];
-  const sum = await AggregatorRegistry.aggregate(taken).getMetricsAsJSON();
-  slot.carried.unshift(sum as MetricsJson);
 }
 
 function checkOf(slot: Slot, answer: FromListener | undefined): DependencyCheck {

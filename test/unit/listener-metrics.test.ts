@@ -4,7 +4,9 @@ import { SlotMetrics } from '../../src/runtime/listener-metrics.js';
 
 /** One process's answer: a counter at `value`. */
 function answer(value: number): MetricsJson {
-  return [{ name: 'letter_intake_smtp_connections_total', help: 'h', type: 'counter', values: [{ value, labels: {} }], aggregator: 'sum' }] as MetricsJson;
+  return [
+    { name: 'letter_intake_smtp_connections_total', help: 'h', type: 'counter', values: [{ value, labels: {} }], aggregator: 'sum' },
+  ] as unknown as MetricsJson;
 }
 
 /** The counter summed over what the slot adds to /metrics. */
@@ -67,9 +69,16 @@ describe("a listener slot's metrics", () => {
   it('a gauge does not carry past its process exit', () => {
     const slot = new SlotMetrics();
     const generation = slot.started();
-    const gauge = [{ name: 'g', help: 'h', type: 'gauge', values: [{ value: 4, labels: {} }], aggregator: 'sum' }] as MetricsJson;
+    const gauge = [
+      { name: 'g', help: 'h', type: 'gauge', values: [{ value: 4, labels: {} }], aggregator: 'sum' },
+    ] as unknown as MetricsJson;
     slot.answered(generation, [...answer(1), ...gauge]);
     slot.exited(generation);
-    expect(slot.snapshot().flat().map((m) => m.name)).toEqual(['letter_intake_smtp_connections_total']);
+    expect(
+      slot
+        .snapshot()
+        .flat()
+        .map((m) => m.name),
+    ).toEqual(['letter_intake_smtp_connections_total']);
   });
 });
