@@ -262,7 +262,12 @@ async function* listDir(path: string, keyPrefix: string, before: number, timeout
     const key = keyPrefix + entry.name;
     if (!isBlobKey(key)) continue; // not ours
     const info = await bounded(stat(join(path, entry.name)).catch(absentAsUndefined), timeoutMs, `stat ${key}`);
-    if (info !== undefined && info.mtimeMs < before) yield { key, modifiedAt: info.mtimeMs, incomplete: keyPrefix !== '' };
+    if (info === undefined) continue;
+    const incomplete = keyPrefix !== '';
+    // An incomplete write's age is its last change: a replace's new version carries the old
+    // mtime before its rename, but setting it bumped the ctime, which nothing backdates.
+    const changedAt = incomplete ? Math.max(info.mtimeMs, info.ctimeMs) : info.mtimeMs;
+    if (changedAt < before) yield { key, modifiedAt: changedAt, incomplete };
   }
 }
 
@@ -358,12 +363,18 @@ async function claimedRename(
       },
     );
     if (!linked) return false;
-    if (still !== undefined && !(await still(side))) {
+    try {
+      if (still !== undefined && !(await still(side))) {
+        await unlink(side).catch(absentAsUndefined);
+        return false;
+      }
+      await claimed?.();
+      await rename(temp, path);
+    } catch (err) {
+      // path holds the old version or the new one: the claim goes, or it would refuse every later replace
       await unlink(side).catch(absentAsUndefined);
-      return false;
+      throw err;
     }
-    await claimed?.();
-    await rename(temp, path);
   } finally {
     await unlink(temp).catch(absentAsUndefined);
   }

@@ -18,7 +18,7 @@ import { keyIdOf, keyringOf } from '../../src/raw-store/sealing/keyring.js';
 import { rekeyBlobs, rekeyMarkers } from '../../src/raw-store/sealing/rekey.js';
 import { SEGMENT_BYTES } from '../../src/raw-store/sealing/seal-format.js';
 import { sealedRawStore } from '../../src/raw-store/sealing/sealed-store.js';
-import { deleteExpiredMarkers } from '../../src/raw-store/sweep.js';
+import { deleteExpiredMarkers, sweepOrphans } from '../../src/raw-store/sweep.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, testEnv } from '../helpers/gateway.js';
 import { letterPdf } from '../helpers/pdf-samples.js';
 import { runCommand } from '../helpers/processes.js';
@@ -378,6 +378,41 @@ describe('rekey on a directory: a blob or marker deleted in the put itself', () 
       expect(readdirSync(join(dir, '.incoming'))).toEqual([]); // no side name or new version left
     } finally {
       for (const store of [oldStore, deleter, plain]) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('rekey on a directory: the orphan sweep runs while a replace is held', () => {
+  it("neither an old blob's nor an old marker's new version is taken for an incomplete write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'letter-intake-raw-'));
+    const oldStore = sealedRawStore(fileRawStore({ dir, timeoutMs: 10_000 }), keyringOf([OLD], 'test'));
+    const sweeper = fileRawStore({ dir, timeoutMs: 10_000 });
+    const longAgo = (Date.now() - 3 * DAY_MS) / 1000;
+    // A worker's sweep: every committed blob is referenced; incomplete writes older than a day go.
+    const sweep = (): Promise<unknown> =>
+      sweepOrphans({
+        store: sweeper,
+        referenced: async (keys) => new Set(keys),
+        forget: async () => undefined,
+        clock: Date.now,
+        orphanAfterMs: DAY_MS,
+      });
+    const plain = fileRawStore({ dir, timeoutMs: 10_000, beforeReplacing: async () => void (await sweep()) });
+    try {
+      const key = await putChunked(oldStore, randomBytes(2 * SEGMENT_BYTES + 1));
+      await utimes(join(dir, key), longAgo, longAgo);
+      await oldStore.putMarker('accepted', 'in0008', '{"subject":"Gutschrift"}', 'replace');
+      await utimes(join(dir, 'accepted', 'in0008'), longAgo, longAgo);
+      const keyring = keyringOf([OLD, NEW], 'test');
+      expect(await rekeyBlobs(plain, keyring)).toEqual({ rewritten: 1, current: 0, gone: 0, failed: [] });
+      expect(await rekeyMarkers(plain, keyring)).toEqual({ rewritten: 1, current: 0, gone: 0, failed: [] });
+      expect(await sealedUnder(plain, key)).toBe(NEW_ID);
+      expect(await sealedRawStore(plain, keyringOf([NEW], 'test')).getMarker('accepted', 'in0008')).toBe('{"subject":"Gutschrift"}');
+      expect(Math.round((await stat(join(dir, key))).mtimeMs / 1000)).toBe(Math.round(longAgo)); // the age is kept
+      expect(readdirSync(join(dir, '.incoming'))).toEqual([]); // no side name left to refuse the next rekey
+    } finally {
+      for (const store of [oldStore, sweeper, plain]) store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
