@@ -154,6 +154,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       }
     },
     exclusiveCreate: () => Promise.resolve(true), // a hard link fails when the name exists
+    keepsTimesOnReplace: true, // replaceMarker sets the old mtime on the new version
     async check() {
       durable.usable(); // a store whose fsync failed is not ready: a restart reopens it
       await bounded(probe(fs, incomingDir, ensureDirs), timeoutMs, `check ${dir}`);

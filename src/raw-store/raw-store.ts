@@ -75,6 +75,11 @@ export interface RawStore {
    * S3 its LastModified becomes the put's, so marker retention reads the time in `ended/` itself.
    */
   replaceMarker(kind: MarkerKind, id: string, was: string, body: string): Promise<'written' | 'gone'>;
+  /**
+   * Whether replaceMarker keeps the marker's listing time (a directory keeps the mtime); false
+   * where the put sets it anew (S3's LastModified), so retention must read `ended/` for the end.
+   */
+  readonly keepsTimesOnReplace: boolean;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
   getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
   /** Deletes a marker; deleting what is not there is fine. */

@@ -11,6 +11,7 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeMarkers, markerRetention } from '../../src/intake/markers.js';
 import { fileRawStore } from '../../src/raw-store/file-store.js';
+import { startHousekeeping } from '../../src/raw-store/housekeeping.js';
 import { parseRawStoreUrl } from '../../src/raw-store/location.js';
 import { openRawStore } from '../../src/raw-store/open-store.js';
 import type { RawStore } from '../../src/raw-store/raw-store.js';
@@ -19,6 +20,7 @@ import { rekeyBlobs, rekeyMarkers } from '../../src/raw-store/sealing/rekey.js';
 import { SEGMENT_BYTES } from '../../src/raw-store/sealing/seal-format.js';
 import { sealedRawStore } from '../../src/raw-store/sealing/sealed-store.js';
 import { deleteExpiredMarkers, sweepOrphans } from '../../src/raw-store/sweep.js';
+import { capturedLogs } from '../helpers/captured-logs.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, testEnv } from '../helpers/gateway.js';
 import { letterPdf } from '../helpers/pdf-samples.js';
 import { runCommand } from '../helpers/processes.js';
@@ -252,6 +254,64 @@ describe.each(RAW_STORE_KINDS)('rekey on a $name store', (kind) => {
       });
       expect(deleted).toBe(1);
       expect(await plain.getMarker('accepted', 'in0002')).toBeUndefined();
+    } finally {
+      for (const store of [plain, oldStore, newOnly]) store.close();
+      place.cleanup();
+    }
+  });
+
+  it('housekeeping reads an `ended/` marker only where a replace sets its time anew, a bounded number a round', async () => {
+    const place = kind.fresh();
+    const plain = openRawStore(place.settings(10_000));
+    const oldStore = openRawStore({ ...place.settings(10_000), keyring: keyringOf([OLD], 'test') });
+    const newOnly = openRawStore({ ...place.settings(10_000), keyring: keyringOf([NEW], 'test') });
+    const { location } = place.settings();
+    const ended = (id: string, at: number): string => JSON.stringify({ v: 1, intakeId: id, outcome: 'submitted', at });
+    const housekeeping = (readsPerRound: number, reads: number[]): ReturnType<typeof startHousekeeping> => {
+      const retention = markerRetention(new IntakeMarkers(newOnly));
+      return startHousekeeping({
+        store: newOnly,
+        index: { referenced: async (keys) => new Set(keys), due: async () => [], forget: async () => undefined },
+        clock: Date.now,
+        logger: capturedLogs().logger,
+        orphanAfterMs: DAY_MS,
+        intervalMs: 3600_000,
+        markers: {
+          ...retention,
+          retentionMs: 30 * DAY_MS,
+          endedAt: async (id, modifiedAt) => {
+            reads[reads.length - 1] = (reads.at(-1) ?? 0) + 1;
+            return retention.endedAt?.(id, modifiedAt);
+          },
+        },
+        markerReadsPerRound: readsPerRound,
+      });
+    };
+    try {
+      const endedAt = Date.now() - 40 * DAY_MS;
+      // Five intakes that ended today, and one that ended 40 days ago whose markers rekey puts again.
+      for (const n of [1, 2, 3, 4, 5]) await oldStore.putMarker('ended', `in010${n}`, ended(`in010${n}`, Date.now()), 'replace');
+      await oldStore.putMarker('accepted', 'in0100', '{"subject":"Kontoauszug"}', 'replace');
+      await oldStore.putMarker('ended', 'in0100', ended('in0100', endedAt), 'replace');
+      if (location.kind === 'file') {
+        for (const marker of ['accepted', 'ended']) await utimes(join(location.dir, marker, 'in0100'), endedAt / 1000, endedAt / 1000);
+      }
+      expect(await rekeyMarkers(plain, keyringOf([OLD, NEW], 'test'))).toMatchObject({ rewritten: 7, failed: [] });
+      const reads: number[] = [];
+      const running = housekeeping(2, reads);
+      try {
+        for (let round = 0; round < 3; round += 1) {
+          reads.push(0);
+          await running.runOnce();
+        }
+      } finally {
+        await running.stop();
+      }
+      expect(await plain.getMarker('accepted', 'in0100')).toBeUndefined(); // expired by its end, not its put
+      expect(await plain.getMarker('ended', 'in0101')).toBeDefined();
+      if (location.kind === 'file')
+        expect(reads).toEqual([0, 0, 0]); // the mtime is the end's
+      else expect(reads).toEqual([2, 2, 2]); // six markers, two a round, each read once
     } finally {
       for (const store of [plain, oldStore, newOnly]) store.close();
       place.cleanup();
