@@ -344,7 +344,10 @@ async function writeMarker(
  *   4. unlink side: ENOENT means a delete ran since 1, so the new version is unlinked too.
  * A delete unlinks path, side, path: whichever step of this it meets, either this finds side
  * gone (4) or the delete's last unlink removes the new version. EEXIST at 1 (another replace of
- * the same name, or a leftover of one cut short by a crash) fails, touching nothing.
+ * the same name, or a leftover of one cut short by a crash) fails, touching nothing; a failure
+ * after 1 removes side. Only deletes are guarded: a rename over `path` by another writer between
+ * 1 and 3 (a marker put with 'replace') leaves side on the old inode, so 2 and 4 pass and 3 puts
+ * the older version back over it.
  */
 async function claimedRename(
   temp: string,

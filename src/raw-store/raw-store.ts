@@ -71,7 +71,8 @@ export interface RawStore {
   /**
    * Puts `body` over the marker only while it still holds `was` (rekey seals it again): 'gone',
    * writing nothing, when it went or changed meanwhile, a delete landing during the call included
-   * (file store; S3 where the store honours If-Match). A directory keeps the marker's mtime; on
+   * (file store; S3 where the store honours If-Match). On a directory a rewrite landing between the
+   * store's claim and its rename is overwritten (claimedRename). A directory keeps the marker's mtime; on
    * S3 its LastModified becomes the put's, so marker retention reads the time in `ended/` itself.
    */
   replaceMarker(kind: MarkerKind, id: string, was: string, body: string): Promise<'written' | 'gone'>;
