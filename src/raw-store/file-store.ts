@@ -154,6 +154,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       }
     },
     exclusiveCreate: () => Promise.resolve(true), // a hard link fails when the name exists
+    keepsTimesOnReplace: true, // replaceMarker sets the old mtime on the new version
     async check() {
       durable.usable(); // a store whose fsync failed is not ready: a restart reopens it
       await bounded(probe(fs, incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
@@ -262,7 +263,12 @@ async function* listDir(path: string, keyPrefix: string, before: number, timeout
     const key = keyPrefix + entry.name;
     if (!isBlobKey(key)) continue; // not ours
     const info = await bounded(stat(join(path, entry.name)).catch(absentAsUndefined), timeoutMs, `stat ${key}`);
-    if (info !== undefined && info.mtimeMs < before) yield { key, modifiedAt: info.mtimeMs, incomplete: keyPrefix !== '' };
+    if (info === undefined) continue;
+    const incomplete = keyPrefix !== '';
+    // An incomplete write's age is its last change: a replace's new version carries the old
+    // mtime before its rename, but setting it bumped the ctime, which nothing backdates.
+    const changedAt = incomplete ? Math.max(info.mtimeMs, info.ctimeMs) : info.mtimeMs;
+    if (changedAt < before) yield { key, modifiedAt: changedAt, incomplete };
   }
 }
 
@@ -338,7 +344,10 @@ async function writeMarker(
  *   4. unlink side: ENOENT means a delete ran since 1, so the new version is unlinked too.
  * A delete unlinks path, side, path: whichever step of this it meets, either this finds side
  * gone (4) or the delete's last unlink removes the new version. EEXIST at 1 (another replace of
- * the same name, or a leftover of one cut short by a crash) fails, touching nothing.
+ * the same name, or a leftover of one cut short by a crash) fails, touching nothing; a failure
+ * after 1 removes side. Only deletes are guarded: a rename over `path` by another writer between
+ * 1 and 3 (a marker put with 'replace') leaves side on the old inode, so 2 and 4 pass and 3 puts
+ * the older version back over it.
  */
 async function claimedRename(
   temp: string,
@@ -358,12 +367,18 @@ async function claimedRename(
       },
     );
     if (!linked) return false;
-    if (still !== undefined && !(await still(side))) {
+    try {
+      if (still !== undefined && !(await still(side))) {
+        await unlink(side).catch(absentAsUndefined);
+        return false;
+      }
+      await claimed?.();
+      await rename(temp, path);
+    } catch (err) {
+      // path holds the old version or the new one: the claim goes, or it would refuse every later replace
       await unlink(side).catch(absentAsUndefined);
-      return false;
+      throw err;
     }
-    await claimed?.();
-    await rename(temp, path);
   } finally {
     await unlink(temp).catch(absentAsUndefined);
   }

@@ -71,10 +71,16 @@ export interface RawStore {
   /**
    * Puts `body` over the marker only while it still holds `was` (rekey seals it again): 'gone',
    * writing nothing, when it went or changed meanwhile, a delete landing during the call included
-   * (file store; S3 where the store honours If-Match). A directory keeps the marker's mtime; on
+   * (file store; S3 where the store honours If-Match). On a directory a rewrite landing between the
+   * store's claim and its rename is overwritten (claimedRename). A directory keeps the marker's mtime; on
    * S3 its LastModified becomes the put's, so marker retention reads the time in `ended/` itself.
    */
   replaceMarker(kind: MarkerKind, id: string, was: string, body: string): Promise<'written' | 'gone'>;
+  /**
+   * Whether replaceMarker keeps the marker's listing time (a directory keeps the mtime); false
+   * where the put sets it anew (S3's LastModified), so retention must read `ended/` for the end.
+   */
+  readonly keepsTimesOnReplace: boolean;
   /** The marker's body, or undefined when there is none: read by its key, never from a listing. */
   getMarker(kind: MarkerKind, id: string): Promise<string | undefined>;
   /** Deletes a marker; deleting what is not there is fine. */

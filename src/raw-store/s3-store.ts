@@ -261,6 +261,7 @@ export function s3RawStore(options: S3StoreOptions): RawStore {
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
     },
+    keepsTimesOnReplace: false, // a put's LastModified is its own
     async exclusiveCreate() {
       return bounded(conditionalPuts(), timeoutMs, 'probe conditional puts');
     },
@@ -387,7 +388,11 @@ function s3Write(client: S3Client, bucket: string, prefix: string, timeoutMs: nu
         await upload.abort().catch(() => undefined);
         // The store refused the If-Match: the blob went (404) or is another version (412).
         const answer = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-        if (replacing !== undefined && answer instanceof Error && (statusOf(answer) === 412 || answer.name === 'NoSuchKey')) {
+        if (
+          replacing !== undefined &&
+          answer instanceof Error &&
+          (statusOf(answer) === 412 || statusOf(answer) === 404 || answer.name === 'NoSuchKey')
+        ) {
           throw new BlobChanged(`blob ${key} went or changed while its new version was written`, { cause: answer });
         }
         throw storeError(err, `commit ${key}`);

@@ -88,7 +88,9 @@ export interface MarkerRetentionDeps {
   /**
    * When the intake ended, as its `ended/` marker says; asked for a marker the listing shows as
    * younger than the retention: a rekey on S3 puts every marker again, and its LastModified is then
-   * the rekey's. Absent: the listing's time alone decides. `modifiedAt` is the listing's (a cache key).
+   * the rekey's. Never asked of a store that keeps the time on replace (a directory). Absent, or
+   * answering undefined (not read this round): the listing's time alone decides. `modifiedAt` is
+   * the listing's (a cache key).
    */
   readonly endedAt?: ((intakeId: string, modifiedAt: number) => Promise<number | undefined>) | undefined;
   /** Told of an intake whose markers could not be judged or deleted (key `ended/<id>`): kept until the next round. */
@@ -98,16 +100,18 @@ export interface MarkerRetentionDeps {
 /** Deletes the markers of intakes that ended before the retention period; returns how many intakes. */
 export async function deleteExpiredMarkers(deps: MarkerRetentionDeps): Promise<number> {
   const before = deps.clock() - deps.retentionMs;
+  // Where a replace keeps the time, the listing's is the end's: reading the marker tells nothing more.
+  const endedAt = deps.store.keepsTimesOnReplace ? undefined : deps.endedAt;
   let deleted = 0;
   for await (const marker of deps.store.listMarkers('ended')) {
     // The listing's time is never earlier than the end it records: only a younger one is asked about.
     const young = marker.modifiedAt >= before;
-    if (young && deps.endedAt === undefined) continue;
+    if (young && endedAt === undefined) continue;
     let gone = false;
     await alone(`ended/${marker.id}`, deps.failed, async () => {
       if (young) {
-        const endedAt = await deps.endedAt?.(marker.id, marker.modifiedAt);
-        if (endedAt === undefined || endedAt >= before) return;
+        const at = await endedAt?.(marker.id, marker.modifiedAt);
+        if (at === undefined || at >= before) return;
       }
       if (!(await deps.mayExpire(marker.id))) return;
       // accepted/ first, and the others only once it is gone: recover trusts the absence of

@@ -131,8 +131,10 @@ export async function rekeyMarkers(plain: RawStore, keyring: Keyring, failed?: R
           continue;
         }
         // Put over the marker only while it is still the one read, keeping its age (a directory's
-        // mtime; on S3 retention reads the time in ended/): a marker deleted or rewritten meanwhile
-        // (retention, erase, a replay's end) is not brought back or set back.
+        // mtime; on S3 retention reads the time in ended/): a marker deleted meanwhile (retention,
+        // erase) is not brought back, nor one rewritten before the store's claim (a replay's end).
+        // A directory's rewrite landing between the claim and the rename is set back
+        // (claimedRename; docs/operating.md, rekey).
         const body = openMarker(keyring, kind, id, text);
         const answer = await plain.replaceMarker(kind, id, text, sealMarker(keyring, kind, id, body));
         tally[answer === 'written' ? 'rewritten' : 'gone']++;

@@ -83,6 +83,7 @@ export function sealedRawStore(inner: RawStore, keyring: Keyring): RawStore {
       return inner.replaceMarker(kind, id, stored, sealMarker(keyring, kind, id, body));
     },
     exclusiveCreate: () => inner.exclusiveCreate(),
+    keepsTimesOnReplace: inner.keepsTimesOnReplace,
     async getMarker(kind, id) {
       const text = await inner.getMarker(kind, id);
       return text === undefined ? undefined : openMarker(keyring, kind, id, text);
