@@ -74,6 +74,13 @@ async function directoryVersions(): Promise<(string | undefined)[]> {
   return ['1', '2'].map((listener) => loaded[listener]?.['smtp-senders']?.version);
 }
 
+/** The pids of the listener processes' start lines once `count` were read (each process writes its own lines, after the primary's "ready" perhaps). */
+async function listenerPids(role: RoleProcess, count: number): Promise<number[]> {
+  const started = (): Record<string, unknown>[] => role.logs.filter((l) => l.event === 'smtp.listener_started');
+  await expect.poll(() => started().length, { timeout: 20_000 }).toBeGreaterThanOrEqual(count);
+  return started().map((l) => Number(l.pid));
+}
+
 /** The pid of the listener process numbered `listener`, from its latest start line. */
 function pidOf(listener: string): number {
   const started = proc.logs.filter((l) => l.event === 'smtp.listener_started' && l.listener === Number(listener));
@@ -361,7 +368,8 @@ describe('the smtp role with two listener processes', () => {
     );
     try {
       await role.waitForLog((l) => l.event === 'smtp.listeners_started');
-      const pid = Number(role.logs.find((l) => l.event === 'smtp.listener_started' && l.listener === 1)?.pid);
+      // each process writes its own lines: listener 1's may come after the primary's summary
+      const pid = Number((await role.waitForLog((l) => l.event === 'smtp.listener_started' && l.listener === 1)).pid);
       writeFileSync(join(held, 'hold-start'), '');
       process.kill(pid, 'SIGKILL');
       await role.waitForLog((l) => l.event === 'smtp.listener_exited' && l.pid === pid);
@@ -384,7 +392,7 @@ describe('the smtp role with two listener processes', () => {
     const held = new Socket();
     try {
       const ready = await role.waitForLog((l) => l.event === 'start.ready');
-      const pids = role.logs.filter((l) => l.event === 'smtp.listener_started').map((l) => Number(l.pid));
+      const pids = await listenerPids(role, 2);
       // A request whose body never ends holds the portal's close, the first part the primary closes.
       const portal = new URL(String(ready.portal));
       await new Promise<void>((done) => held.connect(Number(portal.port), portal.hostname, done));
@@ -411,7 +419,7 @@ describe('the smtp role with two listener processes', () => {
     try {
       // ready once started: its signal handlers are in place
       await expect.poll(async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status, { timeout: 20_000 }).toBe(200);
-      const pids = role.logs.filter((l) => l.event === 'smtp.listener_started').map((l) => Number(l.pid));
+      const pids = await listenerPids(role, 2);
       process.kill(-Number(role.child.pid), 'SIGTERM');
 
       expect(await role.exited).toBe(0);
