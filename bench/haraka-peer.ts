@@ -8,10 +8,11 @@
 import dns, { promises as dnsPromises } from 'node:dns';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
+
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadZoneResolver } from '../src/auth/zone-resolver.js';
+import { untilListening } from './port-listening.js';
 import { REPO } from './processes.js';
 
 const home = process.env.HARAKA_HOME ?? '';
@@ -69,27 +70,12 @@ function answerDnsFromZone(): void {
   Reflect.set(dnsPromises, 'resolve', (name: string, rrtype: string = 'A') => zone(name, rrtype));
 }
 
-async function listening(): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const up = await new Promise<boolean>((ok) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        ok(true);
-      });
-      socket.on('error', () => ok(false));
-    });
-    if (up) return;
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-  throw new Error(`Haraka did not listen on ${port}`);
-}
-
 writeConfig();
 answerDnsFromZone();
 process.env.HARAKA = home;
 process.env.YES_REALLY_DO_DISCARD = '1';
 createRequire(join(home, 'package.json'))('Haraka/haraka.js');
-listening().then(
+untilListening(port, 30_000, 'Haraka').then(
   () => process.send?.({ kind: 'listening', port }),
   (err: unknown) => {
     process.stderr.write(`${String(err)}\n`);

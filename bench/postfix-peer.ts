@@ -10,10 +10,11 @@
 // (the master is a daemon: it outlives the bench otherwise).
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../src/runtime/redis.js';
+import { untilListening } from './port-listening.js';
 import { type PostfixConfig, readPostfixTemplates, renderPostfixConfig } from './postfix-config.js';
 
 const POSTFIX = '/usr/sbin/postfix';
@@ -101,7 +102,7 @@ export async function startPostfix(temp: string, logDir: string, log: (line: str
     await postfix('start');
     const masterPid = Number(readFileSync(join(queueDirectory, 'pid', 'master.pid'), 'latin1').trim());
     if (!Number.isInteger(masterPid) || masterPid <= 0) throw new Error(`postfix: no master pid in ${queueDirectory}/pid/master.pid`);
-    await listening(port);
+    await untilListening(port, START_TIMEOUT_MS, 'Postfix');
     const version = (await run(POSTCONF, ['-c', configDir, '-h', 'mail_version'])).trim();
     log(`Postfix ${version} listening on 127.0.0.1:${port} (config ${configDir})`);
     return {
@@ -161,22 +162,6 @@ async function gone(pid: number, timeoutMs: number): Promise<boolean> {
     await new Promise((ok) => setTimeout(ok, 50));
   }
   return true;
-}
-
-async function listening(port: number): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const up = await new Promise<boolean>((ok) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        ok(true);
-      });
-      socket.on('error', () => ok(false));
-    });
-    if (up) return;
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-  throw new Error(`Postfix did not listen on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms`);
 }
 
 /** Files anywhere under `dir` (Postfix hashes deferred and hold into subdirectories). */
