@@ -32,6 +32,12 @@ export const PEER_GOALS: Readonly<
  * generator share; CPU per letter can show contention between workers, which is what matters.)
  */
 export const WORKER_EFFICIENCY_TOLERANCE = 0.1;
+/**
+ * The worker's CPU per letter (one process draining) at most this many times Haraka's CPU per
+ * message accepted (`--peers`), at the sizes listed: the worker at small letters measured
+ * against an MTA that verifies the same signatures and stores nothing.
+ */
+export const WORKER_PER_HARAKA_GOAL: Readonly<Partial<Record<SizeName, number>>> = { '10KB': 2 };
 
 export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
   const goals: Goal[] = [];
@@ -73,6 +79,9 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
       measured: msPerLetter === undefined ? 'not measured' : `${msPerLetter.toFixed(msPerLetter >= 10 ? 0 : 2)} ms`,
       met: msPerLetter === undefined ? undefined : msPerLetter <= WORKER_CPU_GOAL_MS[size],
     });
+  }
+  for (const [size, most] of Object.entries(WORKER_PER_HARAKA_GOAL) as [SizeName, number][]) {
+    goals.push(workerPerHarakaGoal(result, size, most));
   }
   for (const size of ['10KB', '1MB', '10MB'] as const) {
     const one = drain(result.runs, size, 1);
@@ -140,6 +149,30 @@ function peerGoal(cells: readonly AcceptCell[], peer: PeerName, size: SizeName):
         ? 'not measured'
         : `${factor(lowest)} (${judged.length === 1 ? '' : 'lowest of '}${judged.map((j) => `${j.sessions} session${j.sessions === 1 ? '' : 's'} ${factor(j.ratio)}`).join(', ')})`,
     met: lowest === undefined ? undefined : lowest >= goal.min,
+  };
+}
+
+/** CPU seconds of a peer's processes ÷ messages it accepted, over the size's reused-connection cells (ms). */
+export function peerCpuMsPerMessage(cells: readonly AcceptCell[], peer: PeerName, size: SizeName): number | undefined {
+  const runs = cells.flatMap((c) => (c.size === size && c.mode === 'reuse' && c[peer] !== undefined ? [c[peer]] : []));
+  const cpu = runs.reduce((sum, run) => sum + (run.usage[peer]?.cpuSeconds ?? 0), 0);
+  const accepted = runs.reduce((n, run) => n + run.load.accepted, 0);
+  return accepted > 0 && cpu > 0 ? (1000 * cpu) / accepted : undefined;
+}
+
+function workerPerHarakaGoal(result: Omit<BenchResult, 'goals'>, size: SizeName, most: number): Goal {
+  const perCpu = mapDefined(drain(result.runs, size, 1), lettersPerWorkerCpuSecond);
+  const worker = perCpu === undefined ? undefined : 1000 / perCpu;
+  const haraka = peerCpuMsPerMessage(result.accept, 'haraka', size);
+  const ratio = worker === undefined || haraka === undefined ? undefined : worker / haraka;
+  return {
+    name: `Worker CPU per letter (1 process) ÷ Haraka's CPU per message, ${size}`,
+    target: `≤ ${most.toFixed(1)}×`,
+    measured:
+      ratio === undefined || worker === undefined || haraka === undefined
+        ? 'not measured'
+        : `${factor(ratio)} (${worker.toFixed(2)} ms ÷ ${haraka.toFixed(2)} ms)`,
+    met: ratio === undefined ? undefined : ratio <= most,
   };
 }
 

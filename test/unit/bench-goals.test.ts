@@ -3,7 +3,7 @@
 // cores letters/s cannot show scaling; CPU per letter shows whether workers get in each other's way).
 import { describe, expect, it } from 'vitest';
 import { evaluateGoals, lettersPerWorkerCpuSecond } from '../../bench/goals.js';
-import type { BenchResult, EndToEndRun } from '../../bench/results.js';
+import type { AcceptCell, BenchResult, EndToEndRun } from '../../bench/results.js';
 
 const percentiles = { count: 0, p50: 0, p95: 0, p99: 0, max: 0 };
 const load = {
@@ -87,5 +87,31 @@ describe('worker goals', () => {
 
   it('reports a size without drain runs as not measured', () => {
     expect(goal([], 'Worker CPU per letter (1 process), 1MB')).toMatchObject({ met: undefined, measured: 'not measured' });
+  });
+});
+
+describe("the worker against Haraka's CPU per message", () => {
+  const name = "Worker CPU per letter (1 process) ÷ Haraka's CPU per message, 10KB";
+  const haraka = (accepted: number, cpuSeconds: number): AcceptCell => {
+    const run = { load: { ...load, accepted }, usage: { haraka: { cpuSeconds, peakRssBytes: 0 } }, cores: { ours: 1, machine: 1 } };
+    const gateway = { load, usage: {}, cores: { ours: 1, machine: 1 } };
+    return { size: '10KB', sessions: 8, mode: 'reuse', sink: gateway, gateway, haraka: run, ratio: 0 };
+  };
+  const judge = (cells: readonly AcceptCell[], runs: readonly EndToEndRun[]) =>
+    evaluateGoals({ ...resultWith(runs), accept: cells }).find((g) => g.name === name);
+
+  it('is met at twice Haraka and missed just above (goal ≤ 2× at 10 KB)', () => {
+    // Haraka: 2.5 s over 1000 messages = 2.5 ms each; the worker 5.0 ms, then 5.1 ms per letter.
+    expect(judge([haraka(1000, 2.5)], [drain(1, 1000, [5])])).toMatchObject({ met: true, measured: '2.00× (5.00 ms ÷ 2.50 ms)' });
+    expect(judge([haraka(1000, 2.5)], [drain(1, 1000, [5.1])])?.met).toBe(false);
+  });
+
+  it("takes Haraka's CPU over all its reused-connection cells of the size", () => {
+    // 1 s over 200 and 3 s over 800: 4 ms per message over both, not the mean of 5 and 3.75.
+    expect(judge([haraka(200, 1), haraka(800, 3)], [drain(1, 1000, [6])])?.measured).toBe('1.50× (6.00 ms ÷ 4.00 ms)');
+  });
+
+  it('is not measured without Haraka (no --peers)', () => {
+    expect(judge([], [drain(1, 1000, [5])])).toMatchObject({ met: undefined, measured: 'not measured' });
   });
 });
