@@ -4,7 +4,9 @@
 // needed to read it back), and the directory's fsync is shared (group-sync.ts): Node cannot
 // reach syncfs(2), and each file's own bytes need their own sync, so the directory's is what
 // commits finishing together can share. A failed fsync there breaks the store for good.
+import { close as closeFd, fsync as fsyncFd, open as openFd } from 'node:fs';
 import { type FileHandle, link, open, rename, unlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { IntakeError } from '../errors.js';
 import { type GroupCommitSettings, type GroupSync, groupSync } from './group-sync.js';
 
@@ -14,10 +16,27 @@ export interface StoreFs {
   rename(from: string, to: string): Promise<void>;
   link(existing: string, name: string): Promise<void>;
   unlink(path: string): Promise<void>;
+  /** A directory opened for its fsyncs, kept open across commits (directoryHandles). */
+  openDir(path: string): Promise<DirectoryHandle>;
 }
+
+export interface DirectoryHandle {
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const openDescriptor = promisify(openFd);
+const syncDescriptor = promisify(fsyncFd);
+const closeDescriptor = promisify(closeFd);
 
 export const NODE_FS: StoreFs = {
   open: (path, flags) => open(path, flags),
+  // A plain descriptor, not a FileHandle: a store dropped without close() leaks it until the
+  // process ends instead of having it closed (and, in later Node, thrown) at garbage collection.
+  openDir: async (path) => {
+    const fd = await openDescriptor(path, 'r');
+    return { sync: () => syncDescriptor(fd), close: () => closeDescriptor(fd) };
+  },
   rename: (from, to) => rename(from, to),
   link: (existing, name) => link(existing, name),
   unlink: (path) => unlink(path),
@@ -30,19 +49,14 @@ export interface Durability {
   dir(dir: string): Promise<void>;
   /** Throws once a shared fsync failed: the store answers 451 until the process restarts. */
   usable(): void;
+  /** Closes the directory handles kept for fsyncs. */
+  close(): Promise<void>;
 }
 
 export function durability(fs: StoreFs, group: GroupCommitSettings | undefined): Durability {
-  const syncDir = async (path: string): Promise<void> => {
-    const fh = await fs.open(path, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  };
+  const { sync: syncDir, close } = directoryHandles(fs);
   if (group === undefined) {
-    return { file: (fh) => fh.sync(), dir: syncDir, usable: () => {} };
+    return { file: (fh) => fh.sync(), dir: syncDir, usable: () => {}, close };
   }
   let broken: IntakeError | undefined;
   const dirs = new Map<string, GroupSync>();
@@ -75,5 +89,41 @@ export function durability(fs: StoreFs, group: GroupCommitSettings | undefined):
       return shared.sync();
     },
     usable,
+    close,
+  };
+}
+
+/**
+ * Each directory's handle opened once and kept for its fsyncs: opening and closing it for every
+ * commit were two of a commit's eight file system calls (each a trip to the thread pool). A
+ * handle whose fsync fails is closed and dropped, so the next commit syncs through a fresh one,
+ * as when each commit opened its own. The directories are the store's own, created at its start;
+ * one removed and made again under a running process would keep the old one's handle (docs/design.md §6).
+ */
+function directoryHandles(fs: StoreFs): { sync(path: string): Promise<void>; close(): Promise<void> } {
+  const handles = new Map<string, Promise<DirectoryHandle>>();
+  const drop = (path: string, handle: Promise<DirectoryHandle>): void => {
+    if (handles.get(path) === handle) handles.delete(path);
+    handle.then((fh) => fh.close()).catch(() => undefined);
+  };
+  return {
+    async sync(path) {
+      let handle = handles.get(path);
+      if (handle === undefined) {
+        handle = fs.openDir(path);
+        handles.set(path, handle);
+      }
+      try {
+        await (await handle).sync();
+      } catch (err) {
+        drop(path, handle);
+        throw err;
+      }
+    },
+    async close() {
+      const open = [...handles.values()];
+      handles.clear();
+      await Promise.all(open.map((handle) => handle.then((fh) => fh.close()).catch(() => undefined)));
+    },
   };
 }

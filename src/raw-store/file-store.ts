@@ -159,7 +159,9 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       durable.usable(); // a store whose fsync failed is not ready: a restart reopens it
       await bounded(probe(fs, incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
     },
-    close() {},
+    close() {
+      void durable.close();
+    },
   };
 }
 

@@ -80,6 +80,17 @@ export function recordingFs(hook: SyncHook = () => undefined): RecordingFs {
     rename: (from, to) => timed('rename', from, to, () => NODE_FS.rename(from, to)),
     link: (existing, name) => timed('link', existing, name, () => NODE_FS.link(existing, name)),
     unlink: (path) => NODE_FS.unlink(path),
+    openDir: async (path) => {
+      const dir = await NODE_FS.openDir(path);
+      return {
+        sync: () =>
+          timed('sync', path, undefined, async () => {
+            await hook('sync', path);
+            await dir.sync();
+          }),
+        close: () => dir.close(),
+      };
+    },
   };
   return {
     fs,
