@@ -3,12 +3,13 @@
 // covers the time after). `onOutcome` is the one call the intake processor makes: it only enqueues.
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
 import type { IntakeObserver } from '../intake/observer.js';
+import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';
 import type { SenderDirectory } from '../senders/directory.js';
 import type { NoticeKind } from '../words/notice-kind.js';
 import { NOTICE_BACKOFF_MS } from '../words/notice-lifetime.js';
 import { ABSENT, type NoticeLedger } from './ledger.js';
-import { wantsNotice } from './policy.js';
+import { leftFailed, wantsNotice } from './policy.js';
 
 export const NOTICE_QUEUE = 'notices';
 
@@ -34,8 +35,12 @@ export function createNoticeQueue(connection: ConnectionOptions, prefix: string)
 }
 
 export interface NoticeOutcomes {
-  /** The intake ended in `state`: queue the notice it earns, if its sender wants that kind. */
-  onOutcome(intakeId: string, state: NoticeKind, senderId: string | undefined): Promise<void>;
+  /**
+   * The intake ended in `state`: queue the notice it earns, if its sender wants that kind.
+   * `read`: the record as the caller read it while it held the intake, which says whether the
+   * intake left `failed` before (its earlier runs); without it Redis is asked.
+   */
+  onOutcome(intakeId: string, state: NoticeKind, senderId: string | undefined, read?: Pick<IntakeRecord, 'earlierRuns'>): Promise<void>;
 }
 
 export interface NoticeQueueDeps {
@@ -50,10 +55,11 @@ export interface NoticeQueueDeps {
 
 export function noticesFor(deps: NoticeQueueDeps): NoticeOutcomes {
   return {
-    async onOutcome(intakeId, kind, senderId) {
+    async onOutcome(intakeId, kind, senderId, read) {
       const sender = senderId === undefined ? undefined : deps.directory.bySenderId(senderId);
-      // asked of Redis only for a confirmation the sender did not ask for
-      const afterFailure = !wantsNotice(kind, sender, false) && (await deps.ledger.leftFailed(intakeId));
+      // needed only for a confirmation the sender did not ask for
+      const afterFailure =
+        !wantsNotice(kind, sender, false) && (read === undefined ? await deps.ledger.leftFailed(intakeId) : leftFailed(read));
       if (!wantsNotice(kind, sender, afterFailure)) return;
       await deps.queue.add('notice', { intakeId, kind }, noticeJobOptions(intakeId, kind, deps.attempts));
       // After the job exists: a crash in between leaves a job whose processor starts from "absent".

@@ -99,7 +99,8 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed' | 'simulate
   const acceptedAt = record.timeline.queued ?? record.receivedAt;
   deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
   try {
-    await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId);
+    // The claim read the record while this run held it: its earlier runs are those it had.
+    await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId, record);
   } catch (err) {
     if (to !== 'failed') return noticeNotQueued(run.job, run.log, to, err);
     // A failed intake is the operator's to look at, notice or not; a retry would claim it and run it again.

@@ -248,3 +248,56 @@ describe('no notice', () => {
     expect(await gateway.redis.exists(`${gateway.prefix}:notices:${intakeId}-submitted`)).toBe(0);
   });
 });
+
+describe('a confirmation decided from the record the job read', () => {
+  // The job's claim read the record: whether the intake left `failed` before is in it, so the
+  // confirmation a sender did not ask for is decided without asking Redis again.
+  function noticesCountingReads(): { notices: ReturnType<typeof noticesFor>; reads: () => number } {
+    const ledger = new NoticeLedger(gateway.redis, gateway.prefix);
+    let reads = 0;
+    const leftFailed = ledger.leftFailed.bind(ledger);
+    ledger.leftFailed = (id) => {
+      reads++;
+      return leftFailed(id);
+    };
+    const notices = noticesFor({
+      queue: createNoticeQueue(gateway.redis, gateway.prefix),
+      ledger,
+      directory: parseSenderDirectory({ senders: [] }, {}), // no sender asks for confirmations
+      attempts: 1,
+      clock: Date.now,
+      logger: createLogger({ level: 'silent' }),
+      observer: silentObserver,
+    });
+    return { notices, reads: () => reads };
+  }
+  const failedRun = { timeline: { failed: Date.now() }, errorCode: 'InsufficientAuthorization' };
+
+  it('queues the confirmation of a replayed intake from its earlier runs, and asks Redis nothing', async () => {
+    const { intakeId } = await deliver({});
+    expect((await gateway.settled(intakeId)).state).toBe('submitted');
+    expect(await gateway.jobFinished(intakeId)).toBe('completed');
+    const { notices, reads } = noticesCountingReads();
+    await notices.onOutcome(intakeId, 'submitted', undefined, { earlierRuns: [failedRun] });
+    expect(reads()).toBe(0);
+    expect((await gateway.store.get(intakeId))?.notices?.submitted?.state).toBeDefined();
+  });
+
+  it('queues nothing for an intake the record shows never failed, and asks Redis nothing', async () => {
+    const { intakeId } = await deliver({});
+    expect((await gateway.settled(intakeId)).state).toBe('submitted');
+    expect(await gateway.jobFinished(intakeId)).toBe('completed');
+    const { notices, reads } = noticesCountingReads();
+    await notices.onOutcome(intakeId, 'submitted', undefined, { earlierRuns: undefined });
+    expect(reads()).toBe(0);
+    expect((await gateway.store.get(intakeId))?.notices).toEqual({});
+  });
+
+  it('asks Redis when the caller read no record', async () => {
+    const { intakeId } = await deliver({});
+    expect((await gateway.settled(intakeId)).state).toBe('submitted');
+    const { notices, reads } = noticesCountingReads();
+    await notices.onOutcome(intakeId, 'submitted', undefined);
+    expect(reads()).toBe(1);
+  });
+});
