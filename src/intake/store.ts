@@ -57,6 +57,8 @@ export type CheckpointResult = 'ok' | 'notowner' | 'conflict';
 export interface TransitionGuard {
   readonly expectedOwner?: string;
   readonly claim?: string;
+  /** Answer with the record as the move left it (a claim always does). */
+  readonly read?: boolean;
 }
 
 export interface RetentionPolicy {
@@ -142,10 +144,22 @@ export class IntakeStore {
     to: IntakeState,
     now: number,
     update: IntakeUpdate = {},
-    guard: TransitionGuard = {},
+    guard: Omit<TransitionGuard, 'read'> = {},
   ): Promise<TransitionResult> {
     const { record: _record, ...result } = await this.#transition(intakeId, from, to, now, update, guard);
     return result;
+  }
+
+  /** A transition that answers with the record as it left it, in the same round trip (a worker's end writes its ended marker from it). */
+  async transitionAndRead(
+    intakeId: string,
+    from: readonly IntakeState[],
+    to: IntakeState,
+    now: number,
+    update: IntakeUpdate,
+    guard: Omit<TransitionGuard, 'read' | 'claim'> = {},
+  ): Promise<TransitionResult & { readonly record?: IntakeRecord | undefined }> {
+    return this.#transition(intakeId, from, to, now, update, { ...guard, read: true });
   }
 
   /**
@@ -187,6 +201,7 @@ export class IntakeStore {
       from.join(','),
       guard.expectedOwner ?? '',
       guard.claim ?? '',
+      guard.read === true ? '1' : '',
       ...fields,
     );
     const claimed = Array.isArray(result) && result[0] === 'ok' ? result[1] : undefined;

@@ -2,6 +2,7 @@
 // second enqueue of the same notice is a no-op while the job exists; the record's checkpoint
 // covers the time after). `onOutcome` is the one call the intake processor makes: it only enqueues.
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
+import type { NoticeEntry } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';
@@ -38,9 +39,15 @@ export interface NoticeOutcomes {
   /**
    * The intake ended in `state`: queue the notice it earns, if its sender wants that kind.
    * `read`: the record as the caller read it while it held the intake, which says whether the
-   * intake left `failed` before (its earlier runs); without it Redis is asked.
+   * intake left `failed` before (its earlier runs); without it Redis is asked. Answers with the
+   * notice's entry as this call queued it, or undefined when it queued none.
    */
-  onOutcome(intakeId: string, state: NoticeKind, senderId: string | undefined, read?: Pick<IntakeRecord, 'earlierRuns'>): Promise<void>;
+  onOutcome(
+    intakeId: string,
+    state: NoticeKind,
+    senderId: string | undefined,
+    read?: Pick<IntakeRecord, 'earlierRuns'>,
+  ): Promise<NoticeEntry | undefined>;
 }
 
 export interface NoticeQueueDeps {
@@ -60,14 +67,15 @@ export function noticesFor(deps: NoticeQueueDeps): NoticeOutcomes {
       // needed only for a confirmation the sender did not ask for
       const afterFailure =
         !wantsNotice(kind, sender, false) && (read === undefined ? await deps.ledger.leftFailed(intakeId) : leftFailed(read));
-      if (!wantsNotice(kind, sender, afterFailure)) return;
+      if (!wantsNotice(kind, sender, afterFailure)) return undefined;
       await deps.queue.add('notice', { intakeId, kind }, noticeJobOptions(intakeId, kind, deps.attempts));
       // After the job exists: a crash in between leaves a job whose processor starts from "absent".
-      const moved = await deps.ledger.move(intakeId, kind, [ABSENT], { state: 'queued', at: deps.clock() });
-      if (moved.ok) {
-        deps.observer.noticeState(kind, 'queued');
-        deps.logger.info({ event: 'notice.queued', intakeId, kind }, 'notice queued');
-      }
+      const entry: NoticeEntry = { state: 'queued', at: deps.clock() };
+      const moved = await deps.ledger.move(intakeId, kind, [ABSENT], entry);
+      if (!moved.ok) return undefined;
+      deps.observer.noticeState(kind, 'queued');
+      deps.logger.info({ event: 'notice.queued', intakeId, kind }, 'notice queued');
+      return entry;
     },
   };
 }

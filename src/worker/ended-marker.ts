@@ -1,6 +1,7 @@
 // The raw store's `ended/<id>` marker, written after the outcome is in Redis and before the job
 // completes: after a Redis loss, recover brings the intake back ended instead of running it again
-// (docs/design.md §13). Written from the record as Redis holds it, notice state included.
+// (docs/design.md §13). Written from the record as Redis holds it, notice state included: the one
+// the end's transition answered with, or read when the caller has none.
 import { ENDED_OUTCOMES, type EndedMarker } from '../intake/markers.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';
@@ -36,11 +37,17 @@ export function endedMarkerOf(record: IntakeRecord & { readonly state: EndedMark
  * A failed intake's marker that cannot be written is an operator's alert, not a retry (a retry
  * would claim the failed intake and run it again).
  */
-export async function markEnded(deps: ProcessorDeps, intakeId: string, log: Logger): Promise<Outcome | undefined> {
+export async function markEnded(
+  deps: ProcessorDeps,
+  intakeId: string,
+  log: Logger,
+  /** The record as Redis holds it, when the caller has it (the end's transition answered with it): not read again. */
+  known?: IntakeRecord,
+): Promise<Outcome | undefined> {
   if (deps.markers === undefined) return undefined;
   let outcome: EndedMarker['outcome'] | undefined;
   try {
-    const record = await deps.store.get(intakeId);
+    const record = known ?? (await deps.store.get(intakeId));
     const state = record?.state;
     if (record === undefined || state === undefined || !isEndedOutcome(state)) return undefined;
     outcome = state;

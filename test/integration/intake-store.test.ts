@@ -161,6 +161,36 @@ describe('the intake store', () => {
     ]);
   });
 
+  it('answers a move asked to read with the record as the move left it, the error fields of a failed run cleared', async () => {
+    const id = 'inreadback00000000000001';
+    await store.create(intake(id), { headers: '', body: UNREAD_BLOB }, 100);
+    await store.transition(id, ['received'], 'queued', 110);
+    await store.transition(id, ['queued'], 'processing', 120);
+    await store.transition(id, ['processing'], 'failed', 130, { errorCode: 'InvalidCredentials', reason: 'login refused' });
+    await store.transition(id, ['failed'], 'queued', 200); // the replay
+    await store.claim(id, ['queued'], 210, { attempts: 1 }, 'owner-1');
+    const moved = await store.transitionAndRead(
+      id,
+      ['processing'],
+      'submitted',
+      220,
+      { letterId: 'letter-2' },
+      { expectedOwner: 'owner-1' },
+    );
+    expect(moved).toMatchObject({ ok: true, record: { state: 'submitted', letterId: 'letter-2', timeline: { submitted: 220 } } });
+    expect(moved.record).toEqual(await store.get(id));
+    expect(moved.record?.errorCode).toBeUndefined();
+    expect(moved.record?.reason).toBeUndefined();
+    expect(moved.record?.earlierRuns).toHaveLength(1);
+  });
+
+  it('answers a plain move with ok alone, and a refused one with the state that refused it', async () => {
+    const id = 'inreadback00000000000002';
+    await store.create(intake(id), { headers: '', body: UNREAD_BLOB }, 100);
+    expect(await store.transition(id, ['received'], 'queued', 110)).toEqual({ ok: true });
+    expect(await store.transitionAndRead(id, ['processing'], 'submitted', 120, {})).toEqual({ ok: false, state: 'queued' });
+  });
+
   it('keeps the newest 20 runs that failed', async () => {
     const id = 'inreplayed00000000000002';
     await store.create(intake(id), { headers: '', body: UNREAD_BLOB }, 100);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SESSION } from '../../fixtures/catalog.js';
+import { IntakeMarkers } from '../../src/intake/markers.js';
 import type { NoticeEntry } from '../../src/intake/notice-fields.js';
 import { silentObserver } from '../../src/intake/observer.js';
 import { replayIntake } from '../../src/intake/replay.js';
@@ -14,6 +15,7 @@ import { NoticeLedger } from '../../src/notices/ledger.js';
 import { createNoticeQueue, noticesFor } from '../../src/notices/queue.js';
 import { parseSenderDirectory } from '../../src/senders/directory.js';
 import type { NoticeKind } from '../../src/words/notice-kind.js';
+import { endedMarkerOf } from '../../src/worker/ended-marker.js';
 import { intakeIdOf, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { type RelayedMail, startTestRelay, type TestRelay } from '../helpers/notice-relay.js';
 import { putBlob } from '../helpers/raw-stores.js';
@@ -149,6 +151,36 @@ describe('a failure and its replay', () => {
     const mail = await simpleParser(confirmation?.raw ?? Buffer.alloc(0));
     expect(mail.subject).toBe(`Letter created: ${title}`);
     expect(mail.text).toContain(`letter id ${submitted.letterId ?? '(none)'}`);
+  });
+});
+
+describe("the ended marker a worker's end writes", () => {
+  // Written from the record the end's transition answered with, and the notice the end queued:
+  // what Redis held at that moment, with nothing read again.
+  it('names the letter of a replayed intake without the error of its failed run, and the confirmation it queued', async () => {
+    gateway.sandbox?.store.injectFault({ status: 403, errorCode: 'InsufficientAuthorization', paths: '/api/v1/letters', count: 1 });
+    const { intakeId } = await deliver({});
+    expect(await gateway.settled(intakeId)).toMatchObject({ state: 'failed' });
+    const markers = new IntakeMarkers(gateway.rawStore);
+    await expect.poll(async () => (await markers.ended(intakeId))?.outcome).toBe('failed');
+    expect(await markers.ended(intakeId)).toMatchObject({ errorCode: 'InsufficientAuthorization', notice: 'queued' });
+    await replayIntake({ store: gateway.store, queue: gateway.queue, clock: Date.now, attempts: 2 }, intakeId);
+    const submitted = await gateway.settled(intakeId);
+    expect(submitted.state).toBe('submitted');
+    await expect.poll(async () => (await markers.ended(intakeId))?.outcome).toBe('submitted');
+    const marker = await markers.ended(intakeId);
+    expect(marker).toMatchObject({ intakeId, letterId: submitted.letterId, senderId: submitted.senderId, notice: 'queued' });
+    expect(marker?.errorCode).toBeUndefined();
+    expect(marker?.reason).toBeUndefined();
+  });
+
+  it('holds what the record holds for a letter with no notice', async () => {
+    const { intakeId } = await deliver({});
+    const record = await gateway.settled(intakeId);
+    expect(await gateway.jobFinished(intakeId)).toBe('completed');
+    const marker = await new IntakeMarkers(gateway.rawStore).ended(intakeId);
+    expect(marker).toEqual({ ...endedMarkerOf({ ...record, state: 'submitted' }, 0), at: marker?.at });
+    expect(marker?.notice).toBeUndefined();
   });
 });
 

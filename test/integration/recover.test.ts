@@ -209,7 +209,7 @@ describe.each(RAW_STORE_KINDS)('recover with the $name raw store', (kind) => {
     await store.transition(id, ['queued'], 'processing', Date.now());
     await queue.remove(id);
     const later = Date.now() + 60_000;
-    const notices = { onOutcome: () => Promise.resolve() };
+    const notices = { onOutcome: () => Promise.resolve(undefined) };
     const sweepDeps = { store, queue, markers, logger, observer: silentObserver, notices, ageMs: 10_000, attempts: 3 };
     expect(await reconcileOnce({ ...sweepDeps, clock: () => later })).toEqual([id]);
     expect(await markers.ended(id)).toMatchObject({ intakeId: id, outcome: 'failed', errorCode: 'JobLost' });

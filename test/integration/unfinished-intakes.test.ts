@@ -121,6 +121,7 @@ describe('one sweep', () => {
   const notices = {
     onOutcome: async (intakeId: string, kind: string) => {
       noticesAsked.push([intakeId, kind]);
+      return undefined;
     },
   };
 
@@ -194,7 +195,7 @@ describe('a failed intake whose notice could not be queued', () => {
         throw new Error('Redis refused the notice job');
       },
     };
-    const sweep = (clock: number, notices: { onOutcome: (id: string, kind: string) => Promise<void> }) =>
+    const sweep = (clock: number, notices: { onOutcome: (id: string, kind: string) => Promise<undefined> }) =>
       reconcileOnce({ ...env, clock: () => clock, logger, observer: silentObserver, notices, ageMs: 10_000, attempts: 3 });
     await sweep(now, refusing).catch(() => undefined); // however the sweep reports the refusal
     expect((await env.store.get(lost))?.state).toBe('failed');
@@ -229,7 +230,7 @@ describe('a failed intake whose notice could not be queued', () => {
         logger: createLogger({ level: 'silent' }),
         observer,
         clock: () => clock,
-        notices: { onOutcome: async () => {} },
+        notices: { onOutcome: async () => undefined },
         ageMs: 10_000,
         attempts: 3,
         markers,

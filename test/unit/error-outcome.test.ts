@@ -62,7 +62,7 @@ function fakeRun(situation: Situation) {
     clock: () => NOW,
     logger: createLogger({ level: 'silent' }),
     observer: { ...silentObserver, operatorAlert: (code: string) => alerts.push(code) },
-    notices: { onOutcome: async () => {} },
+    notices: { onOutcome: async () => undefined },
     maxPdfBytes: 10 * 1024 * 1024,
     apiCircuit: (api: string) =>
       api === 'https://api.example' ? { pauseMsIfOpen: () => situation.circuitOpenMs, jobHoldMs: () => undefined } : undefined,

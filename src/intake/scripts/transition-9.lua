@@ -31,11 +31,12 @@
     ARGV[5] the states the record may leave (a comma list)
     ARGV[6] the owner that must hold the record ('' = anyone)
     ARGV[7] the new owner ('' = none; set: a claim)
-    ARGV[8..] fields to set: field, value, field, value, ...
+    ARGV[8] '1': answer with the record as the move left it, as a claim does ('' = 'ok')
+    ARGV[9..] fields to set: field, value, field, value, ...
 
   Output:
     'ok'                        moved
-    {'ok', HGETALL of record}   moved by a claim: the record as the claim left it
+    {'ok', HGETALL of record}   moved by a claim, or asked to answer with it (ARGV[8]): the record as the move left it
     'notowner'                  the expected owner no longer holds the record
     state                       the current state, which may not move to ARGV[1]
     ''                          no record
@@ -73,7 +74,7 @@ if ARGV[1] == 'submitted' or ARGV[1] == 'simulated' then redis.call('HDEL', KEYS
 -- a worker can take the job before the listener marks it queued: the job was queued by then
 if state == 'received' and ARGV[1] ~= 'queued' then redis.call('HSETNX', KEYS[1], 'at.queued', ARGV[2]) end
 if ARGV[7] == '' then redis.call('HDEL', KEYS[1], 'owner') else redis.call('HSET', KEYS[1], 'owner', ARGV[7]) end
-redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 8))
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'at.' .. ARGV[1], ARGV[2], unpack(ARGV, 9))
 redis.call('ZREM', stateIndex[state], id)
 redis.call('ZADD', stateIndex[ARGV[1]], ARGV[2], id)
 -- ended intakes' records expire: their index entries go with them
@@ -82,6 +83,7 @@ if tonumber(ARGV[3]) >= 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redi
 -- an ended intake's blob is due for deletion when its retention is over (raw-store housekeeping)
 local rawKey = redis.call('HGET', KEYS[1], 'rawKey')
 if rawKey and tonumber(ARGV[4]) >= 0 then redis.call('ZADD', KEYS[2], string.format('%d', ARGV[2] + ARGV[4]), rawKey) end
--- the claiming worker reads the record as its claim left it, in the same round trip
-if ARGV[7] ~= '' then return {'ok', redis.call('HGETALL', KEYS[1])} end
+-- the claiming worker reads the record as its claim left it, and an ending one the record its
+-- ended marker is written from, in the same round trip
+if ARGV[7] ~= '' or ARGV[8] == '1' then return {'ok', redis.call('HGETALL', KEYS[1])} end
 return 'ok'
