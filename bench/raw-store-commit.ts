@@ -2,18 +2,21 @@
 // blob and commit it, back to back, for a while; commits per second, commit time, and the
 // fsyncs the disk saw. Variants: group commit off (fsync the file, fsync the directory, each
 // commit), on (fdatasync the file, the directory's fsync shared), and on with fsync instead of
-// fdatasync for the file (what the shared directory fsync saves by itself). The variants take
-// turns round after round, so that a loaded machine weighs on each alike.
+// fdatasync for the file (what the shared directory fsync saves by itself), and off with the
+// directory opened and closed around each of its fsyncs (how every commit did it before the store
+// kept one descriptor per directory). The variants take turns round after round, so that a loaded
+// machine weighs on each alike. CPU per commit is this process's (all threads: the thread pool's
+// file system calls included).
 // `npx tsx bench/raw-store-commit.ts [--rounds 3] [--duration-ms 2000] [--dir /path/on/the/disk]`
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NODE_FS, type StoreFs } from '../src/raw-store/durability.js';
+import { type DirectoryHandle, NODE_FS, type StoreFs } from '../src/raw-store/durability.js';
 import { fileRawStore } from '../src/raw-store/file-store.js';
 import { median, quantile } from './stats.js';
 
-const VARIANTS = ['off', 'on', 'on, file fsync'] as const;
+const VARIANTS = ['off', 'off, directory reopened', 'on', 'on, file fsync'] as const;
 type Variant = (typeof VARIANTS)[number];
 const SESSIONS = [1, 8, 32] as const;
 const BODY = Buffer.alloc(10 * 1024, 'x');
@@ -26,15 +29,33 @@ interface Cell {
   readonly p50: number;
   readonly p99: number;
   readonly syncsPerCommit: number;
+  readonly cpuMsPerCommit: number;
 }
 
-/** node:fs, counting syncs; `fileFsync`: a file's fdatasync is a full fsync. */
-function countingFs(fileFsync: boolean): { fs: StoreFs; syncs: () => number } {
+/**
+ * node:fs, counting syncs; `fileFsync`: a file's fdatasync is a full fsync; `reopenDirectory`: a
+ * directory's every fsync opens and closes its own descriptor.
+ */
+function countingFs(fileFsync: boolean, reopenDirectory: boolean): { fs: StoreFs; syncs: () => number } {
   let syncs = 0;
+  const syncDirectory = async (path: string, kept: DirectoryHandle): Promise<void> => {
+    syncs += 1;
+    if (!reopenDirectory) return kept.sync();
+    const own = await NODE_FS.openDir(path);
+    try {
+      await own.sync();
+    } finally {
+      await own.close();
+    }
+  };
   return {
     syncs: () => syncs,
     fs: {
       ...NODE_FS,
+      async openDir(path) {
+        const kept = await NODE_FS.openDir(path);
+        return { sync: () => syncDirectory(path, kept), close: () => kept.close() };
+      },
       async open(path, flags) {
         const fh = await NODE_FS.open(path, flags);
         const sync = fh.sync.bind(fh);
@@ -57,8 +78,10 @@ function countingFs(fileFsync: boolean): { fs: StoreFs; syncs: () => number } {
 
 async function cell(variant: Variant, sessions: number, durationMs: number, base: string): Promise<Cell> {
   const dir = mkdtempSync(join(base, 'letter-intake-commit-bench-'));
-  const counting = countingFs(variant === 'on, file fsync');
-  const store = fileRawStore({ dir, timeoutMs: 30_000, fs: counting.fs, ...(variant === 'off' ? {} : { groupCommit: GROUP }) });
+  const counting = countingFs(variant === 'on, file fsync', variant === 'off, directory reopened');
+  const grouped = variant === 'on' || variant === 'on, file fsync';
+  const store = fileRawStore({ dir, timeoutMs: 30_000, fs: counting.fs, ...(grouped ? { groupCommit: GROUP } : {}) });
+  const cpu = process.cpuUsage();
   const times: number[] = [];
   const until = performance.now() + durationMs;
   const started = performance.now();
@@ -75,9 +98,11 @@ async function cell(variant: Variant, sessions: number, durationMs: number, base
       }),
     );
   } finally {
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const elapsed = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   return {
     variant,
     sessions,
@@ -85,6 +110,7 @@ async function cell(variant: Variant, sessions: number, durationMs: number, base
     p50: quantile(times, 0.5),
     p99: quantile(times, 0.99),
     syncsPerCommit: counting.syncs() / Math.max(1, times.length),
+    cpuMsPerCommit: (used.user + used.system) / 1000 / Math.max(1, times.length),
   };
 }
 
@@ -112,7 +138,7 @@ async function main(): Promise<void> {
         const c = await cell(variant, sessions, durationMs, values.dir);
         cells.push(c);
         log(
-          `round ${round} ${variant} ×${sessions}: ${c.perSec.toFixed(0)}/s, p50 ${c.p50.toFixed(1)} p99 ${c.p99.toFixed(1)} ms, ${c.syncsPerCommit.toFixed(2)} syncs per commit`,
+          `round ${round} ${variant} ×${sessions}: ${c.perSec.toFixed(0)}/s, p50 ${c.p50.toFixed(1)} p99 ${c.p99.toFixed(1)} ms, ${c.syncsPerCommit.toFixed(2)} syncs and ${c.cpuMsPerCommit.toFixed(3)} ms CPU per commit`,
         );
       }
     }
@@ -123,14 +149,14 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   const rows = [
-    '| group commit | sessions | commits/s (median) | commit p50 ms | commit p99 ms | syncs per commit | rounds: commits/s |',
-    '|---|---|---|---|---|---|---|',
+    '| group commit | sessions | commits/s (median) | commit p50 ms | commit p99 ms | syncs per commit | CPU ms per commit (median) | rounds: commits/s |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const sessions of SESSIONS) {
     for (const variant of VARIANTS) {
       const mine = cells.filter((c) => c.variant === variant && c.sessions === sessions);
       rows.push(
-        `| ${variant} | ${sessions} | ${median(mine.map((c) => c.perSec)).toFixed(0)} | ${median(mine.map((c) => c.p50)).toFixed(1)} | ${median(mine.map((c) => c.p99)).toFixed(1)} | ${median(mine.map((c) => c.syncsPerCommit)).toFixed(2)} | ${mine.map((c) => c.perSec.toFixed(0)).join(', ')} |`,
+        `| ${variant} | ${sessions} | ${median(mine.map((c) => c.perSec)).toFixed(0)} | ${median(mine.map((c) => c.p50)).toFixed(1)} | ${median(mine.map((c) => c.p99)).toFixed(1)} | ${median(mine.map((c) => c.syncsPerCommit)).toFixed(2)} | ${median(mine.map((c) => c.cpuMsPerCommit)).toFixed(3)} | ${mine.map((c) => c.perSec.toFixed(0)).join(', ')} |`,
       );
     }
   }

@@ -8,6 +8,7 @@ import { close as closeFd, fsync as fsyncFd, open as openFd } from 'node:fs';
 import { type FileHandle, link, open, rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { IntakeError } from '../errors.js';
+import { directorySyncs } from './directory-handles.js';
 import { type GroupCommitSettings, type GroupSync, groupSync } from './group-sync.js';
 
 /** The file system calls the store writes through; a test passes its own to record their order. */
@@ -16,7 +17,7 @@ export interface StoreFs {
   rename(from: string, to: string): Promise<void>;
   link(existing: string, name: string): Promise<void>;
   unlink(path: string): Promise<void>;
-  /** A directory opened for its fsyncs, kept open across commits (directoryHandles). */
+  /** A directory opened for its fsyncs, kept open across commits (directory-handles.ts). */
   openDir(path: string): Promise<DirectoryHandle>;
 }
 
@@ -49,12 +50,12 @@ export interface Durability {
   dir(dir: string): Promise<void>;
   /** Throws once a shared fsync failed: the store answers 451 until the process restarts. */
   usable(): void;
-  /** Closes the directory handles kept for fsyncs. */
-  close(): Promise<void>;
+  /** Closes the directory descriptors kept for fsyncs (each once its fsyncs in flight end). */
+  close(): void;
 }
 
 export function durability(fs: StoreFs, group: GroupCommitSettings | undefined): Durability {
-  const { sync: syncDir, close } = directoryHandles(fs);
+  const { sync: syncDir, close } = directorySyncs(fs);
   if (group === undefined) {
     return { file: (fh) => fh.sync(), dir: syncDir, usable: () => {}, close };
   }
@@ -90,40 +91,5 @@ export function durability(fs: StoreFs, group: GroupCommitSettings | undefined):
     },
     usable,
     close,
-  };
-}
-
-/**
- * Each directory's handle opened once and kept for its fsyncs: opening and closing it for every
- * commit were two of a commit's eight file system calls (each a trip to the thread pool). A
- * handle whose fsync fails is closed and dropped, so the next commit syncs through a fresh one,
- * as when each commit opened its own. The directories are the store's own, created at its start;
- * one removed and made again under a running process would keep the old one's handle (docs/design.md §6).
- */
-function directoryHandles(fs: StoreFs): { sync(path: string): Promise<void>; close(): Promise<void> } {
-  const handles = new Map<string, Promise<DirectoryHandle>>();
-  const drop = (path: string, handle: Promise<DirectoryHandle>): void => {
-    if (handles.get(path) === handle) handles.delete(path);
-    handle.then((fh) => fh.close()).catch(() => undefined);
-  };
-  return {
-    async sync(path) {
-      let handle = handles.get(path);
-      if (handle === undefined) {
-        handle = fs.openDir(path);
-        handles.set(path, handle);
-      }
-      try {
-        await (await handle).sync();
-      } catch (err) {
-        drop(path, handle);
-        throw err;
-      }
-    },
-    async close() {
-      const open = [...handles.values()];
-      handles.clear();
-      await Promise.all(open.map((handle) => handle.then((fh) => fh.close()).catch(() => undefined)));
-    },
   };
 }

@@ -160,7 +160,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
       await bounded(probe(fs, incomingDir, ensureDirs), timeoutMs, `check ${dir}`);
     },
     close() {
-      void durable.close();
+      durable.close();
     },
   };
 }

@@ -13,15 +13,21 @@ interface Counted {
   readonly opened: string[];
   readonly synced: string[];
   readonly closed: string[];
-  /** The next directory fsync of `dir` fails once. */
-  failNextSync(dir: string): void;
+  /** The next `times` directory fsyncs of `dir` fail. */
+  failNextSync(dir: string, times?: number): void;
+  /** Directory fsyncs wait until the returned release is called. */
+  holdSyncs(): () => void;
+  /** Directory fsyncs waiting for a release. */
+  waiting(): number;
 }
 
 function countingFs(): Counted {
   const opened: string[] = [];
   const synced: string[] = [];
   const closed: string[] = [];
-  const failing = new Set<string>();
+  const failing = new Map<string, number>();
+  let held: Promise<void> = Promise.resolve();
+  let waiting = 0;
   const fs: StoreFs = {
     ...NODE_FS,
     openDir: async (path): Promise<DirectoryHandle> => {
@@ -29,7 +35,14 @@ function countingFs(): Counted {
       opened.push(path);
       return {
         sync: async () => {
-          if (failing.delete(path)) throw Object.assign(new Error(`EIO: i/o error, fsync '${path}'`), { code: 'EIO' });
+          waiting++;
+          await held;
+          waiting--;
+          const left = failing.get(path) ?? 0;
+          if (left > 0) {
+            failing.set(path, left - 1);
+            throw Object.assign(new Error(`EIO: i/o error, fsync '${path}'`), { code: 'EIO' });
+          }
           await dir.sync();
           synced.push(path);
         },
@@ -40,7 +53,21 @@ function countingFs(): Counted {
       };
     },
   };
-  return { fs, opened, synced, closed, failNextSync: (dir) => failing.add(dir) };
+  return {
+    fs,
+    opened,
+    synced,
+    closed,
+    failNextSync: (dir, times = 1) => void failing.set(dir, times),
+    holdSyncs: () => {
+      let release = (): void => {};
+      held = new Promise((resolve) => {
+        release = resolve;
+      });
+      return release;
+    },
+    waiting: () => waiting,
+  };
 }
 
 const dirs: string[] = [];
@@ -97,5 +124,50 @@ describe("the file store's directory handles", () => {
     await store.putMarker('ended', 'in1', '{}', 'replace');
     store.close();
     await expect.poll(() => [...counted.closed].sort()).toEqual([dir, join(dir, 'ended')].sort());
+  });
+  it('closes a descriptor once, after the last of the fsyncs sharing it has failed', async () => {
+    const counted = countingFs();
+    const { store, dir } = storeWith(counted);
+    await commitBlob(store, 'opens the descriptor');
+    const release = counted.holdSyncs();
+    counted.failNextSync(dir, 2);
+    const both = Promise.allSettled([commitBlob(store, 'one'), commitBlob(store, 'two')]);
+    await expect.poll(() => counted.waiting()).toBe(2); // both on the one descriptor
+    release();
+    expect((await both).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await expect.poll(() => counted.closed).toEqual([dir]);
+    await commitBlob(store, 'after');
+    expect(count(counted.opened, dir)).toBe(2);
+  });
+
+  it('fails every fsync that shared the descriptor with one that failed, as each would have with a descriptor of its own', async () => {
+    const counted = countingFs();
+    const { store, dir } = storeWith(counted);
+    await commitBlob(store, 'opens the descriptor');
+    const release = counted.holdSyncs();
+    counted.failNextSync(dir, 1); // the file system fails one of the two; the other returns 0
+    const both = Promise.allSettled([commitBlob(store, 'one'), commitBlob(store, 'two')]);
+    await expect.poll(() => counted.waiting()).toBe(2);
+    release();
+    expect((await both).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await expect.poll(() => counted.closed).toEqual([dir]);
+  });
+
+  it('closes a descriptor an fsync holds only when that fsync ends, and an fsync after close() opens and closes its own', async () => {
+    const counted = countingFs();
+    const { store, dir } = storeWith(counted);
+    await commitBlob(store, 'opens the descriptor');
+    const release = counted.holdSyncs();
+    const during = commitBlob(store, 'during close');
+    await expect.poll(() => counted.waiting()).toBe(1);
+    store.close();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(counted.closed).toEqual([]);
+    release();
+    await during;
+    await expect.poll(() => counted.closed).toEqual([dir]);
+    await commitBlob(store, 'after close');
+    await expect.poll(() => counted.closed).toEqual([dir, dir]);
+    expect(count(counted.opened, dir)).toBe(2);
   });
 });
