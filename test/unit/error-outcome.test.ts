@@ -51,8 +51,8 @@ interface Fate {
 function fakeRun(situation: Situation) {
   const recorded: string[] = [];
   const alerts: string[] = [];
-  const store: Pick<IntakeStore, 'transition'> = {
-    async transition(_id, _from, to, _now, update = {}) {
+  const store: Pick<IntakeStore, 'transitionAndRead'> = {
+    async transitionAndRead(_id, _from, to, _now, update = {}) {
       recorded.push(`${to} ${update.errorCode ?? update.reasonCode ?? ''}`.trim());
       return { ok: true };
     },
