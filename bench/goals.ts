@@ -81,9 +81,7 @@ export function evaluateGoals(result: Omit<BenchResult, 'goals'>): Goal[] {
       met: msPerLetter === undefined ? undefined : msPerLetter <= WORKER_CPU_GOAL_MS[size],
     });
   }
-  for (const [size, most] of Object.entries(WORKER_PER_HARAKA_GOAL) as [SizeName, number][]) {
-    goals.push(workerPerHarakaGoal(result, size, most));
-  }
+  goals.push(...goalsAddedLater(result));
   for (const size of ['10KB', '1MB', '10MB'] as const) {
     const one = drain(result.runs, size, 1);
     const two = drain(result.runs, size, 2);
@@ -151,6 +149,15 @@ function peerGoal(cells: readonly AcceptCell[], peer: PeerName, size: SizeName):
         : `${factor(lowest)} (${judged.length === 1 ? '' : 'lowest of '}${judged.map((j) => `${j.sessions} session${j.sessions === 1 ? '' : 's'} ${factor(j.ratio)}`).join(', ')})`,
     met: lowest === undefined ? undefined : lowest >= goal.min,
   };
+}
+
+/**
+ * The goals added after runs that recorded the figures they are judged by (compare-runs.ts adds
+ * them to such runs): the worker against Haraka. Runs before the bench counted Haraka's whole
+ * process tree (commit c96c637) measured its master process alone, which makes the ratio look worse.
+ */
+export function goalsAddedLater(result: Omit<BenchResult, 'goals'>): Goal[] {
+  return (Object.entries(WORKER_PER_HARAKA_GOAL) as [SizeName, number][]).map(([size, most]) => workerPerHarakaGoal(result, size, most));
 }
 
 /** CPU seconds of a peer's processes ÷ messages it accepted, over the size's reused-connection cells (ms). */

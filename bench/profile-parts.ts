@@ -18,23 +18,36 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-/** First match wins, tried on each frame from the sampled one up to the root. */
+/**
+ * First match wins, tried on each frame from the sampled one up to the root, against the frame's
+ * file named as `package:<path inside node_modules>`, `gateway:<path inside dist/ or src/>` or
+ * `node:<module>` (so where the checkout lies, and a package's own dist/, do not matter).
+ */
 const PARTS: readonly (readonly [RegExp, string])[] = [
-  [/\/raw-store\//, 'raw store (file system calls)'],
-  [/pino|sonic-boom|thread-stream/, 'logging'],
-  [/mailauth|\/auth\//, 'DKIM and SPF (mailauth)'],
-  [/bullmq/, 'BullMQ'],
-  [/ioredis|\/redis\//, 'Redis client'],
-  [/\/intake\//, 'intake records and queue'],
-  [/\/mime\/|content-digest|relaxed-body/, 'MIME walk and content digest'],
-  [/smtp-server|\/esm\/smtp-/, 'smtp-server'],
-  [/\/pdf\//, 'PDF checks (the move to the thread and back)'],
-  [/mailparser|mailsplit|libmime/, 'mailparser'],
-  [/\/sender-api\/|http-fetch|undici|_http_/, 'HTTP (Sender API calls; the ops server)'],
-  [/\/worker\//, 'worker (the rest)'],
-  [/\/smtp\//, 'listener (the rest)'],
-  [/\/dist\/|\/src\//, 'gateway (elsewhere)'],
+  [/^gateway:raw-store\//, 'raw store (file system calls)'],
+  [/^package:(pino|sonic-boom|thread-stream)\//, 'logging'],
+  [/^package:mailauth\/|^gateway:(auth|fast-paths\/mailauth)/, 'DKIM and SPF (mailauth)'],
+  [/^package:bullmq\//, 'BullMQ'],
+  [/^package:(ioredis|@ioredis)\/|^gateway:redis\//, 'Redis client'],
+  [/^gateway:(mime\/|intake\/(content-digest|relaxed-body)|fast-paths\/relaxed-body)/, 'MIME walk and content digest'],
+  [/^gateway:intake\//, 'intake records and queue'],
+  [/^package:smtp-server\//, 'smtp-server'],
+  [/^gateway:pdf\//, 'PDF checks (the move to the thread and back)'],
+  [/^package:(mailparser|@zone-eu\/mailsplit|libmime)\//, 'mailparser'],
+  [/^gateway:(sender-api\/|fast-paths\/http-fetch)|^package:undici\/|^node:_http_/, 'HTTP (Sender API calls; the ops server)'],
+  [/^gateway:worker\//, 'worker (the rest)'],
+  [/^gateway:smtp\//, 'listener (the rest)'],
+  [/^gateway:/, 'gateway (elsewhere)'],
 ];
+
+/** A frame's file as PARTS names it. */
+export function fileOf(url: string): string {
+  const inPackages = url.lastIndexOf('node_modules/');
+  if (inPackages >= 0) return `package:${url.slice(inPackages + 'node_modules/'.length)}`;
+  const ours = /\/(?:dist|src)\/(.*)$/.exec(url);
+  if (ours?.[1] !== undefined) return `gateway:${ours[1]}`;
+  return url.startsWith('node:') ? url : `node:${url}`;
+}
 
 export function profileParts(profile: CpuProfile): { readonly busyMs: number; readonly parts: ReadonlyMap<string, number> } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -49,8 +62,8 @@ export function profileParts(profile: CpuProfile): { readonly busyMs: number; re
     busyMs += ms;
     let label = leaf === '(garbage collector)' ? 'garbage collector' : leaf === '(program)' ? '(program)' : undefined;
     for (let id: number | undefined = sample; label === undefined && id !== undefined; id = parent.get(id)) {
-      const url = byId.get(id)?.callFrame.url ?? '';
-      label = PARTS.find(([pattern]) => pattern.test(url))?.[1];
+      const file = fileOf(byId.get(id)?.callFrame.url ?? '');
+      label = PARTS.find(([pattern]) => pattern.test(file))?.[1];
     }
     const part = label ?? 'Node and native, no gateway frame';
     parts.set(part, (parts.get(part) ?? 0) + ms);
@@ -80,4 +93,4 @@ function main(args: readonly string[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main(process.argv.slice(2));
+if (process.argv[1]?.endsWith('profile-parts.ts') === true) main(process.argv.slice(2));

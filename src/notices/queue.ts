@@ -2,7 +2,7 @@
 // second enqueue of the same notice is a no-op while the job exists; the record's checkpoint
 // covers the time after). `onOutcome` is the one call the intake processor makes: it only enqueues.
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
-import type { NoticeEntry } from '../intake/notice-fields.js';
+import type { NoticeState } from '../intake/notice-fields.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';
@@ -40,14 +40,16 @@ export interface NoticeOutcomes {
    * The intake ended in `state`: queue the notice it earns, if its sender wants that kind.
    * `read`: the record as the caller read it while it held the intake, which says whether the
    * intake left `failed` before (its earlier runs); without it Redis is asked. Answers with the
-   * notice's entry as this call queued it, or undefined when it queued none.
+   * notice's state as this call left it: `queued` when it queued it, the state it found when the
+   * notice had one already (the notice worker may have taken the job first), undefined when the
+   * sender wants none.
    */
   onOutcome(
     intakeId: string,
     state: NoticeKind,
     senderId: string | undefined,
     read?: Pick<IntakeRecord, 'earlierRuns'>,
-  ): Promise<NoticeEntry | undefined>;
+  ): Promise<NoticeState | undefined>;
 }
 
 export interface NoticeQueueDeps {
@@ -70,12 +72,11 @@ export function noticesFor(deps: NoticeQueueDeps): NoticeOutcomes {
       if (!wantsNotice(kind, sender, afterFailure)) return undefined;
       await deps.queue.add('notice', { intakeId, kind }, noticeJobOptions(intakeId, kind, deps.attempts));
       // After the job exists: a crash in between leaves a job whose processor starts from "absent".
-      const entry: NoticeEntry = { state: 'queued', at: deps.clock() };
-      const moved = await deps.ledger.move(intakeId, kind, [ABSENT], entry);
-      if (!moved.ok) return undefined;
+      const moved = await deps.ledger.move(intakeId, kind, [ABSENT], { state: 'queued', at: deps.clock() });
+      if (!moved.ok) return moved.state === ABSENT || moved.state === 'gone' ? undefined : moved.state;
       deps.observer.noticeState(kind, 'queued');
       deps.logger.info({ event: 'notice.queued', intakeId, kind }, 'notice queued');
-      return entry;
+      return 'queued';
     },
   };
 }

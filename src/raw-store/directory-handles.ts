@@ -1,9 +1,10 @@
 // Each directory's descriptor opened once and kept for its fsyncs: opening and closing it around
 // every fsync were two of a commit's eight file system calls (each a trip to the thread pool).
 // A descriptor is closed exactly once, and only when no fsync runs on it: one whose fsync failed
-// is retired (the next fsync of that directory opens a fresh one) and closed when its last fsync
-// has ended, and every fsync that was in flight on it with the failed one fails too; close()
-// retires them all, and an fsync asked after close() opens and closes its own.
+// is retired at once (the next fsync of that directory opens a fresh one) and closed when its
+// last fsync has ended; the fsyncs still in flight on it when the failure is seen fail too (as
+// seen from Node: one whose success arrived just before is not recalled); close() retires them
+// all, and an fsync asked after close() opens and closes its own.
 // The directories are the store's own, made at its start; one removed and made again under a
 // running process would keep the old one's descriptor (docs/design.md §6).
 import type { DirectoryHandle, StoreFs } from './durability.js';
@@ -35,8 +36,9 @@ class KeptDirectory {
         await (await this.handle).sync();
       } catch (err) {
         // Linux reports a writeback error once per open file: an fsync sharing the descriptor
-        // may return 0 because this one took the error. Each fails, as with a descriptor each.
+        // may return 0 because this one took the error. Those still in flight fail with it.
         for (const other of this.#inFlight) other.failed ??= err;
+        this.#retired = true; // no later fsync takes this descriptor
         throw err;
       }
       if (mine.failed !== undefined) throw mine.failed;
@@ -44,6 +46,10 @@ class KeptDirectory {
       this.#inFlight.delete(mine);
       this.#closeWhenIdle();
     }
+  }
+
+  get retired(): boolean {
+    return this.#retired;
   }
 
   retire(): void {
@@ -72,7 +78,7 @@ export function directorySyncs(fs: StoreFs): DirectorySyncs {
         }
       }
       let dir = kept.get(path);
-      if (dir === undefined) {
+      if (dir === undefined || dir.retired) {
         dir = new KeptDirectory(fs.openDir(path));
         kept.set(path, dir);
       }

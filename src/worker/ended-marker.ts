@@ -3,6 +3,7 @@
 // (docs/design.md §13). Written from the record as Redis holds it, notice state included: the one
 // the end's transition answered with, or read when the caller has none.
 import { ENDED_OUTCOMES, type EndedMarker } from '../intake/markers.js';
+import type { NoticeState } from '../intake/notice-fields.js';
 import type { IntakeRecord } from '../intake/record.js';
 import type { Logger } from '../log.js';
 import type { Outcome } from './outcome.js';
@@ -15,8 +16,13 @@ function isEndedOutcome(state: string): state is EndedMarker['outcome'] {
   return (ENDED_OUTCOMES as readonly string[]).includes(state);
 }
 
-export function endedMarkerOf(record: IntakeRecord & { readonly state: EndedMarker['outcome'] }, at: number): EndedMarker {
-  const notice = record.notices?.[record.state]?.state;
+export function endedMarkerOf(
+  record: IntakeRecord & { readonly state: EndedMarker['outcome'] },
+  at: number,
+  /** The notice's state when the caller knows it later than the record does. */
+  knownNotice?: NoticeState,
+): EndedMarker {
+  const notice = knownNotice ?? record.notices?.[record.state]?.state;
   const optional = {
     letterId: record.letterId,
     letterStatus: record.letterStatus,
@@ -41,17 +47,20 @@ export async function markEnded(
   deps: ProcessorDeps,
   intakeId: string,
   log: Logger,
-  /** The record as Redis holds it, when the caller has it (the end's transition answered with it): not read again. */
-  known?: IntakeRecord,
+  /**
+   * The record as Redis held it when the end's transition answered, and the notice's state as
+   * the end's notice call left it (later than the record's): not read again.
+   */
+  known?: { readonly record: IntakeRecord; readonly notice?: NoticeState | undefined },
 ): Promise<Outcome | undefined> {
   if (deps.markers === undefined) return undefined;
   let outcome: EndedMarker['outcome'] | undefined;
   try {
-    const record = known ?? (await deps.store.get(intakeId));
+    const record = known?.record ?? (await deps.store.get(intakeId));
     const state = record?.state;
     if (record === undefined || state === undefined || !isEndedOutcome(state)) return undefined;
     outcome = state;
-    await deps.markers.putEnded(endedMarkerOf({ ...record, state }, deps.clock()));
+    await deps.markers.putEnded(endedMarkerOf({ ...record, state }, deps.clock(), known?.notice));
     return undefined;
   } catch (err) {
     const reason = `the intake is ${outcome ?? 'ended'}, but its ended marker could not be written: ${errorText(err)}`;

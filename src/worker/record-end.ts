@@ -3,11 +3,10 @@
 // itself, or what stood in its way (another owner, a record that moved on, a notice not queued).
 import type { Job } from 'bullmq';
 import type { RejectionReason, WorkerFailure } from '../errors.js';
-import type { NoticeEntry } from '../intake/notice-fields.js';
+import type { NoticeState } from '../intake/notice-fields.js';
 import type { IntakeJobData } from '../intake/queue.js';
-import type { IntakeRecord, IntakeUpdate } from '../intake/record.js';
+import type { IntakeUpdate } from '../intake/record.js';
 import type { Logger } from '../log.js';
-import type { NoticeKind } from '../words/notice-kind.js';
 import { markEnded } from './ended-marker.js';
 import { laterDelay } from './job-returns.js';
 import type { Outcome } from './outcome.js';
@@ -103,7 +102,7 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed' | 'simulate
   else run.log.info(line, `intake ${to}`);
   const acceptedAt = record.timeline.queued ?? record.receivedAt;
   deps.observer.intakeEnded(to, update.reasonCode ?? update.errorCode ?? 'none', (deps.clock() - acceptedAt) / 1000);
-  let notice: NoticeEntry | undefined;
+  let notice: NoticeState | undefined;
   try {
     // The claim read the record while this run held it: its earlier runs are those it had.
     notice = await deps.notices.onOutcome(record.intakeId, to, update.senderId ?? record.senderId, record);
@@ -111,14 +110,8 @@ async function end(run: Run, to: 'submitted' | 'rejected' | 'failed' | 'simulate
     if (to !== 'failed') return noticeNotQueued(run.job, run.log, to, err);
     // A failed intake is the operator's to look at, notice or not; a retry would claim it and run it again.
     run.log.error({ err, event: 'intake.notice_not_queued', outcome: to }, 'the intake is failed, but its notice could not be queued');
-    await markEnded(deps, record.intakeId, run.log, result.record);
+    await markEnded(deps, record.intakeId, run.log, result.record === undefined ? undefined : { record: result.record });
     return { kind: 'failed', reason: `intake ${record.intakeId} is failed; its notice could not be queued: ${errorText(err)}` };
   }
-  return markEnded(deps, record.intakeId, run.log, withNotice(result.record, to, notice));
-}
-
-/** The record the end's transition answered with, and the notice queued after it (only this run queues that kind now). */
-function withNotice(ended: IntakeRecord | undefined, kind: NoticeKind, notice: NoticeEntry | undefined): IntakeRecord | undefined {
-  if (ended === undefined || notice === undefined) return ended;
-  return { ...ended, notices: { ...ended.notices, [kind]: notice } };
+  return markEnded(deps, record.intakeId, run.log, result.record === undefined ? undefined : { record: result.record, notice });
 }
