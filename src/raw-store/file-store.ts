@@ -132,7 +132,7 @@ export function fileRawStore(options: FileStoreOptions): RawStore {
         const still = async (side: string): Promise<boolean> => (await readFile(side, 'utf8')) === was;
         const claimed = (): Promise<void> | undefined => options.beforeReplacing?.(`${kind}/${id}`);
         if (!(await claimedRename(temp, path, markerSide(kind, id), still, claimed))) return 'gone';
-        await syncDir(join(dir, kind));
+        await durable.dir(join(dir, kind));
         return 'written';
       };
       return bounded(put(), timeoutMs, `replace ${kind}/${id}`);
@@ -406,15 +406,6 @@ async function writeSynced(path: string, body: string, modifiedAt: Date): Promis
   try {
     await fh.write(body);
     await fh.utimes(modifiedAt, modifiedAt);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-async function syncDir(path: string): Promise<void> {
-  const fh = await open(path, 'r');
-  try {
     await fh.sync();
   } finally {
     await fh.close();

@@ -14,14 +14,20 @@ function total(metrics: readonly MetricsJson[]): number {
   return metrics.flatMap((m) => m.flatMap((metric) => metric.values.map((v) => Number(v.value)))).reduce((a, b) => a + b, 0);
 }
 
+/** A slot whose earlier processes answered these counters and exited. */
+function slotAfterExits(values: readonly number[]): SlotMetrics {
+  const slot = new SlotMetrics();
+  for (const value of values) {
+    const generation = slot.started();
+    slot.answered(generation, answer(value));
+    slot.exited(generation);
+  }
+  return slot;
+}
+
 describe("a listener slot's metrics", () => {
   it('two scrapes interleaved: one reading while the other sums the carried counters sees all of them', async () => {
-    const slot = new SlotMetrics();
-    for (const value of [3, 4]) {
-      const generation = slot.started();
-      slot.answered(generation, answer(value));
-      slot.exited(generation);
-    }
+    const slot = slotAfterExits([3, 4]);
     const live = slot.started();
     slot.answered(live, answer(5));
 
@@ -36,12 +42,7 @@ describe("a listener slot's metrics", () => {
   });
 
   it('an exit while a sum runs keeps the exited process counters', async () => {
-    const slot = new SlotMetrics();
-    for (const value of [1, 2]) {
-      const generation = slot.started();
-      slot.answered(generation, answer(value));
-      slot.exited(generation);
-    }
+    const slot = slotAfterExits([1, 2]);
     const third = slot.started();
     slot.answered(third, answer(10));
     const summing = slot.compact();
