@@ -207,6 +207,8 @@ const schema = z.object({
   WORKER_SWEEP_INTERVAL_MS: int(100, 30_000),
   /** An intake queued or processing for longer than this with no live job is failed (unset: 3 × WORKER_LOCK_MS). */
   WORKER_SWEEP_AGE_MS: wholeNumber(100).optional(),
+  /** How often each worker looks whether its queue consumer still takes jobs; one that took none between two looks while jobs waited and it had room is started again. */
+  WORKER_FETCH_WATCH_MS: int(1000, 30_000),
   /** What each record of messages refused in the session (rules; authentication) may cost in Redis, its per-network counts included; past it the oldest go. */
   REFUSED_MAX_BYTES: int(64 * 1024, 16 * MiB),
   /** Distinct keys (client network × check × From domain × reply) counted per day of refusals; the rest count in the day's "other" row. */
@@ -348,6 +350,7 @@ export interface Config {
     readonly closeTimeoutMs: number;
     readonly sweepIntervalMs: number;
     readonly sweepAgeMs: number;
+    readonly fetchWatchMs: number;
   };
   readonly opsHttp: {
     readonly host: string;
@@ -461,6 +464,7 @@ export function loadConfig(env: Env): Config {
       closeTimeoutMs: e.WORKER_CLOSE_TIMEOUT_MS,
       sweepIntervalMs: e.WORKER_SWEEP_INTERVAL_MS,
       sweepAgeMs: e.WORKER_SWEEP_AGE_MS ?? 3 * e.WORKER_LOCK_MS,
+      fetchWatchMs: e.WORKER_FETCH_WATCH_MS,
     },
     opsHttp: {
       host: e.OPS_HTTP_HOST,

@@ -275,3 +275,12 @@ export const JOB_RETURNS = {
   JobKeepsReturning:
     'A job came back more than 5 times without spending an attempt (Redis away or refusing writes, its replicas behind, an error recording a submitted letter): it waits longer each time, up to 5 min, until the cause is fixed.',
 } as const;
+
+/**
+ * Operator alerts that end no intake: a worker's queue consumer took no job between two looks
+ * while jobs were ready and it had room (worker/fetch-watch.ts), and was started again.
+ */
+export const FETCH_STOPPED = {
+  WorkerNotFetching:
+    'A worker took no job while jobs were ready and it had room (its BullMQ consumer stopped fetching, as after some Redis failovers): its consumer was started again.',
+} as const;

@@ -22,6 +22,7 @@ import type { JobResult } from '../worker/outcome.js';
 import { createProcessor } from '../worker/processor.js';
 import { reconcileOnce } from '../worker/reconciler.js';
 import { CLOSE_STEP_BOUND_MS, stepBound, within } from './bounded-close.js';
+import { startIntakeConsumer } from './intake-consumer.js';
 import type { Closable } from './lifecycle.js';
 import { startNoticePart } from './notice-part.js';
 import { type PartContext, storeFor } from './part-context.js';
@@ -32,6 +33,9 @@ import { malwareScannerFor } from './scan-part.js';
 import { startSelfTestWorker } from './self-test-part.js';
 import { SenderApis } from './sender-apis.js';
 
+/** The limiter's max: never reached by itself, so only a manual rate limit (a 429) holds the queue. */
+const LIMITER_MAX = 1_000_000;
+
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
   useFastPaths(config.fastPaths);
@@ -41,7 +45,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
   const replicas = await startReplicaAck(ctx, connection, logger, 'worker.replica_ack_redis_error');
-  let worker: Worker<IntakeJobData, JobResult> | undefined;
+  let rateLimit: (ms: number) => Promise<void> = async () => undefined; // the consumer's, once it runs
   // One circuit, client and status book per Sender API base URL: its calls alone judge it, and
   // while it is open only the jobs for it wait (settle-job.ts: each in the delayed set).
   const apis = new SenderApis({ config, defaultUrl: senderApiUrl, connection, clock: ctx.clock, logger, observer: ctx.observer });
@@ -83,29 +87,37 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     apiCircuit: (apiBaseUrl) => apis.circuitIfMade(apiBaseUrl),
     scanForMalware: malwareScannerFor(ctx, config.privacy.clamd),
-    rateLimit: async (ms: number) => worker?.rateLimit(ms),
+    rateLimit: (ms: number) => rateLimit(ms),
     markers,
   });
-  worker = new Worker<IntakeJobData, JobResult>(INTAKE_QUEUE, processor, {
-    connection,
-    prefix: config.redisPrefix,
-    concurrency: config.worker.concurrency,
-    lockDuration: config.worker.lockMs,
-    stalledInterval: Math.max(1000, Math.floor(config.worker.lockMs / 2)),
-    maxStalledCount: 10,
-    // BullMQ honours a manual rate limit (a 429, the open API circuit) only with a limiter set; this one never limits by itself.
-    limiter: { max: 1_000_000, duration: 1000 },
-    settings: {
-      backoffStrategy: (attemptsMade: number) =>
-        backoffDelayMs(attemptsMade, { baseMs: config.worker.backoffBaseMs, capMs: config.worker.backoffCapMs }, Math.random()),
-    },
-  });
-  worker.on('error', logErrorsSparingly(logger, 'worker.error', 'worker error'));
-  const selfTests = startSelfTestWorker(ctx, connection, directory, logger, (pdf, allowForms) => pdfVerdict(pdf, allowForms, pdfChecker));
   const queue = createIntakeQueue(connection, config.redisPrefix);
   queue.on('error', logErrorsSparingly(logger, 'worker.queue_error', 'queue error'));
-  const running = worker;
-  await running.waitUntilReady();
+  const consumer = await startIntakeConsumer({
+    makeWorker: (process) =>
+      new Worker<IntakeJobData, JobResult>(INTAKE_QUEUE, process, {
+        connection,
+        prefix: config.redisPrefix,
+        concurrency: config.worker.concurrency,
+        lockDuration: config.worker.lockMs,
+        stalledInterval: Math.max(1000, Math.floor(config.worker.lockMs / 2)),
+        maxStalledCount: 10,
+        // BullMQ honours a manual rate limit (a 429) only with a limiter set; this one never limits by itself.
+        limiter: { max: LIMITER_MAX, duration: 1000 },
+        settings: {
+          backoffStrategy: (attemptsMade: number) =>
+            backoffDelayMs(attemptsMade, { baseMs: config.worker.backoffBaseMs, capMs: config.worker.backoffCapMs }, Math.random()),
+        },
+      }),
+    processor,
+    queue,
+    concurrency: config.worker.concurrency,
+    limiterMax: LIMITER_MAX,
+    watchMs: config.worker.fetchWatchMs,
+    logger,
+    observer: ctx.observer,
+  });
+  rateLimit = (ms) => consumer.rateLimit(ms);
+  const selfTests = startSelfTestWorker(ctx, connection, directory, logger, (pdf, allowForms) => pdfVerdict(pdf, allowForms, pdfChecker));
   await notices.ready();
   const unmarked = new Set<string>();
   const notAccepted = new Set<string>();
@@ -160,16 +172,9 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   return {
     name: 'worker',
     async close() {
-      // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API
-      // call in flight ends and the job goes back to the queue for another worker. (BullMQ's
-      // close(true) after close() only returns the pending graceful close: it forces nothing.)
       // With Redis unreachable no job can finish (its last writes need Redis): every wait is short.
       const graceMs = stepBound(connection, config.worker.closeTimeoutMs);
-      const graceful = running.close();
-      if (!(await within(graceful, graceMs))) {
-        running.cancelAllJobs('shutting down');
-        await within(graceful, graceMs);
-      }
+      await consumer.close(graceMs);
       await within(selfTests.close(), graceMs);
       apis.stop();
       await within(Promise.all([intakeSweep.stop(), noticeSweep.stop(), housekeeping.stop()]), stepBound(connection, CLOSE_STEP_BOUND_MS));

@@ -16,7 +16,8 @@
 // (docs/design.md §21): after `letter-intake recover` every message answered 250 has its intake
 // again and ends as exactly one PendingApproval letter, or failed with its reason (the
 // operator's, replayable), never two letters.
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INTAKE_STATES, type IntakeRecord } from '../../src/intake/record.js';
@@ -25,7 +26,7 @@ import { createLogger } from '../../src/log.js';
 import { freePort } from '../../src/runtime/redis.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/index.js';
 import { loadSenderDirectory } from '../../src/senders/directory.js';
-import { FIXTURE_DIR, intakeIdOf, testEnv } from '../helpers/gateway.js';
+import { FIXTURE_DIR, intakeIdOf, REPO, testEnv } from '../helpers/gateway.js';
 import { type RoleProcess, runCommand, startRole } from '../helpers/processes.js';
 import { randomPrefix } from '../helpers/redis.js';
 import { offer } from '../helpers/retrying-mta.js';
@@ -73,6 +74,8 @@ interface Ledger {
   /** Answered 250 and ended failed (their reasons are printed). */
   readonly failed: number;
   readonly gapSeconds: number;
+  /** Times a worker's queue consumer took no job while jobs were ready, and was started again. */
+  readonly consumersRestarted: number;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -113,6 +116,9 @@ async function runFailover(replicasAck: number, recover = false): Promise<{ ledg
       WORKER_SWEEP_AGE_MS: '3000',
       WORKER_SWEEP_INTERVAL_MS: '1000',
       WORKER_ATTEMPTS: '30',
+      // A worker whose BullMQ consumer stopped taking jobs after the failover is started again
+      // within seconds (src/runtime/intake-consumer.ts): counted in the ledger.
+      WORKER_FETCH_WATCH_MS: '5000',
     });
   const roles: RoleProcess[] = [];
   cleanups.push(async () => {
@@ -179,7 +185,10 @@ async function runFailover(replicasAck: number, recover = false): Promise<{ ledg
   cleanups.push(async () => reader.disconnect());
   const store = new IntakeStore(reader, prefix, { rawMs: 3_600_000, recordMs: 3_600_000 });
   const accepted = deliveries.filter((d) => d.intakeId !== undefined);
-  let records = await allEnded(store);
+  let records = await allEnded(store).catch(async (err: unknown) => {
+    await keepLogs(`failover-ack${replicasAck}`, roles);
+    throw err;
+  });
   const recordsLostInFailover = accepted.filter((d) => !records.has(d.intakeId ?? '')).length;
   if (recover) {
     const recovered = await runCommand(['recover'], envFor(ports[0] ?? 0));
@@ -219,8 +228,17 @@ async function runFailover(replicasAck: number, recover = false): Promise<{ ledg
     recordsLostInFailover,
     failed: ends.filter((e) => e.state === 'failed').length,
     gapSeconds: Math.round(gapMs / 100) / 10,
+    consumersRestarted: roles.flatMap((r) => r.logs).filter((l) => l.event === 'worker.not_fetching').length,
   };
   return { ledger, ends };
+}
+
+/** Writes each role's output under test-results/ (a failed run's evidence for the operator reading CI). */
+async function keepLogs(name: string, roles: readonly RoleProcess[]): Promise<void> {
+  const dir = resolve(REPO, 'test-results', name);
+  await mkdir(dir, { recursive: true });
+  for (const [i, role] of roles.entries()) await writeFile(join(dir, `${i}-${role.child.spawnargs.at(-1)}.log`), role.text());
+  process.stdout.write(`the roles' output is kept in ${dir}\n`);
 }
 
 /** How a message answered 250 ended: its intake's state (and reason), and the letters of its title, by status. */
@@ -259,6 +277,7 @@ function printLedger(title: string, ledger: Ledger): void {
     ['  no letter made', ledger.lettersLost],
     ['250s ended failed', ledger.failed],
     ['longest time without a 250 (s)', ledger.gapSeconds],
+    ['worker consumers started again (not fetching)', ledger.consumersRestarted],
   ];
   process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(44)} ${String(v).padStart(6)}`).join('\n')}\n`);
 }

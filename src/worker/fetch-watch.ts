@@ -1,0 +1,28 @@
+// Whether this worker process has stopped taking jobs (pure). A BullMQ worker can stop fetching
+// without a word, its main loop parked on a Redis connection that will not come back (reported
+// after Sentinel failovers): jobs wait, the worker has room, and none starts. The worker's parts
+// look at the queue every interval and compare each look with the one before.
+
+/** What one look at the queue and at this worker saw. */
+export interface FetchLook {
+  /** When, in ms since the epoch. */
+  readonly at: number;
+  /** Jobs ready for any worker (BullMQ's wait list and prioritized set). */
+  readonly ready: number;
+  /** Jobs this worker has started since it began: a counter. */
+  readonly started: number;
+  /** Jobs running in this worker at the look. */
+  readonly running: number;
+  /** The time left on the rate limit that holds the whole queue (a 429), 0 when none. */
+  readonly heldMs: number;
+}
+
+/**
+ * True when two looks at least `atLeastMs` apart both saw jobs ready, no hold on the queue and
+ * room in this worker (fewer than `concurrency` running), and it started no job between them. A
+ * worker that fetches takes a ready job within milliseconds of having room.
+ */
+export function stoppedFetching(before: FetchLook, now: FetchLook, concurrency: number, atLeastMs: number): boolean {
+  const waitedWithRoom = (look: FetchLook) => look.ready > 0 && look.heldMs <= 0 && look.running < concurrency;
+  return now.at - before.at >= atLeastMs && waitedWithRoom(before) && waitedWithRoom(now) && now.started === before.started;
+}

@@ -1,0 +1,153 @@
+// The worker's queue consumer, watched (src/runtime/intake-consumer.ts), on real Redis and real
+// BullMQ workers. A BullMQ worker that stops fetching is not something a test can bring about on
+// demand (it follows races inside a Sentinel failover), so the first worker the consumer makes
+// here is one that never fetches (autorun off): what the watch must notice is the same, jobs ready
+// and room and none taken.
+import { type Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { IntakeJobData } from '../../src/intake/queue.js';
+import { type IntakeConsumer, type IntakeProcessor, startIntakeConsumer } from '../../src/runtime/intake-consumer.js';
+import type { JobResult } from '../../src/worker/outcome.js';
+import { capturedLogs } from '../helpers/captured-logs.js';
+import { dropPrefix, randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
+
+const LIMITER_MAX = 1_000_000;
+const WATCH_MS = 1000;
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+const prefixes: string[] = [];
+const open: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of open.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  for (const prefix of prefixes) await dropPrefix(connection, prefix);
+  connection.disconnect();
+});
+
+interface Setup {
+  readonly queue: Queue<IntakeJobData>;
+  readonly consumer: IntakeConsumer;
+  readonly made: Worker<IntakeJobData, JobResult>[];
+  readonly alerts: string[];
+  readonly logs: ReturnType<typeof capturedLogs>;
+}
+
+/** A consumer over a fresh queue; `fetching(n)`: whether the n-th BullMQ worker it makes (from 0) fetches. */
+async function setUp(processor: IntakeProcessor, fetching: (n: number) => boolean, concurrency = 2): Promise<Setup> {
+  const prefix = randomPrefix();
+  prefixes.push(prefix);
+  const queue = new Queue<IntakeJobData>('intake', { connection, prefix });
+  const made: Worker<IntakeJobData, JobResult>[] = [];
+  const alerts: string[] = [];
+  const logs = capturedLogs();
+  const consumer = await startIntakeConsumer({
+    makeWorker: (process) => {
+      const worker = new Worker<IntakeJobData, JobResult>('intake', process, {
+        connection,
+        prefix,
+        concurrency,
+        autorun: fetching(made.length),
+        limiter: { max: LIMITER_MAX, duration: 1000 },
+      });
+      made.push(worker);
+      return worker;
+    },
+    processor,
+    queue,
+    concurrency,
+    limiterMax: LIMITER_MAX,
+    watchMs: WATCH_MS,
+    logger: logs.logger,
+    observer: { operatorAlert: (code) => alerts.push(code) },
+  });
+  open.push(
+    () => consumer.close(1000),
+    () => queue.close(),
+  );
+  return { queue, consumer, made, alerts, logs };
+}
+
+const data = (n: number): IntakeJobData => ({ intakeId: `i${n}`, from: 'a@example.com', sizeBytes: 1 });
+
+async function until(check: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !check(); ) {
+    if (Date.now() > end) throw new Error('timed out');
+    await delay(50);
+  }
+}
+
+describe('the intake consumer watched', () => {
+  it('a BullMQ worker that takes no job while jobs wait is replaced, and the jobs run', async () => {
+    const done: string[] = [];
+    const { queue, made, alerts, logs } = await setUp(
+      async (job: Job<IntakeJobData>) => {
+        done.push(job.data.intakeId);
+        return { outcome: 'submitted', letterId: 'l' };
+      },
+      (n) => n > 0,
+    );
+    for (let n = 0; n < 5; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
+    await until(() => done.length === 5, 10_000);
+    expect(done.sort()).toEqual(['i0', 'i1', 'i2', 'i3', 'i4']);
+    expect(made).toHaveLength(2);
+    expect(alerts).toEqual(['WorkerNotFetching']);
+    const [line] = logs.events('worker.not_fetching');
+    expect(line).toMatchObject({ level: 50, errorCode: 'WorkerNotFetching', ready: 5, running: 0 });
+  });
+
+  it('a worker whose slots are all busy while jobs wait is left alone', async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const started: string[] = [];
+    const { queue, made, alerts } = await setUp(
+      async (job: Job<IntakeJobData>) => {
+        started.push(job.data.intakeId);
+        await held;
+        return { outcome: 'submitted', letterId: 'l' };
+      },
+      () => true,
+    );
+    for (let n = 0; n < 5; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
+    await until(() => started.length === 2, 5000);
+    await delay(4 * WATCH_MS);
+    expect(await queue.getJobCountByTypes('wait')).toBe(3);
+    expect(made).toHaveLength(1);
+    expect(alerts).toEqual([]);
+    release();
+    await until(() => started.length === 5, 5000);
+  });
+
+  it('a queue held by a rate limit (a 429) is not a worker that stopped', async () => {
+    const done: string[] = [];
+    const { queue, consumer, made, alerts } = await setUp(
+      async (job: Job<IntakeJobData>) => {
+        done.push(job.data.intakeId);
+        return { outcome: 'submitted', letterId: 'l' };
+      },
+      () => true,
+    );
+    await consumer.rateLimit(4 * WATCH_MS);
+    for (let n = 0; n < 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
+    await delay(3 * WATCH_MS);
+    expect(done).toEqual([]);
+    expect(await queue.getJobCountByTypes('wait')).toBe(3);
+    await until(() => done.length === 3, 10_000);
+    expect(made).toHaveLength(1);
+    expect(alerts).toEqual([]);
+  });
+
+  it('an idle worker with nothing to take is left alone', async () => {
+    const { made, alerts } = await setUp(
+      async () => ({ outcome: 'submitted', letterId: 'l' }),
+      () => true,
+    );
+    await delay(3 * WATCH_MS);
+    expect(made).toHaveLength(1);
+    expect(alerts).toEqual([]);
+  });
+});
