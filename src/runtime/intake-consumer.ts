@@ -63,10 +63,10 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
     async () => {
       const previous = before;
       before = undefined; // a look that fails leaves nothing to compare with
-      const [ready, heldMs] = await Promise.all([
-        deps.queue.getJobCountByTypes('wait', 'prioritized'),
-        deps.queue.getRateLimitTtl(deps.limiterMax),
-      ]);
+      const asked = Promise.all([deps.queue.getJobCountByTypes('wait', 'prioritized'), deps.queue.getRateLimitTtl(deps.limiterMax)]);
+      // A connection whose commands hang would hold every later round too: each look is bounded, and said.
+      if (!(await within(asked, deps.watchMs))) throw new Error(`Redis did not answer the look at the queue within ${deps.watchMs} ms`);
+      const [ready, heldMs] = await asked;
       const now: FetchLook = { at: Date.now(), ready, started, running, heldMs };
       before = now;
       if (previous === undefined || !stoppedFetching(previous, now, deps.concurrency, deps.watchMs)) return;

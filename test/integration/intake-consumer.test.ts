@@ -11,6 +11,7 @@ import { type IntakeConsumer, type IntakeProcessor, startIntakeConsumer } from '
 import type { JobResult } from '../../src/worker/outcome.js';
 import { capturedLogs } from '../helpers/captured-logs.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
+import { startRedisServer } from '../helpers/redis-server.js';
 
 const LIMITER_MAX = 1_000_000;
 const WATCH_MS = 1000;
@@ -36,17 +37,18 @@ interface Setup {
 }
 
 /** A consumer over a fresh queue; `fetching(n)`: whether the n-th BullMQ worker it makes (from 0) fetches. */
-async function setUp(processor: IntakeProcessor, fetching: (n: number) => boolean, concurrency = 2): Promise<Setup> {
+async function setUp(processor: IntakeProcessor, fetching: (n: number) => boolean, redis: Redis = connection): Promise<Setup> {
+  const concurrency = 2;
   const prefix = randomPrefix();
   prefixes.push(prefix);
-  const queue = new Queue<IntakeJobData>('intake', { connection, prefix });
+  const queue = new Queue<IntakeJobData>('intake', { connection: redis, prefix });
   const made: Worker<IntakeJobData, JobResult>[] = [];
   const alerts: string[] = [];
   const logs = capturedLogs();
   const consumer = await startIntakeConsumer({
     makeWorker: (process) => {
       const worker = new Worker<IntakeJobData, JobResult>('intake', process, {
-        connection,
+        connection: redis,
         prefix,
         concurrency,
         autorun: fetching(made.length),
@@ -147,6 +149,29 @@ describe('the intake consumer watched', () => {
       () => true,
     );
     await delay(3 * WATCH_MS);
+    expect(made).toHaveLength(1);
+    expect(alerts).toEqual([]);
+  });
+
+  it('a Redis that answers nothing is said at each look, and no worker is replaced for it', async () => {
+    const server = await startRedisServer(['--appendonly', 'no']);
+    const redis = new Redis(server.url, { maxRetriesPerRequest: null });
+    redis.on('error', () => {});
+    open.push(
+      () => server.destroy(),
+      async () => redis.disconnect(),
+    );
+    const { made, alerts, logs } = await setUp(
+      async () => ({ outcome: 'submitted', letterId: 'l' }),
+      () => true,
+      redis,
+    );
+    server.pause();
+    await delay(3.5 * WATCH_MS);
+    server.resume();
+    const said = logs.events('worker.fetch_watch_error');
+    expect(said.length).toBeGreaterThanOrEqual(2);
+    expect(said[0]).toMatchObject({ err: { message: `Redis did not answer the look at the queue within ${WATCH_MS} ms` } });
     expect(made).toHaveLength(1);
     expect(alerts).toEqual([]);
   });
