@@ -1,13 +1,14 @@
 // The worker's BullMQ consumer of queue "intake", watched: every WORKER_FETCH_WATCH_MS it looks at
-// the queue and at its own jobs, and a BullMQ worker that stopped taking jobs while they wait and
-// it has room (worker/fetch-watch.ts) is replaced by a fresh one, logged at error
-// (`worker.not_fetching`) with the operator alert `WorkerNotFetching`. The old one is closed in
-// the background: its running jobs finish, and their locks are renewed until they do.
+// the queue and at the jobs of its BullMQ worker, and a BullMQ worker that stopped taking jobs
+// while they were ready and it had room (worker/fetch-watch.ts) is replaced by a fresh one, logged
+// at error (`worker.not_fetching`) with the operator alert `WorkerNotFetching`. The old one is
+// closed in the background: its running jobs finish, their locks renewed until they do.
 import type { Job, Queue, Worker } from 'bullmq';
 import { FETCH_STOPPED } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { Logger } from '../log.js';
+import type { RedisClient } from '../redis/connections.js';
 import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { type FetchLook, stoppedFetching } from '../worker/fetch-watch.js';
 import type { JobResult } from '../worker/outcome.js';
@@ -16,13 +17,24 @@ import { startPeriodic } from './periodic.js';
 
 export type IntakeProcessor = (job: Job<IntakeJobData>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
+/**
+ * BullMQ's longest wait on a rate limit (its worker's `maximumRateLimitDelay`, as shipped): a
+ * worker that met a hold may wait this long after it, even when a shorter hold replaced it.
+ */
+const RATE_LIMIT_WAIT_MS = 30_000;
+
+/** BullMQ's delayed set scores a job by its due time × 0x1000 plus a counter (its getNextDelayedTimestamp). */
+const DELAYED_SCORE_PER_MS = 0x1000;
+
 export interface IntakeConsumerDeps {
   /** A BullMQ worker on queue "intake" running `processor`, started. */
   readonly makeWorker: (processor: IntakeProcessor) => Worker<IntakeJobData, JobResult>;
   readonly processor: IntakeProcessor;
   readonly queue: Queue<IntakeJobData>;
+  /** The queue's Redis, for what its Queue does not count (due jobs in the delayed set). */
+  readonly redis: Pick<RedisClient, 'zcount'>;
   readonly concurrency: number;
-  /** The limiter's `max`: the queue counts as held only by a rate limit at it (worker.rateLimit's). */
+  /** The limiter's `max`: the queue counts as held only by a rate limit at it (a 429's). */
   readonly limiterMax: number;
   readonly watchMs: number;
   readonly logger: Logger;
@@ -32,69 +44,102 @@ export interface IntakeConsumerDeps {
 export interface IntakeConsumer {
   /** Holds the whole queue this long (a 429). */
   rateLimit(ms: number): Promise<void>;
-  /** Closes the worker, waiting `graceMs` for its jobs before aborting them (each BullMQ worker it made). */
+  /** Closes the consumer, waiting `graceMs` for its jobs before aborting them (each BullMQ worker it made). */
   close(graceMs: number): Promise<void>;
 }
 
+/** A BullMQ worker with the count of the jobs it started and runs. */
+interface Counted {
+  readonly worker: Worker<IntakeJobData, JobResult>;
+  readonly jobs: { started: number; running: number };
+}
+
 export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<IntakeConsumer> {
-  const { logger } = deps;
-  let started = 0;
-  let running = 0;
-  const counted: IntakeProcessor = async (job, token, signal) => {
-    started += 1;
-    running += 1;
-    try {
-      return await deps.processor(job, token, signal);
-    } finally {
-      running -= 1;
-    }
-  };
+  const { logger, queue } = deps;
   const logError = logErrorsSparingly(logger, 'worker.error', 'worker error');
-  const make = () => {
-    const made = deps.makeWorker(counted);
-    made.on('error', logError);
-    return made;
+  const make = (): Counted => {
+    const jobs = { started: 0, running: 0 };
+    const worker = deps.makeWorker(async (job, token, signal) => {
+      jobs.started += 1;
+      jobs.running += 1;
+      try {
+        return await deps.processor(job, token, signal);
+      } finally {
+        jobs.running -= 1;
+      }
+    });
+    worker.on('error', logError);
+    return { worker, jobs };
   };
   let current = make();
-  await current.waitUntilReady();
+  await current.worker.waitUntilReady();
   const replaced = new Set<Worker<IntakeJobData, JobResult>>();
+  /** Until when (performance.now()) a hold seen may still keep a worker waiting. */
+  let heldUntil = 0;
   let before: FetchLook | undefined;
-  const watch = startPeriodic(
-    async () => {
-      const previous = before;
-      before = undefined; // a look that fails leaves nothing to compare with
-      const asked = Promise.all([deps.queue.getJobCountByTypes('wait', 'prioritized'), deps.queue.getRateLimitTtl(deps.limiterMax)]);
-      // A connection whose commands hang would hold every later round too: each look is bounded, and said.
-      if (!(await within(asked, deps.watchMs))) throw new Error(`Redis did not answer the look at the queue within ${deps.watchMs} ms`);
-      const [ready, heldMs] = await asked;
-      const now: FetchLook = { at: Date.now(), ready, started, running, heldMs };
-      before = now;
-      if (previous === undefined || !stoppedFetching(previous, now, deps.concurrency, deps.watchMs)) return;
-      logger.error(
-        { event: 'worker.not_fetching', errorCode: 'WorkerNotFetching', ready, running, sinceMs: now.at - previous.at },
-        `${FETCH_STOPPED.WorkerNotFetching} ${ready} jobs ready, ${Math.round((now.at - previous.at) / 1000)} s without a job taken.`,
-      );
-      deps.observer.operatorAlert('WorkerNotFetching');
-      const old = current;
-      current = make();
-      replaced.add(old);
-      old.close().then(
-        () => replaced.delete(old),
-        (err: unknown) => logger.warn({ err, event: 'worker.replaced_close_error' }, 'the replaced queue consumer did not close'),
-      );
-    },
-    deps.watchMs,
-    (err) => logger.warn({ err, event: 'worker.fetch_watch_error' }, 'the look at the queue failed'),
+
+  const readyJobs = async (): Promise<{ ready: number; heldMs: number }> => {
+    const dueBy = (Date.now() + 1) * DELAYED_SCORE_PER_MS;
+    const [waiting, due, heldMs] = await Promise.all([
+      queue.getJobCountByTypes('wait', 'prioritized'),
+      // Due delayed jobs wait for a worker to promote them: a worker that stopped leaves them there.
+      deps.redis.zcount(queue.toKey('delayed'), '-inf', `(${dueBy}`),
+      queue.getRateLimitTtl(deps.limiterMax),
+    ]);
+    return { ready: waiting + due, heldMs };
+  };
+
+  const look = async (): Promise<void> => {
+    const previous = before;
+    before = undefined; // a look that fails leaves nothing to compare with
+    const asked = readyJobs();
+    // A connection whose commands hang would hold every later round too: each look is bounded, and said.
+    const boundMs = Math.floor(deps.watchMs / 2);
+    if (!(await within(asked, boundMs))) throw new Error(`Redis did not answer the look at the queue within ${boundMs} ms`);
+    const { ready, heldMs } = await asked;
+    const at = performance.now();
+    if (heldMs > 0) heldUntil = Math.max(heldUntil, at + heldMs + RATE_LIMIT_WAIT_MS);
+    const now: FetchLook = { at, ready, ...current.jobs, heldMs: Math.max(heldMs, heldUntil - at) };
+    before = now;
+    if (previous === undefined || !stoppedFetching(previous, now, deps.concurrency, deps.watchMs / 2)) return;
+    const sinceMs = Math.round(now.at - previous.at);
+    logger.error(
+      { event: 'worker.not_fetching', errorCode: 'WorkerNotFetching', ready, running: now.running, sinceMs },
+      `${FETCH_STOPPED.WorkerNotFetching} ${ready} jobs ready, ${Math.round(sinceMs / 1000)} s without a job taken.`,
+    );
+    deps.observer.operatorAlert('WorkerNotFetching');
+    const old = current.worker;
+    current = make();
+    before = undefined; // the new worker gets two looks of its own
+    replaced.add(old);
+    void within(old.close(), 2 * deps.watchMs).then(
+      (closed) => {
+        if (closed) replaced.delete(old);
+        else
+          logger.warn(
+            { event: 'worker.replaced_not_closed' },
+            'the replaced queue consumer has not closed: it is closed again at shutdown',
+          );
+      },
+      (err: unknown) => logger.warn({ err, event: 'worker.replaced_close_error' }, 'the replaced queue consumer did not close'),
+    );
+  };
+  const watch = startPeriodic(look, deps.watchMs, (err) =>
+    logger.warn({ err, event: 'worker.fetch_watch_error' }, 'the look at the queue failed'),
   );
+
   return {
-    rateLimit: (ms) => current.rateLimit(ms),
+    async rateLimit(ms) {
+      heldUntil = Math.max(heldUntil, performance.now() + ms + RATE_LIMIT_WAIT_MS);
+      await queue.rateLimit(ms);
+    },
     async close(graceMs) {
-      await watch.stop();
+      await within(watch.stop(), graceMs);
       // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API call
       // in flight ends and the job goes back to the queue for another worker. (BullMQ's
       // close(true) after close() only returns the pending graceful close: it forces nothing.)
       await Promise.all(
-        [...replaced, current].map(async (worker) => {
+        [...replaced, current.worker].map(async (worker) => {
           const graceful = worker.close();
           if (!(await within(graceful, graceMs))) {
             worker.cancelAllJobs('shutting down');

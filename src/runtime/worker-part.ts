@@ -110,6 +110,7 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       }),
     processor,
     queue,
+    redis: connection,
     concurrency: config.worker.concurrency,
     limiterMax: LIMITER_MAX,
     watchMs: config.worker.fetchWatchMs,

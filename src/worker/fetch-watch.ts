@@ -7,20 +7,21 @@
 export interface FetchLook {
   /** When, in ms since the epoch. */
   readonly at: number;
-  /** Jobs ready for any worker (BullMQ's wait list and prioritized set). */
+  /** Jobs ready for any worker: BullMQ's wait list and prioritized set, and delayed jobs already due. */
   readonly ready: number;
-  /** Jobs this worker has started since it began: a counter. */
+  /** Jobs this BullMQ worker has started since it was made: a counter. */
   readonly started: number;
   /** Jobs running in this worker at the look. */
   readonly running: number;
-  /** The time left on the rate limit that holds the whole queue (a 429), 0 when none. */
+  /** How long a rate limit (a 429) may still hold the whole queue or a worker that met it, 0 when none. */
   readonly heldMs: number;
 }
 
 /**
  * True when two looks at least `atLeastMs` apart both saw jobs ready, no hold on the queue and
  * room in this worker (fewer than `concurrency` running), and it started no job between them. A
- * worker that fetches takes a ready job within milliseconds of having room.
+ * worker that fetches takes a ready job as soon as it has room (or within its own retry delays, shorter
+ * than the interval).
  */
 export function stoppedFetching(before: FetchLook, now: FetchLook, concurrency: number, atLeastMs: number): boolean {
   const waitedWithRoom = (look: FetchLook) => look.ready > 0 && look.heldMs <= 0 && look.running < concurrency;

@@ -118,7 +118,7 @@ async function runFailover(replicasAck: number, recover = false): Promise<{ ledg
       WORKER_ATTEMPTS: '30',
       // A worker whose BullMQ consumer stopped taking jobs after the failover is started again
       // within seconds (src/runtime/intake-consumer.ts): counted in the ledger.
-      WORKER_FETCH_WATCH_MS: '5000',
+      WORKER_FETCH_WATCH_MS: '10000',
     });
   const roles: RoleProcess[] = [];
   cleanups.push(async () => {

@@ -37,7 +37,11 @@ interface Setup {
 }
 
 /** A consumer over a fresh queue; `fetching(n)`: whether the n-th BullMQ worker it makes (from 0) fetches. */
-async function setUp(processor: IntakeProcessor, fetching: (n: number) => boolean, redis: Redis = connection): Promise<Setup> {
+async function setUp(
+  processor: IntakeProcessor,
+  fetching: (n: number) => boolean,
+  { redis = connection, lockMs = 30_000 }: { readonly redis?: Redis; readonly lockMs?: number } = {},
+): Promise<Setup> {
   const concurrency = 2;
   const prefix = randomPrefix();
   prefixes.push(prefix);
@@ -52,6 +56,7 @@ async function setUp(processor: IntakeProcessor, fetching: (n: number) => boolea
         prefix,
         concurrency,
         autorun: fetching(made.length),
+        lockDuration: lockMs,
         limiter: { max: LIMITER_MAX, duration: 1000 },
       });
       made.push(worker);
@@ -59,6 +64,7 @@ async function setUp(processor: IntakeProcessor, fetching: (n: number) => boolea
     },
     processor,
     queue,
+    redis,
     concurrency,
     limiterMax: LIMITER_MAX,
     watchMs: WATCH_MS,
@@ -98,6 +104,59 @@ describe('the intake consumer watched', () => {
     expect(alerts).toEqual(['WorkerNotFetching']);
     const [line] = logs.events('worker.not_fetching');
     expect(line).toMatchObject({ level: 50, errorCode: 'WorkerNotFetching', ready: 5, running: 0 });
+  });
+
+  it('jobs due in the delayed set count as ready: only a fetching worker moves them on', async () => {
+    const done: string[] = [];
+    const { queue, made, alerts } = await setUp(
+      async (job: Job<IntakeJobData>) => {
+        done.push(job.data.intakeId);
+        return { outcome: 'submitted', letterId: 'l' };
+      },
+      (n) => n > 0,
+    );
+    for (let n = 0; n < 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}`, delay: 100 });
+    await until(() => done.length === 3, 10_000);
+    expect(await queue.getJobCountByTypes('wait', 'prioritized')).toBe(0);
+    expect(made).toHaveLength(2);
+    expect(alerts).toEqual(['WorkerNotFetching']);
+  });
+
+  it("the replaced worker's running job finishes and completes under its lock", async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const done: string[] = [];
+    let slowStarted = false;
+    const { queue, made, alerts } = await setUp(
+      async (job: Job<IntakeJobData>) => {
+        if (job.id === 'slow') {
+          slowStarted = true;
+          await held;
+        }
+        done.push(job.data.intakeId);
+        return { outcome: 'submitted', letterId: 'l' };
+      },
+      () => true,
+      { lockMs: 1000 },
+    );
+    await queue.add('intake', { ...data(0), intakeId: 'slow' }, { jobId: 'slow' });
+    // The first worker takes the slow job, then its loop stops while the job runs on.
+    await until(() => slowStarted, 5000);
+    await made[0]?.pause(true);
+    for (let n = 1; n <= 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
+    await until(() => done.length === 3, 10_000);
+    expect(made).toHaveLength(2);
+    expect(alerts).toEqual(['WorkerNotFetching']);
+    // Three of its lock's lengths more: only a lock renewed all along lets the job complete.
+    await delay(3000);
+    release();
+    await until(() => done.includes('slow'), 5000);
+    for (let n = 0; (await queue.getJobState('slow')) !== 'completed'; n += 1) {
+      if (n > 100) throw new Error('the slow job did not complete');
+      await delay(50);
+    }
   });
 
   it('a worker whose slots are all busy while jobs wait is left alone', async () => {
@@ -164,14 +223,14 @@ describe('the intake consumer watched', () => {
     const { made, alerts, logs } = await setUp(
       async () => ({ outcome: 'submitted', letterId: 'l' }),
       () => true,
-      redis,
+      { redis },
     );
     server.pause();
     await delay(3.5 * WATCH_MS);
     server.resume();
     const said = logs.events('worker.fetch_watch_error');
     expect(said.length).toBeGreaterThanOrEqual(2);
-    expect(said[0]).toMatchObject({ err: { message: `Redis did not answer the look at the queue within ${WATCH_MS} ms` } });
+    expect(said[0]).toMatchObject({ err: { message: `Redis did not answer the look at the queue within ${WATCH_MS / 2} ms` } });
     expect(made).toHaveLength(1);
     expect(alerts).toEqual([]);
   });
