@@ -17,6 +17,8 @@ import {
 } from './context.js';
 import { csrfField, esc, isoTime } from './html.js';
 import { verifyPassword } from './passwords.js';
+import { tooMany } from './routes-sign-in.js';
+import { clientNetwork } from './throttle.js';
 import { acceptTotp, backupCodeHash, newBackupCodes, newTotpSecret, totpUri } from './totp.js';
 
 export function securityRoutes(ctx: PortalContext, full: (request: FastifyRequest) => SignedIn) {
@@ -44,6 +46,13 @@ export function securityRoutes(ctx: PortalContext, full: (request: FastifyReques
       const who = full(request);
       const secret = who.user.totpPending;
       if (who.user.totpSecret !== undefined || secret === undefined) return reply.redirect('/portal/security/totp', 303);
+      // The password asked again is guessing like a sign-in's: counted with the second factor's tries.
+      const network = clientNetwork(originOf(request).ip);
+      const gate = await ctx.throttle.take([
+        ['factor', who.user.userId],
+        ['network', network],
+      ]);
+      if (!gate.ok) return tooMany(ctx, request, reply, gate);
       const passwordRight = await verifyPassword(field(request.body, 'password'), who.user.passwordHash);
       const codeRight =
         passwordRight && (await acceptTotp(ctx.redis, ctx.keys, who.user.userId, secret, field(request.body, 'code').trim(), ctx.clock()));
@@ -59,6 +68,8 @@ export function securityRoutes(ctx: PortalContext, full: (request: FastifyReques
           'The password or the code is wrong. Check the time on your phone, and try the next code.',
         );
       }
+      await ctx.throttle.clear('factor', who.user.userId);
+      await ctx.throttle.giveBack('network', network);
       const codes = newBackupCodes();
       await ctx.users.enableTotp(who.user.userId, secret, codes.map(backupCodeHash));
       // A factor change: a new session id for this browser.

@@ -1,7 +1,8 @@
 // Signing in to the sender portal over real HTTP and Redis: an unknown address is answered as a
 // wrong password is (same status, same page, comparable time); guessing is refused 429 with when
 // to try again, per account; the right password after the window gets in; a set-password link
-// works once; a TOTP code is accepted once per step.
+// works once; a TOTP code is accepted once per step; turning TOTP on, which asks the password
+// again, is throttled as a second factor is.
 import { resolve } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,10 @@ async function loginForm(): Promise<{ cookie: string; csrf: string }> {
   return { cookie, csrf };
 }
 
-async function signIn(email: string, password: string): Promise<{ status: number; text: string; ms: number; location: string | null }> {
+async function signIn(
+  email: string,
+  password: string,
+): Promise<{ status: number; text: string; ms: number; location: string | null; cookie: string }> {
   const { cookie, csrf } = await loginForm();
   const started = performance.now();
   const answer = await fetch(`${portal.url}/portal/login`, {
@@ -63,7 +67,8 @@ async function signIn(email: string, password: string): Promise<{ status: number
     body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
   });
   const text = await answer.text();
-  return { status: answer.status, text, ms: performance.now() - started, location: answer.headers.get('location') };
+  const session = (answer.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return { status: answer.status, text, ms: performance.now() - started, location: answer.headers.get('location'), cookie: session };
 }
 
 describe('signing in to the portal', () => {
@@ -123,4 +128,33 @@ describe('signing in to the portal', () => {
     const next = new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: now + 30_000 });
     expect(await acceptTotp(gateway.redis, keys, 'user-1', secret, next, now + 30_000)).toBe(true);
   });
+
+  it("throttles the two-factor set-up's password and code check as a sign-in's code: 429 past the limit, the right pair too", async () => {
+    const added = await users.add(ACME_ID, 'setup@acme.example', Date.now());
+    if (!added.ok) throw new Error(added.reason);
+    await users.resetPassword(added.user.userId, await hashPassword(PASSWORD));
+    const { cookie, status } = await signIn('setup@acme.example', PASSWORD);
+    expect(status).toBe(303);
+    const setupPage = await (await fetch(`${portal.url}/portal/security/totp`, { headers: { cookie } })).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(setupPage)?.[1] ?? '';
+    const secret = /secret=([A-Z2-7]+)/.exec(setupPage)?.[1] ?? '';
+    expect(secret).not.toBe('');
+    const tryPair = async (password: string) => {
+      const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() });
+      const answer = await fetch(`${portal.url}/portal/security/totp`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, password, code }).toString(),
+      });
+      return { status: answer.status, text: await answer.text() };
+    };
+    for (let i = 0; i < THROTTLE_LIMITS.factor.max; i += 1) expect((await tryPair(`guess number ${i}`)).status).toBe(400);
+    const throttled = await tryPair(PASSWORD);
+    expect(throttled.status).toBe(429);
+    expect(throttled.text).toMatch(/too many attempts\. Try again in 15 minutes/);
+    // after the window the owner's pair works
+    await gateway.redis.del(portalKeys(gateway.prefix).throttle('factor', added.user.userId));
+    expect((await tryPair(PASSWORD)).status).toBe(200);
+  }, 60_000);
 });
