@@ -106,19 +106,24 @@ export class SelfTestReports {
     return reports.filter((r): r is SelfTestReport => r !== undefined);
   }
 
-  /** Counts one self-test against both limits of the current hour. */
-  async admit(clientIp: string, fromDomain: string, now: number): Promise<RateVerdict> {
+  /**
+   * Counts one self-test against the limits of the current hour: its client network's, and its
+   * From domain's when the From is authenticated (`undefined` otherwise: a forged From must not
+   * spend the domain owner's self-tests).
+   */
+  async admit(clientIp: string, authenticatedFromDomain: string | undefined, now: number): Promise<RateVerdict> {
     const hour = Math.floor(now / HOUR_MS);
     const network = networkOf(clientIp, { v4Bits: 24, v6Bits: 64 });
     const byNetwork = `${this.prefix}:selftest-rate:net:${network}:${hour}`;
-    const byDomain = `${this.prefix}:selftest-rate:from:${cutUtf8(fromDomain, 255)}:${hour}`;
-    const answers = await this.redis
+    const counting = this.redis
       .multi()
       .incr(byNetwork)
-      .pexpire(byNetwork, 2 * HOUR_MS)
-      .incr(byDomain)
-      .pexpire(byDomain, 2 * HOUR_MS)
-      .exec();
+      .pexpire(byNetwork, 2 * HOUR_MS);
+    if (authenticatedFromDomain !== undefined) {
+      const byDomain = `${this.prefix}:selftest-rate:from:${cutUtf8(authenticatedFromDomain, 255)}:${hour}`;
+      counting.incr(byDomain).pexpire(byDomain, 2 * HOUR_MS);
+    }
+    const answers = await counting.exec();
     const count = (i: number) => Number(answers?.[i]?.[1] ?? 0);
     if (count(0) > SELF_TEST_LIMITS.perNetwork) return { ok: false, limit: 'network' };
     if (count(2) > SELF_TEST_LIMITS.perFromDomain) return { ok: false, limit: 'fromDomain' };

@@ -2,7 +2,8 @@
 // never a letter. Each check's finding goes into a report (intake/self-test-reports.ts). A
 // failure is answered 550 naming the checks, and nothing is mailed (the From may be forged); a
 // pass is answered 250 naming them, and the message goes to the worker for the deep PDF checks
-// and the report mail. Limited per client network and From domain; no raw-store marker.
+// and the report mail. Limited per client network, and per From domain when the From is
+// authenticated (a forged one spends nothing of the domain's); no raw-store marker.
 import { randomBytes } from 'node:crypto';
 import { IntakeError, ruleSentence } from '../errors.js';
 import type { Accepted } from '../intake/accept.js';
@@ -40,7 +41,7 @@ export function isSelfTest(envelope: Envelope, deps: SelfTestDeps | undefined): 
 export async function receiveSelfTest(deps: SelfTestDeps, input: SelfTestInput): Promise<Accepted> {
   const { auth, fields, envelope } = input;
   const from = auth.outcome === 'pass' ? auth.from : fields.claimedFrom;
-  const admitted = await deps.reports.admit(envelope.clientIp, fromDomainOf(from), input.at);
+  const admitted = await deps.reports.admit(envelope.clientIp, auth.outcome === 'pass' ? fromDomainOf(auth.from) : undefined, input.at);
   if (!admitted.ok) {
     const whose = admitted.limit === 'network' ? 'your network' : 'this From domain';
     throw new IntakeError('SelfTestRateLimited', `self-test: too many self-tests from ${whose} this hour, try again later`);

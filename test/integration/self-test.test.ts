@@ -1,6 +1,7 @@
 // The self-test address: every check runs as for a letter. A pass is answered 250 naming the
 // findings and a report follows to the From address (with each PDF's verdict, from the worker);
-// a failure is answered 550 naming every check, and nothing is mailed. Never a letter.
+// a failure is answered 550 naming every check, and nothing is mailed. Never a letter. Only a
+// passing self-test counts toward its From domain's hourly limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SelfTestReports } from '../../src/intake/self-test-reports.js';
 import { fixture, PROCESSING_ADDRESS, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -84,4 +85,22 @@ describe('the self-test address', () => {
     expect((await client.command(`RCPT TO:<${PROCESSING_ADDRESS}>`)).text).toMatch(/^452 4\.5\.3/);
     await client.quit();
   });
+
+  it("counts toward a From domain's hourly limit only the self-tests that passed: forged ones from many networks leave its owner's free", async () => {
+    // 21 self-tests claiming letters@acme.example that fail SPF, 7 from each of three client
+    // networks (each under its network's limit of 10): past the From domain's 20 if they counted.
+    for (const network of ['127.0.1', '127.0.2', '127.0.3']) {
+      for (let i = 0; i < 7; i += 1) {
+        const { client } = await SmtpClient.open(gateway.port, '127.0.0.1', `${network}.1`);
+        try {
+          const replies = await client.send({ from: 'bounce@fail.acme.example', to: [SELF_TEST], raw: fixture('spf-fail.eml') });
+          expect(replies.data?.code).toBe(550);
+        } finally {
+          await client.quit();
+        }
+      }
+    }
+    const owner = await sendOnce(gateway.port, { from: 'bounce@acme.example', to: [SELF_TEST], raw: fixture('dkim-pass-aligned.eml') });
+    expect(owner.data?.text).toMatch(/^250 2\.0\.0 self-test st/);
+  }, 60_000);
 });
