@@ -17,12 +17,6 @@ import { startPeriodic } from './periodic.js';
 
 export type IntakeProcessor = (job: Job<IntakeJobData>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
-/**
- * BullMQ's longest wait on a rate limit (its worker's `maximumRateLimitDelay`, as shipped): a
- * worker that met a hold may wait this long after it, even when a shorter hold replaced it.
- */
-const RATE_LIMIT_WAIT_MS = 30_000;
-
 /** BullMQ's delayed set scores a job by its due time × 0x1000 plus a counter (its getNextDelayedTimestamp). */
 const DELAYED_SCORE_PER_MS = 0x1000;
 
@@ -34,16 +28,12 @@ export interface IntakeConsumerDeps {
   /** The queue's Redis, for what its Queue does not count (due jobs in the delayed set). */
   readonly redis: Pick<RedisClient, 'zcount'>;
   readonly concurrency: number;
-  /** The limiter's `max`: the queue counts as held only by a rate limit at it (a 429's). */
-  readonly limiterMax: number;
   readonly watchMs: number;
   readonly logger: Logger;
   readonly observer: Pick<IntakeObserver, 'operatorAlert'>;
 }
 
 export interface IntakeConsumer {
-  /** Holds the whole queue this long (a 429). */
-  rateLimit(ms: number): Promise<void>;
   /** Closes the consumer, waiting `graceMs` for its jobs before aborting them (each BullMQ worker it made). */
   close(graceMs: number): Promise<void>;
 }
@@ -74,19 +64,16 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
   let current = make();
   await current.worker.waitUntilReady();
   const replaced = new Set<Worker<IntakeJobData, JobResult>>();
-  /** Until when (performance.now()) a hold seen may still keep a worker waiting. */
-  let heldUntil = 0;
   let before: FetchLook | undefined;
 
-  const readyJobs = async (): Promise<{ ready: number; heldMs: number }> => {
+  const readyJobs = async (): Promise<number> => {
     const dueBy = (Date.now() + 1) * DELAYED_SCORE_PER_MS;
-    const [waiting, due, heldMs] = await Promise.all([
+    const [waiting, due] = await Promise.all([
       queue.getJobCountByTypes('wait', 'prioritized'),
       // Due delayed jobs wait for a worker to promote them: a worker that stopped leaves them there.
       deps.redis.zcount(queue.toKey('delayed'), '-inf', `(${dueBy}`),
-      queue.getRateLimitTtl(deps.limiterMax),
     ]);
-    return { ready: waiting + due, heldMs };
+    return waiting + due;
   };
 
   const look = async (): Promise<void> => {
@@ -96,10 +83,8 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
     // A connection whose commands hang would hold every later round too: each look is bounded, and said.
     const boundMs = Math.floor(deps.watchMs / 2);
     if (!(await within(asked, boundMs))) throw new Error(`Redis did not answer the look at the queue within ${boundMs} ms`);
-    const { ready, heldMs } = await asked;
-    const at = performance.now();
-    if (heldMs > 0) heldUntil = Math.max(heldUntil, at + heldMs + RATE_LIMIT_WAIT_MS);
-    const now: FetchLook = { at, ready, ...current.jobs, heldMs: Math.max(heldMs, heldUntil - at) };
+    const ready = await asked;
+    const now: FetchLook = { at: performance.now(), ready, ...current.jobs };
     before = now;
     if (previous === undefined || !stoppedFetching(previous, now, deps.concurrency, deps.watchMs / 2)) return;
     const sinceMs = Math.round(now.at - previous.at);
@@ -129,10 +114,6 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
   );
 
   return {
-    async rateLimit(ms) {
-      heldUntil = Math.max(heldUntil, performance.now() + ms + RATE_LIMIT_WAIT_MS);
-      await queue.rateLimit(ms);
-    },
     async close(graceMs) {
       await within(watch.stop(), graceMs);
       // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API call

@@ -33,9 +33,6 @@ import { malwareScannerFor } from './scan-part.js';
 import { startSelfTestWorker } from './self-test-part.js';
 import { SenderApis } from './sender-apis.js';
 
-/** The limiter's max: never reached by itself, so only a manual rate limit (a 429) holds the queue. */
-const LIMITER_MAX = 1_000_000;
-
 export async function startWorkerPart(ctx: PartContext, directory: SenderDirectory, senderApiUrl: string): Promise<Closable> {
   const { config } = ctx;
   useFastPaths(config.fastPaths);
@@ -45,7 +42,6 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
   logConnectionErrors(connection, logger, 'worker.redis_error');
   await waitForRedis(connection, ctx.redisTopology, config.redisStartTimeoutMs);
   const replicas = await startReplicaAck(ctx, connection, logger, 'worker.replica_ack_redis_error');
-  let rateLimit: (ms: number) => Promise<void> = async () => undefined; // the consumer's, once it runs
   // One circuit, client and status book per Sender API base URL: its calls alone judge it, and
   // while it is open only the jobs for it wait (settle-job.ts: each in the delayed set).
   const apis = new SenderApis({ config, defaultUrl: senderApiUrl, connection, clock: ctx.clock, logger, observer: ctx.observer });
@@ -87,7 +83,6 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     checkPdfs: (pdfs, sender) => checkPdfs(pdfs, sender, pdfChecker),
     apiCircuit: (apiBaseUrl) => apis.circuitIfMade(apiBaseUrl),
     scanForMalware: malwareScannerFor(ctx, config.privacy.clamd),
-    rateLimit: (ms: number) => rateLimit(ms),
     markers,
   });
   const queue = createIntakeQueue(connection, config.redisPrefix);
@@ -101,8 +96,6 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
         lockDuration: config.worker.lockMs,
         stalledInterval: Math.max(1000, Math.floor(config.worker.lockMs / 2)),
         maxStalledCount: 10,
-        // BullMQ honours a manual rate limit (a 429) only with a limiter set; this one never limits by itself.
-        limiter: { max: LIMITER_MAX, duration: 1000 },
         settings: {
           backoffStrategy: (attemptsMade: number) =>
             backoffDelayMs(attemptsMade, { baseMs: config.worker.backoffBaseMs, capMs: config.worker.backoffCapMs }, Math.random()),
@@ -112,12 +105,10 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
     queue,
     redis: connection,
     concurrency: config.worker.concurrency,
-    limiterMax: LIMITER_MAX,
     watchMs: config.worker.fetchWatchMs,
     logger,
     observer: ctx.observer,
   });
-  rateLimit = (ms) => consumer.rateLimit(ms);
   const selfTests = startSelfTestWorker(ctx, connection, directory, logger, (pdf, allowForms) => pdfVerdict(pdf, allowForms, pdfChecker));
   await notices.ready();
   const unmarked = new Set<string>();

@@ -54,9 +54,9 @@ function kindOf(f: ApiFailure): FailureKind {
 }
 
 /**
- * The longest wait a Retry-After may ask for. A 429 pauses the whole queue (BullMQ's rate
- * limit), so one answer saying "in a year" must not stop every sender's letters; after the cap
- * the call is tried again and a still-limited API says so again.
+ * The longest wait a Retry-After may ask for. It holds all of that API's letters (its circuit
+ * holds them, worker/api-circuit.ts), so one answer saying "in a year" must not stop them for a
+ * year; after the cap the call is tried again and a still-limited API says so again.
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
 

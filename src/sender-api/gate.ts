@@ -19,7 +19,7 @@ export interface ApiGate {
   admit(): Admission;
 }
 
-/** The call did not leave the process: the API is held (its circuit is open) for about `heldMs` more. */
+/** The call did not leave the process: the API is held (its circuit is open, or it asked for a pause) for about `heldMs` more. */
 export class ApiHeld extends SenderApiError {
   readonly heldMs: number;
 
@@ -32,7 +32,7 @@ export class ApiHeld extends SenderApiError {
       traceId: undefined,
       retryAfterMs: undefined,
       apiMessage: undefined,
-      reason: 'not sent: the Sender API circuit is open',
+      reason: 'not sent: the Sender API is held (its circuit is open, or it asked for a pause)',
     });
     this.heldMs = heldMs;
   }

@@ -12,8 +12,13 @@
 // The opening is an operator alert (ApiOutage) and an error log line; a hold longer than
 // `maxHoldMs` repeats both, saying how long and what the last trial got; the closing is a warn line.
 //
+// An API that asks for a pause (a 429 or 503 with Retry-After) is held the same way, by that
+// API's circuit whatever its state, until the time it named: its jobs wait in the delayed set and
+// its calls are held at the gate, while other APIs' letters run on (`holdFor`).
+//
 // `judgeCircuit` and `trialSucceeded` are the pure decisions; `ApiCircuit` keeps the recent
-// calls and the trial slot. Each worker process has its own circuit per API (runtime/sender-apis.ts).
+// calls, the trial slot and the Retry-After hold. Each worker process has its own circuit per API
+// (runtime/sender-apis.ts).
 import { API_OUTAGE } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { Logger } from '../log.js';
@@ -66,11 +71,6 @@ export interface ApiCircuitDeps {
   readonly trialIntervalMs: number;
   /** An open circuit says again that it still holds, and why, this often (API_CIRCUIT_MAX_HOLD_MS). */
   readonly maxHoldMs: number;
-  /**
-   * Pauses the whole queue for this long (BullMQ's rate limit). Absent when the worker serves
-   * several APIs: then only the jobs for this one wait (each in the delayed set).
-   */
-  readonly pause?: ((ms: number) => Promise<void>) | undefined;
   readonly clock: () => number;
   readonly logger: Logger;
   readonly observer: Pick<IntakeObserver, 'operatorAlert'>;
@@ -92,6 +92,8 @@ export class ApiCircuit implements ApiGate {
   #trialInFlight = false;
   #lastTrial: TrialRecord | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** Until when the API asked not to be called (Retry-After). */
+  #heldUntil = 0;
 
   constructor(private readonly deps: ApiCircuitDeps) {}
 
@@ -101,6 +103,8 @@ export class ApiCircuit implements ApiGate {
 
   /** Before each call (sender-api/gate.ts): closed, every call goes; open, only the trial when it is due. */
   admit(): Admission {
+    const askedMs = this.#askedPauseMs(this.deps.clock());
+    if (askedMs !== undefined) return { go: false, heldMs: askedMs };
     if (this.#state === 'closed') {
       return { go: true, settle: (status) => this.#record(status), cancel: () => undefined };
     }
@@ -136,9 +140,20 @@ export class ApiCircuit implements ApiGate {
    * would only be held at the gate). Undefined while closed or when a trial is due: the job runs.
    */
   jobHoldMs(): number | undefined {
-    if (this.#state === 'closed') return undefined;
     const now = this.deps.clock();
+    const askedMs = this.#askedPauseMs(now);
+    if (askedMs !== undefined) return askedMs;
+    if (this.#state === 'closed') return undefined;
     return this.#trialInFlight || now < this.#nextTrialAt ? this.#untilTrial(now) : undefined;
+  }
+
+  /** The API answered with Retry-After (a 429, a 503): none of this process's calls goes to it for `ms`. */
+  holdFor(ms: number): void {
+    this.#heldUntil = Math.max(this.#heldUntil, this.deps.clock() + ms);
+  }
+
+  #askedPauseMs(now: number): number | undefined {
+    return now < this.#heldUntil ? this.#heldUntil - now : undefined;
   }
 
   /** Stops the hold alert's timer (shutdown). */
@@ -180,7 +195,6 @@ export class ApiCircuit implements ApiGate {
       },
       API_OUTAGE.ApiOutage,
     );
-    this.#holdQueue(this.deps.trialIntervalMs);
     const checkEvery = Math.min(this.deps.trialIntervalMs, this.deps.maxHoldMs);
     this.#timer = setInterval(() => this.#alertIfHeldLong(), checkEvery);
     this.#timer.unref();
@@ -230,11 +244,5 @@ export class ApiCircuit implements ApiGate {
           ? 'no call has needed the API since it opened.'
           : `the last trial got ${last.status === undefined ? 'no answer' : `HTTP ${last.status}`}.`),
     );
-  }
-
-  #holdQueue(ms: number): void {
-    this.deps
-      .pause?.(ms)
-      .catch((err: unknown) => this.deps.logger.warn({ err, event: 'worker.api_circuit_pause_error' }, 'the queue could not be paused'));
   }
 }

@@ -56,8 +56,12 @@ export async function outcomeOfError(run: Run, err: unknown): Promise<Outcome> {
     deps.observer.operatorAlert(failure.code);
     return failed(run, failure, true);
   }
-  if (failure.retryAfterMs !== undefined) return { kind: 'rate-limited', waitMs: failure.retryAfterMs };
   const circuit = run.apiBaseUrl === undefined ? undefined : deps.apiCircuit?.(run.apiBaseUrl);
+  if (failure.retryAfterMs !== undefined) {
+    // The API asked for a pause: this job and every call of ours to that API wait for it (its circuit holds them).
+    circuit?.holdFor(failure.retryAfterMs);
+    return { kind: 'rate-limited', waitMs: failure.retryAfterMs };
+  }
   const outagePauseMs = failure.kind === 'retryable' ? circuit?.pauseMsIfOpen() : undefined;
   if (outagePauseMs !== undefined) return { kind: 'api-outage', waitMs: outagePauseMs };
   if (lastAttempt) return failed(run, failure);

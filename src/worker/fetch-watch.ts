@@ -13,17 +13,16 @@ export interface FetchLook {
   readonly started: number;
   /** Jobs running in this worker at the look. */
   readonly running: number;
-  /** How long a rate limit (a 429) may still hold the whole queue or a worker that met it, 0 when none. */
-  readonly heldMs: number;
 }
 
 /**
- * True when two looks at least `atLeastMs` apart both saw jobs ready, no hold on the queue and
- * room in this worker (fewer than `concurrency` running), and it started no job between them. A
- * worker that fetches takes a ready job as soon as it has room (or within its own retry delays, shorter
- * than the interval).
+ * True when two looks at least `atLeastMs` apart both saw jobs ready and room in this worker
+ * (fewer than `concurrency` running), and it started no job between them. A worker that fetches
+ * takes a ready job as soon as it has room (or within its own retry delays, shorter than the
+ * interval). Nothing holds the whole queue: a Sender API's pause holds its own jobs, each taken
+ * and put back in the delayed set.
  */
 export function stoppedFetching(before: FetchLook, now: FetchLook, concurrency: number, atLeastMs: number): boolean {
-  const waitedWithRoom = (look: FetchLook) => look.ready > 0 && look.heldMs <= 0 && look.running < concurrency;
+  const waitedWithRoom = (look: FetchLook) => look.ready > 0 && look.running < concurrency;
   return now.at - before.at >= atLeastMs && waitedWithRoom(before) && waitedWithRoom(now) && now.started === before.started;
 }

@@ -1,8 +1,8 @@
 // A job that comes back without spending an attempt (storage trouble, Redis away, its replicas
-// behind, a PDF re-check, a rate limit, a shutdown) has no retry budget to end it, so each return
+// behind, a PDF re-check, a Sender API's pause, a shutdown) has no retry budget to end it, so each return
 // waits longer than the last, and past a few returns an operator hears of it, again at each
-// doubling of the count: a loop is never silent. Holds of the whole queue (a 429, the open API
-// circuit, a shutdown) have signals of their own and raise none per job. The count is BullMQ's
+// doubling of the count: a loop is never silent. Holds of a Sender API (its Retry-After, its open
+// circuit) and a shutdown have signals of their own and raise none per job. The count is BullMQ's
 // own: runs started less attempts spent less stalls.
 import type { Job } from 'bullmq';
 import { JOB_RETURNS } from '../errors.js';
@@ -27,7 +27,7 @@ export function laterDelay(job: RunCount, baseMs: number, capMs = MAX_DELAY_MS):
   return Math.min(baseMs * 2 ** Math.min(earlierReturns(job), 10), capMs);
 }
 
-/** A job's own return without an attempt (the ones that wait `retryInMs`), not a hold of the whole queue. */
+/** A job's own return without an attempt (the ones that wait `retryInMs`), not a hold of its Sender API or a shutdown. */
 type OwnReturn = Extract<Outcome, { readonly retryInMs: number }>;
 
 const isOwnReturn = (outcome: Outcome): outcome is OwnReturn => 'retryInMs' in outcome;
@@ -38,7 +38,7 @@ function isAlertingReturn(returns: number): boolean {
   return Number.isInteger(multiple) && (multiple & (multiple - 1)) === 0;
 }
 
-/** Alerts an operator on the job's 6th, 12th, 24th… return without an attempt, unless the queue as a whole is held. */
+/** Alerts an operator on the job's 6th, 12th, 24th… return without an attempt, unless its Sender API holds it (those have signals of their own). */
 export function alertIfLooping(job: RunCount, outcome: Outcome, observer: Pick<IntakeObserver, 'operatorAlert'>, log: Logger): void {
   if (!isOwnReturn(outcome)) return;
   const returns = earlierReturns(job) + 1;

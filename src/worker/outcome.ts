@@ -47,7 +47,7 @@ export type Outcome =
   | { readonly kind: 'scanner-unavailable'; readonly againInMs: number; readonly reason: string }
   /** Shutdown aborted the work: the job goes back to the queue now, no attempt spent. */
   | { readonly kind: 'shutting-down'; readonly reason: string }
-  /** The Sender API answered 429: the whole queue waits, no attempt spent. */
+  /** The Sender API asked for a pause (Retry-After): this job waits, its API's circuit holds the others for it, no attempt spent. */
   | { readonly kind: 'rate-limited'; readonly waitMs: number }
-  /** The circuit of the intake's Sender API is open (api-circuit.ts): this job waits for the trial in the delayed set, no attempt spent. */
+  /** The intake's Sender API is held (api-circuit.ts: its circuit open, or its Retry-After running): this job waits in the delayed set, no attempt spent. */
   | { readonly kind: 'api-outage'; readonly waitMs: number };

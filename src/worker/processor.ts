@@ -40,7 +40,6 @@ export function createProcessor(deps: ProcessorDeps) {
     alertIfLooping(job, outcome, deps.observer, log);
     return settleJob(outcome, {
       delayUntil: (timestamp) => job.moveToDelayed(timestamp, token),
-      rateLimit: deps.rateLimit,
       now: Date.now, // BullMQ's own clock
     });
   };

@@ -43,13 +43,12 @@ export interface ProcessorDeps {
   readonly checkPdfs: (pdfs: readonly PdfDocument[], sender: Sender) => Promise<PdfCheckOutcome>;
   /** With CLAMD_URL: the malware scan, before the deep PDF checks and the Sender API. */
   readonly scanForMalware?: MalwareScanner | undefined;
-  /** Pauses the whole queue for a while (a 429) without spending an attempt. */
-  readonly rateLimit: (ms: number) => Promise<void>;
   /**
-   * The circuit of the Sender API at this base URL (api-circuit.ts): while open, how long a job
-   * for that API waits in the delayed set instead of reaching it. Jobs for other APIs run on.
+   * The circuit of the Sender API at this base URL (api-circuit.ts): while open, or while the API
+   * asked for a pause (Retry-After), how long a job for that API waits in the delayed set instead
+   * of reaching it. Jobs for other APIs run on.
    */
-  readonly apiCircuit?: ((apiBaseUrl: string) => Pick<ApiCircuit, 'pauseMsIfOpen' | 'jobHoldMs'> | undefined) | undefined;
+  readonly apiCircuit?: ((apiBaseUrl: string) => Pick<ApiCircuit, 'pauseMsIfOpen' | 'jobHoldMs' | 'holdFor'> | undefined) | undefined;
   /** With REDIS_REPLICAS_ACK: the replicas that must hold each checkpoint before the API call after it. */
   readonly replicas?: CheckpointReplicas | undefined;
   /** The raw store's markers (`letter/`, `ended/`): the record of last resort if Redis is lost. */

@@ -1,18 +1,16 @@
 // The one place an intake's Outcome becomes BullMQ's language: a return value completes the job,
-// UnrecoverableError fails it for good, a plain throw retries it after the backoff, a move to the
-// delayed set with DelayedError brings it back without spending an attempt, and a rate limit with
-// RateLimitError holds the whole queue without spending one. An open API circuit moves only its
-// own job to the delayed set: the circuit is one Sender API's, and jobs for other APIs run on.
-import { DelayedError, RateLimitError, UnrecoverableError } from 'bullmq';
+// UnrecoverableError fails it for good, a plain throw retries it after the backoff, and a move to
+// the delayed set with DelayedError brings it back without spending an attempt. An open API
+// circuit, or an API's Retry-After, moves only its own job to the delayed set: the hold is one
+// Sender API's, and jobs for other APIs run on (nothing holds the whole queue).
+import { DelayedError, UnrecoverableError } from 'bullmq';
 import { OwnershipLost } from '../errors.js';
 import type { JobResult, Outcome } from './outcome.js';
 
-/** The few moves of the running job the outcomes need (job.moveToDelayed with its token, worker.rateLimit). */
+/** The move of the running job the outcomes need (job.moveToDelayed with its token), and BullMQ's clock. */
 export interface JobControl {
   /** Moves the job to the delayed set until this time (ms since the epoch). */
   delayUntil(timestamp: number): Promise<void>;
-  /** Holds the whole queue this long. */
-  rateLimit(ms: number): Promise<void>;
   /** BullMQ's own clock: a delay is counted from it. */
   now(): number;
 }
@@ -49,9 +47,9 @@ export async function settleJob(outcome: Outcome, job: JobControl): Promise<JobR
       throw new DelayedError(outcome.reason);
     case 'api-outage':
       await job.delayUntil(job.now() + outcome.waitMs);
-      throw new DelayedError(`the Sender API circuit is open: back in ${outcome.waitMs} ms`);
+      throw new DelayedError(`the Sender API is held (its circuit is open, or it asked for a pause): back in ${outcome.waitMs} ms`);
     case 'rate-limited':
-      await job.rateLimit(outcome.waitMs);
-      throw new RateLimitError();
+      await job.delayUntil(job.now() + outcome.waitMs);
+      throw new DelayedError(`the Sender API asked for a pause: back in ${outcome.waitMs} ms`);
   }
 }

@@ -1,8 +1,9 @@
 // An HTTP front before the sandbox Sender API that can play a backend outage as a real API shows
 // one: its authentication layer still refuses a call without a session (`401`, as always), while
 // the login and every call with a session reach the dead backend (`503`). Outside an outage it
-// passes every request through. It counts what reached it, by kind and time, so a test can say
-// how many real calls met the API while the worker's circuit was open.
+// passes every request through. It can also ask for a pause as a rate-limiting API does: `429`
+// with Retry-After to every call with a session. It counts what reached it, by kind and time, so a
+// test can say how many real calls met the API while the worker's circuit (or its hold) was on.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 export type CallKind = 'sessionless' | 'login' | 'letter';
@@ -21,6 +22,8 @@ export interface ApiFront {
   target: string;
   /** While true: 401 to a call without a session, 503 to the login and every other call. */
   backendDown: boolean;
+  /** While set: 429 TooManyRequests with `Retry-After: <seconds>` to every call with a session. */
+  retryAfterSeconds: number | undefined;
   readonly calls: readonly FrontCall[];
   close(): Promise<void>;
 }
@@ -32,10 +35,14 @@ function kindOf(req: IncomingMessage, path: string): CallKind {
 
 export async function startApiFront(): Promise<ApiFront> {
   const calls: FrontCall[] = [];
-  const front: { target: string; backendDown: boolean } = { target: '', backendDown: false };
-  const answer = (res: ServerResponse, status: number, errorCode: string): void => {
+  const front: { target: string; backendDown: boolean; retryAfterSeconds: number | undefined } = {
+    target: '',
+    backendDown: false,
+    retryAfterSeconds: undefined,
+  };
+  const answer = (res: ServerResponse, status: number, errorCode: string, headers: Record<string, string> = {}): void => {
     const body = JSON.stringify({ statusCode: status, errorCode, message: 'backend outage (test front)', traceId: 'front' });
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
     res.end(body);
   };
   const server: Server = createServer((req, res) => {
@@ -47,6 +54,12 @@ export async function startApiFront(): Promise<ApiFront> {
       const status = kind === 'sessionless' ? 401 : 503;
       record(status);
       answer(res, status, status === 401 ? 'InvalidSession' : 'ServiceUnavailable');
+      return;
+    }
+    if (front.retryAfterSeconds !== undefined && kind === 'letter') {
+      req.resume();
+      record(429);
+      answer(res, 429, 'TooManyRequests', { 'retry-after': String(front.retryAfterSeconds) });
       return;
     }
     const upstream = new URL(req.url ?? '/', front.target);
@@ -77,6 +90,12 @@ export async function startApiFront(): Promise<ApiFront> {
     },
     set backendDown(value: boolean) {
       front.backendDown = value;
+    },
+    get retryAfterSeconds() {
+      return front.retryAfterSeconds;
+    },
+    set retryAfterSeconds(value: number | undefined) {
+      front.retryAfterSeconds = value;
     },
     calls,
     close: () =>

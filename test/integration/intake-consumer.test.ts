@@ -13,7 +13,6 @@ import { capturedLogs } from '../helpers/captured-logs.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
-const LIMITER_MAX = 1_000_000;
 const WATCH_MS = 1000;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -57,7 +56,6 @@ async function setUp(
         concurrency,
         autorun: fetching(made.length),
         lockDuration: lockMs,
-        limiter: { max: LIMITER_MAX, duration: 1000 },
       });
       made.push(worker);
       return worker;
@@ -66,7 +64,6 @@ async function setUp(
     queue,
     redis,
     concurrency,
-    limiterMax: LIMITER_MAX,
     watchMs: WATCH_MS,
     logger: logs.logger,
     observer: { operatorAlert: (code) => alerts.push(code) },
@@ -181,25 +178,6 @@ describe('the intake consumer watched', () => {
     expect(alerts).toEqual([]);
     release();
     await until(() => started.length === 5, 5000);
-  });
-
-  it('a queue held by a rate limit (a 429) is not a worker that stopped', async () => {
-    const done: string[] = [];
-    const { queue, consumer, made, alerts } = await setUp(
-      async (job: Job<IntakeJobData>) => {
-        done.push(job.data.intakeId);
-        return { outcome: 'submitted', letterId: 'l' };
-      },
-      () => true,
-    );
-    await consumer.rateLimit(4 * WATCH_MS);
-    for (let n = 0; n < 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
-    await delay(3 * WATCH_MS);
-    expect(done).toEqual([]);
-    expect(await queue.getJobCountByTypes('wait')).toBe(3);
-    await until(() => done.length === 3, 10_000);
-    expect(made).toHaveLength(1);
-    expect(alerts).toEqual([]);
   });
 
   it('an idle worker with nothing to take is left alone', async () => {

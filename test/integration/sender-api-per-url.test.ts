@@ -1,7 +1,8 @@
 // Each sender's own Sender API (senderApiUrl): Globex's letters go to another base URL (a front
 // before the sandbox) whose backend is down, so its circuit opens; Acme's letters, on
 // SENDER_API_URL, flow to PendingApproval meanwhile. Once Globex's API is back, its letters go
-// there, one each. Each intake records the base URL it went to.
+// there, one each. Each intake records the base URL it went to. A 429 with Retry-After from
+// Globex's API holds Globex's letters alone, for the time it asked, and no call reaches it meanwhile.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,4 +105,34 @@ describe('a Sender API per sender', () => {
     expect(letters.map((m) => m?.apiBaseUrl)).toEqual(globexTitles.map(() => front.url));
     expect(front.calls.some((c) => c.kind === 'letter' && c.status < 300)).toBe(true);
   });
+
+  it("holds one sender's letters for the Retry-After its API answered with a 429, and lets another sender's letters through meanwhile", async () => {
+    const sandbox = gateway.sandbox;
+    if (sandbox === undefined) throw new Error('the gateway runs no sandbox');
+    const RETRY_AFTER_S = 8;
+    front.backendDown = false;
+    front.retryAfterSeconds = RETRY_AFTER_S;
+    const callsBefore = front.calls.length;
+    const globexTitles = ['Globex paused 1', 'Globex paused 2', 'Globex paused 3'];
+    const globexIds = await Promise.all(globexTitles.map((t) => deliver(t, true)));
+    await until('the Globex API to answer 429', () => front.calls.slice(callsBefore).some((c) => c.status === 429));
+    const firstPause = front.calls.slice(callsBefore).find((c) => c.status === 429)?.at ?? 0;
+    front.retryAfterSeconds = undefined; // it would let calls through now: only the worker's hold keeps them back
+
+    const acmeTitles = ['Acme during the pause 1', 'Acme during the pause 2'];
+    const acmeIds = await Promise.all(acmeTitles.map((t) => deliver(t, false)));
+    const acme = await Promise.all(acmeIds.map((id) => gateway.settled(id, 15_000)));
+    expect(acme.map((r) => r.state)).toEqual(['submitted', 'submitted']);
+    // Acme's letters ended inside the time Globex's API asked for.
+    expect(Date.now()).toBeLessThan(firstPause + RETRY_AFTER_S * 1000);
+    const globex = await Promise.all(globexIds.map((id) => gateway.settled(id, 30_000)));
+    expect(globex.map((r) => r.state)).toEqual(globexTitles.map(() => 'submitted'));
+    for (const title of globexTitles) expect(sandbox.store.allLetters().filter((l) => l.title === title)).toHaveLength(1);
+    // After the first 429 no letter call reached Globex's API before the time it named (the calls
+    // already in flight aside, each a 429), and none spent an attempt.
+    const lettersCalls = front.calls.slice(callsBefore).filter((c) => c.kind === 'letter');
+    const early = lettersCalls.filter((c) => c.at > firstPause && c.at < firstPause + RETRY_AFTER_S * 1000 - 100);
+    expect(early.every((c) => c.status === 429)).toBe(true);
+    expect(globex.map((r) => r.attempts)).toEqual(globexTitles.map(() => 1));
+  }, 60_000);
 });

@@ -58,7 +58,6 @@ const TRIAL_MS = 1000;
 
 function circuitWithClock(maxHoldMs = 60_000) {
   let now = NOW;
-  const pauses: number[] = [];
   const alerts: string[] = [];
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger({
@@ -70,7 +69,6 @@ function circuitWithClock(maxHoldMs = 60_000) {
     policy,
     trialIntervalMs: TRIAL_MS,
     maxHoldMs,
-    pause: async (ms) => void pauses.push(ms),
     clock: () => now,
     logger,
     observer: { operatorAlert: (code) => alerts.push(code) },
@@ -78,7 +76,7 @@ function circuitWithClock(maxHoldMs = 60_000) {
   const advance = (ms: number): void => {
     now += ms;
   };
-  return { circuit, pauses, alerts, lines, advance };
+  return { circuit, alerts, lines, advance };
 }
 
 /** One call through the gate: its answer, or 'held' when it never left. */
@@ -94,8 +92,8 @@ function openIt(circuit: ApiCircuit): void {
 }
 
 describe('ApiCircuit', () => {
-  it('opens on an outage: alerts, pauses the queue, and holds every call at the gate until a trial is due', () => {
-    const { circuit, pauses, alerts } = circuitWithClock();
+  it('opens on an outage: alerts, and holds every call at the gate until a trial is due', () => {
+    const { circuit, alerts } = circuitWithClock();
     for (const status of [503, 503, 400, undefined]) expect(call(circuit, status)).toBe('sent');
     expect(circuit.state).toBe('closed');
     expect(circuit.pauseMsIfOpen()).toBeUndefined();
@@ -103,7 +101,6 @@ describe('ApiCircuit', () => {
     call(circuit, 502);
     expect(circuit.state).toBe('open');
     expect(alerts).toEqual(['ApiOutage']);
-    expect(pauses).toEqual([TRIAL_MS]);
     expect(circuit.admit()).toEqual({ go: false, heldMs: TRIAL_MS });
     expect(circuit.jobHoldMs()).toBe(TRIAL_MS);
     circuit.stop();
@@ -193,5 +190,25 @@ describe('ApiCircuit', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('holds every call and every job of its API for the time a Retry-After named, closed or open, then lets them go', () => {
+    const { circuit, advance } = circuitWithClock();
+    circuit.holdFor(5000);
+    expect(call(circuit, 200)).toBe('held');
+    expect(circuit.jobHoldMs()).toBe(5000);
+    advance(4000);
+    expect(circuit.jobHoldMs()).toBe(1000);
+    circuit.holdFor(500); // a shorter pause asked later does not end the longer one
+    expect(circuit.jobHoldMs()).toBe(1000);
+    advance(1000);
+    expect(circuit.jobHoldMs()).toBeUndefined();
+    expect(call(circuit, 200)).toBe('sent');
+    expect(circuit.state).toBe('closed'); // held calls are no outage
+    openIt(circuit);
+    circuit.holdFor(60 * TRIAL_MS);
+    advance(TRIAL_MS); // a trial would be due: the API's pause comes first
+    expect(call(circuit, 200)).toBe('held');
+    expect(circuit.jobHoldMs()).toBe(59 * TRIAL_MS);
   });
 });

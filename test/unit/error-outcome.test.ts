@@ -46,11 +46,14 @@ interface Fate {
   readonly kind: string;
   readonly recorded?: string;
   readonly alerts?: readonly string[];
+  /** How long the job's Sender API was held for all of its calls (its Retry-After). */
+  readonly apiHeldMs?: number;
 }
 
 function fakeRun(situation: Situation) {
   const recorded: string[] = [];
   const alerts: string[] = [];
+  const holds: number[] = [];
   const store: Pick<IntakeStore, 'transitionAndRead'> = {
     async transitionAndRead(_id, _from, to, _now, update = {}) {
       recorded.push(`${to} ${update.errorCode ?? update.reasonCode ?? ''}`.trim());
@@ -65,7 +68,9 @@ function fakeRun(situation: Situation) {
     notices: { onOutcome: async () => undefined },
     maxPdfBytes: 10 * 1024 * 1024,
     apiCircuit: (api: string) =>
-      api === 'https://api.example' ? { pauseMsIfOpen: () => situation.circuitOpenMs, jobHoldMs: () => undefined } : undefined,
+      api === 'https://api.example'
+        ? { pauseMsIfOpen: () => situation.circuitOpenMs, jobHoldMs: () => undefined, holdFor: (ms: number) => void holds.push(ms) }
+        : undefined,
   };
   const attemptsMade = situation.attempt === 'last' ? ATTEMPTS - 1 : 1;
   const job = {
@@ -88,16 +93,17 @@ function fakeRun(situation: Situation) {
     facts: {},
     apiBaseUrl: 'https://api.example',
   };
-  return { run, recorded, alerts };
+  return { run, recorded, alerts, holds };
 }
 
 async function fateOf(err: unknown, situation: Situation = {}): Promise<Fate> {
-  const { run, recorded, alerts } = fakeRun(situation);
+  const { run, recorded, alerts, holds } = fakeRun(situation);
   const outcome = await outcomeOfError(run, err);
   return {
     kind: outcome.kind,
     ...(recorded.length === 0 ? {} : { recorded: recorded.join(', ') }),
     ...(alerts.length === 0 ? {} : { alerts }),
+    ...(holds.length === 0 ? {} : { apiHeldMs: Math.max(...holds) }),
   };
 }
 
@@ -175,12 +181,13 @@ const TABLE: readonly (readonly [string, unknown, Situation, Fate])[] = [
     { attempt: 'last' },
     { kind: 'failed', recorded: 'failed ServiceUnavailable' },
   ],
-  ['a 429 with a Retry-After', apiError('retryable', 429, 'TooManyRequests', 30_000), {}, { kind: 'rate-limited' }],
+  // The API asked for a pause: this job waits, and its API's calls are held until then.
+  ['a 429 with a Retry-After', apiError('retryable', 429, 'TooManyRequests', 30_000), {}, { kind: 'rate-limited', apiHeldMs: 30_000 }],
   [
     'a 429 with a Retry-After on the last attempt',
     apiError('retryable', 429, 'TooManyRequests', 30_000),
     { attempt: 'last' },
-    { kind: 'rate-limited' },
+    { kind: 'rate-limited', apiHeldMs: 30_000 },
   ],
   [
     'a 503 while the API circuit is open',

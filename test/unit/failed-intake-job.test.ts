@@ -25,7 +25,6 @@ function processorForFailedIntake(held: EndedMarker | undefined) {
     clock: () => 1_750_000_000_000,
     logger: createLogger({ level: 'silent' }),
     observer: silentObserver,
-    rateLimit: async () => {},
   };
   // The fake carries only what a refused claim reaches; the cast says so once, here.
   return { process: createProcessor(deps as unknown as ProcessorDeps), written };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type FetchLook, stoppedFetching } from '../../src/worker/fetch-watch.js';
 
-const look = (over: Partial<FetchLook>): FetchLook => ({ at: 0, ready: 3, started: 10, running: 1, heldMs: 0, ...over });
+const look = (over: Partial<FetchLook>): FetchLook => ({ at: 0, ready: 3, started: 10, running: 1, ...over });
 const CONCURRENCY = 4;
 const INTERVAL = 30_000;
 
@@ -22,11 +22,6 @@ describe('stoppedFetching', () => {
   it('no job ready at either look: an idle worker is not stopped', () => {
     expect(stoppedFetching(look({ at: 0, ready: 0 }), look({ at: 30_000 }), CONCURRENCY, INTERVAL)).toBe(false);
     expect(stoppedFetching(look({ at: 0 }), look({ at: 30_000, ready: 0 }), CONCURRENCY, INTERVAL)).toBe(false);
-  });
-
-  it('the queue held by a rate limit at either look: waiting is what it should do', () => {
-    expect(stoppedFetching(look({ at: 0, heldMs: 5000 }), look({ at: 30_000 }), CONCURRENCY, INTERVAL)).toBe(false);
-    expect(stoppedFetching(look({ at: 0 }), look({ at: 30_000, heldMs: 1 }), CONCURRENCY, INTERVAL)).toBe(false);
   });
 
   it('looks closer than the interval (a late round after an early one): not judged', () => {

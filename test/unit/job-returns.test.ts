@@ -32,7 +32,6 @@ function processorWhoseClaimThrows(err: unknown) {
     clock: () => 1_750_000_000_000,
     logger: createLogger({ level: 'info', destination }),
     observer: { ...silentObserver, operatorAlert: (code: string) => alerts.push(code) },
-    rateLimit: async () => {},
   };
   // The fake carries only what a refused claim reaches; the cast says so once, here.
   const process = createProcessor(deps as unknown as ProcessorDeps);
