@@ -256,7 +256,7 @@ export const NOTICE_FAILURES = {
  */
 export const API_OUTAGE = {
   ApiOutage:
-    'Most Sender API calls fail (5xx, time-outs, refused connections): the queue is paused, one real call tried every interval, until one succeeds.',
+    "Most Sender API calls fail (5xx, time-outs, refused connections): that API's letters wait, one real call tried every interval, until one succeeds.",
 } as const;
 
 /**

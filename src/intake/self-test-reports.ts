@@ -11,7 +11,7 @@ import type { RedisClient } from '../redis/connections.js';
 export const SELF_TEST_RETENTION_MS = 7 * 24 * 3600 * 1000;
 const MAX_KEPT = 1000;
 const HOUR_MS = 3600 * 1000;
-/** Self-tests an hour: per client network (/24, /64), and per From domain (claimed or not). */
+/** Self-tests an hour: per client network (/24, /64), and per From domain for those whose From is authenticated. */
 export const SELF_TEST_LIMITS = { perNetwork: 10, perFromDomain: 20 } as const;
 const FIELD_MAX_BYTES = 256;
 

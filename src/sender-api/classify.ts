@@ -38,9 +38,18 @@ export const KIND_BY_ERROR_CODE: Readonly<Record<string, FailureKind>> = {
   ApiClientSecretRequired: 'operator',
 };
 
+/** The answers whose Retry-After asks for a pause (RFC 6585 §4, RFC 9110 §10.2.3); elsewhere it is ignored. */
+const PAUSE_STATUSES: ReadonlySet<number | undefined> = new Set([429, 503]);
+
+/** The shortest pause honoured: a Retry-After of 0 (or a date gone by) would send the job straight back to the API. */
+export const MIN_RETRY_AFTER_MS = 1000;
+
 export function classifyApiFailure(failure: ApiFailure): FailureClass {
-  const retryAfterMs = failure.retryAfter === undefined ? undefined : parseRetryAfterMs(failure.retryAfter, failure.nowMs);
-  return { kind: kindOf(failure), retryAfterMs };
+  const asked =
+    failure.retryAfter === undefined || !PAUSE_STATUSES.has(failure.status)
+      ? undefined
+      : parseRetryAfterMs(failure.retryAfter, failure.nowMs);
+  return { kind: kindOf(failure), retryAfterMs: asked === undefined ? undefined : Math.max(asked, MIN_RETRY_AFTER_MS) };
 }
 
 function kindOf(f: ApiFailure): FailureKind {

@@ -130,14 +130,14 @@ export class ApiCircuit implements ApiGate {
     };
   }
 
-  /** While open: how long a job that met the outage holds the queue (until the next trial); undefined while closed. */
+  /** While open: how long a job that met the outage waits in the delayed set (until the next trial); undefined while closed. */
   pauseMsIfOpen(): number | undefined {
     return this.#state === 'open' ? this.#untilTrial(this.deps.clock()) : undefined;
   }
 
   /**
-   * While open and no trial is due: how long a job about to start holds the queue instead (it
-   * would only be held at the gate). Undefined while closed or when a trial is due: the job runs.
+   * How long a job about to start waits in the delayed set instead (it would only be held at the
+   * gate): while a Retry-After runs, or while open and no trial is due. Undefined otherwise: the job runs.
    */
   jobHoldMs(): number | undefined {
     const now = this.deps.clock();

@@ -3,7 +3,7 @@
 // the listing, so the search is careful about what it concludes:
 //   400, 403, 404, 405, 501, or a 2xx the client cannot read → it cannot search
 //   401 → the client's one shared re-login (sender-session.ts); 429, 5xx, time-out → the error
-//   stands (the queue pauses, or the attempt is retried)
+//   stands (a Retry-After holds the API's letters, or the attempt is retried)
 // A draft is found only when its title, description and every PDF digest match and it was
 // created at or after the marker; a listing that shows fewer fields cannot be searched (a title
 // alone never decides). The listing is read unfiltered: the contract names no status to filter by.

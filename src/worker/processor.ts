@@ -33,8 +33,8 @@ export function createProcessor(deps: ProcessorDeps) {
     const { intakeId } = job.data;
     if (token === undefined) throw new Error(`job ${intakeId} came without a lock token: its writes could not be fenced`);
     const log = deps.logger.child({ intakeId, job: job.id, attempt: job.attemptsMade + 1 });
-    // The circuit of the sender's Sender API is open and no trial is due: the job would only be
-    // held at its gate. (An intake recorded for another API is judged by that one's gate.)
+    // The sender's Sender API is held (its Retry-After runs, or its circuit is open and no trial is
+    // due): the job would only be held at its gate. (An intake recorded for another API is judged by that one's gate.)
     const heldMs = deps.apiCircuit?.(deps.apiBaseUrlOf(deps.directory.byAddress(job.data.from)))?.jobHoldMs();
     const outcome: Outcome = heldMs === undefined ? await runIntake(deps, job, token, log, signal) : { kind: 'api-outage', waitMs: heldMs };
     alertIfLooping(job, outcome, deps.observer, log);

@@ -63,7 +63,7 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 const attemptOf = (line: Record<string, unknown>): number => (typeof line.attempt === 'number' ? line.attempt : 0);
 
 describe('a backend outage behind an authentication layer that still answers 401', () => {
-  it('holds the queue with one real trial per interval, spends no attempt, fails no intake, and closes once a trial succeeds', async () => {
+  it("holds the API's letters with one real trial per interval, spends no attempt, fails no intake, and closes once a trial succeeds", async () => {
     const sandbox = gateway.sandbox;
     if (sandbox === undefined) throw new Error('the gateway runs no sandbox');
     front.backendDown = true;

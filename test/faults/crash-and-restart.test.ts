@@ -477,7 +477,7 @@ describe('Redis SIGKILLed and restarted while messages flow', () => {
 });
 
 describe('the Sender API down, then 429 with Retry-After, then 500s', () => {
-  it('the open circuit holds the queue without spending an attempt; every letter arrives once after recovery, in bounded time', async () => {
+  it("the open circuit holds the API's letters without spending an attempt; every letter arrives once after recovery, in bounded time", async () => {
     // A trial every 500 ms, so that several trials meet the outage while the test watches.
     const gw = await gateway({ API_CIRCUIT_PROBE_INTERVAL_MS: '500' });
     await api.down();
@@ -485,8 +485,8 @@ describe('the Sender API down, then 429 with Retry-After, then 500s', () => {
     const worker = await gw.start('worker');
     const { titles, raws } = await letters('API outage', 10);
     const ids = (await deliverAll(gw.port, raws, 5)).map((d) => d.intakeId);
-    // Down while the worker tries intakes (connection refused): the API circuit opens and holds the
-    // queue, so none of them ends while the API is away, and no attempt is spent once it is open.
+    // Down while the worker tries intakes (connection refused): the API circuit opens and holds its
+    // letters, so none of them ends while the API is away, and no attempt is spent once it is open.
     await worker.waitForLog((l) => l.event === 'worker.api_circuit_open', 60_000);
     const trialsFailed = () => worker.logs.filter((l) => l.event === 'worker.api_trial_failed').length;
     await waitFor(() => trialsFailed() >= 3, 30_000); // trials reached the closed port, and were held again

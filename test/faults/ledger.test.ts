@@ -171,7 +171,7 @@ describe('the ledger after a load run with faults at random moments', () => {
         await redis.restart();
         faults['Redis SIGKILL + restart'] += 1;
       } else {
-        // An outage lasts a while, not a number of calls: while the circuit holds the queue only
+        // An outage lasts a while, not a number of calls: while the circuit holds the letters, only
         // its trial calls, so a count of 503s would last as many trial intervals.
         // Sending goes on meanwhile; overlapping outages end with the last of them.
         const seconds = 2 + Math.floor(random() * 6);

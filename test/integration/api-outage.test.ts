@@ -37,7 +37,7 @@ async function deliver(title: string): Promise<string> {
 }
 
 describe('a Sender API outage longer than the retry budget', () => {
-  it('pauses the queue instead of failing: every intake ends as one letter, and no failure notice is queued', async () => {
+  it("holds the API's letters instead of failing them: every intake ends as one letter, and no failure notice is queued", async () => {
     const sandbox = gateway.sandbox;
     if (sandbox === undefined) throw new Error('the gateway runs no sandbox');
     sandbox.store.injectFault({ status: 503, errorCode: 'ServiceUnavailable', count: 10_000 });

@@ -138,9 +138,9 @@ describe('a job that keeps coming back without an attempt', () => {
   });
 });
 
-describe('a job held back with the whole queue', () => {
-  // A 429, the open API circuit or a shutdown holds every job alike: their own signals (the API's
-  // metrics, ApiOutage) tell of it, not one alert per job.
+describe('a job held back with its Sender API, or by a shutdown', () => {
+  // A Retry-After, the open API circuit or a shutdown holds every such job alike: their own signals
+  // (the API's metrics, ApiOutage) tell of it, not one alert per job.
   it.each([
     { kind: 'rate-limited', waitMs: 1000 },
     { kind: 'api-outage', waitMs: 10_000 },

@@ -36,7 +36,7 @@ describe('classifyApiFailure', () => {
     expect(classifyApiFailure({ status: 429, retryAfter: '7' })).toEqual({ kind: 'retryable', retryAfterMs: 7000 });
   });
 
-  it('caps a Retry-After far in the future at MAX_RETRY_AFTER_MS, so one answer cannot pause the queue for long', () => {
+  it("caps a Retry-After far in the future at MAX_RETRY_AFTER_MS, so one answer cannot hold its API's letters for long", () => {
     expect(MAX_RETRY_AFTER_MS).toBe(60_000);
     expect(classifyApiFailure({ status: 429, retryAfter: '999999999' }).retryAfterMs).toBe(60_000);
     expect(
@@ -48,6 +48,16 @@ describe('classifyApiFailure', () => {
 
   it('gives no delay when there is no Retry-After', () => {
     expect(classifyApiFailure({ status: 503 }).retryAfterMs).toBeUndefined();
+  });
+
+  it('waits at least a second for a Retry-After of 0 or a date gone by, so a job does not go straight back', () => {
+    expect(classifyApiFailure({ status: 429, retryAfter: '0' }).retryAfterMs).toBe(1000);
+    const now = Date.parse('2026-11-02T09:00:00Z');
+    expect(classifyApiFailure({ status: 503, retryAfter: 'Mon, 02 Nov 2026 08:59:00 GMT', nowMs: now }).retryAfterMs).toBe(1000);
+  });
+
+  it('reads a Retry-After only on a 429 or a 503: on any other answer it asks for no pause', () => {
+    for (const status of [500, 502, 408, 401, 400]) expect(classifyApiFailure({ status, retryAfter: '30' }).retryAfterMs).toBeUndefined();
   });
 });
 

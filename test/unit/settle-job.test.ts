@@ -1,6 +1,6 @@
 // Each Outcome of an intake's job against the one BullMQ action it becomes: complete with a
-// result, fail for good, retry after the backoff, come back later without spending an attempt,
-// or hold the whole queue. The table is keyed by every Outcome kind (a new kind without a row
+// result, fail for good, retry after the backoff, or come back later without spending an
+// attempt (nothing holds the whole queue). The table is keyed by every Outcome kind (a new kind without a row
 // does not compile).
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
