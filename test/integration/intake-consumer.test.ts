@@ -136,7 +136,7 @@ describe('the intake consumer watched', () => {
         return { outcome: 'submitted', letterId: 'l' };
       },
       () => true,
-      { lockMs: 1000 },
+      { lockMs: 2000 },
     );
     await queue.add('intake', { ...data(0), intakeId: 'slow' }, { jobId: 'slow' });
     // The first worker takes the slow job, then its loop stops while the job runs on.
@@ -146,8 +146,8 @@ describe('the intake consumer watched', () => {
     await until(() => done.length === 3, 10_000);
     expect(made).toHaveLength(2);
     expect(alerts).toEqual(['WorkerNotFetching']);
-    // Three of its lock's lengths more: only a lock renewed all along lets the job complete.
-    await delay(3000);
+    // Its lock's length more than twice over: only a lock renewed all along lets the job complete.
+    await delay(5000);
     release();
     await until(() => done.includes('slow'), 5000);
     for (let n = 0; (await queue.getJobState('slow')) !== 'completed'; n += 1) {
