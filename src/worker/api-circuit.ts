@@ -101,7 +101,7 @@ export class ApiCircuit implements ApiGate {
     return this.#state;
   }
 
-  /** Before each call (sender-api/gate.ts): closed, every call goes; open, only the trial when it is due. */
+  /** Before each call (sender-api/gate.ts): none while a Retry-After runs; closed, every call goes; open, only the trial when it is due. */
   admit(): Admission {
     const askedMs = this.#askedPauseMs(this.deps.clock());
     if (askedMs !== undefined) return { go: false, heldMs: askedMs };
