@@ -126,7 +126,7 @@ export class SelfTestReports {
     const answers = await counting.exec();
     const count = (i: number) => Number(answers?.[i]?.[1] ?? 0);
     if (count(0) > SELF_TEST_LIMITS.perNetwork) return { ok: false, limit: 'network' };
-    if (count(2) > SELF_TEST_LIMITS.perFromDomain) return { ok: false, limit: 'fromDomain' };
+    if (authenticatedFromDomain !== undefined && count(2) > SELF_TEST_LIMITS.perFromDomain) return { ok: false, limit: 'fromDomain' };
     return { ok: true };
   }
 }

@@ -8,7 +8,6 @@ import { FETCH_STOPPED } from '../errors.js';
 import type { IntakeObserver } from '../intake/observer.js';
 import type { IntakeJobData } from '../intake/queue.js';
 import type { Logger } from '../log.js';
-import type { RedisClient } from '../redis/connections.js';
 import { logErrorsSparingly } from '../support/sparing-error-log.js';
 import { type FetchLook, stoppedFetching } from '../worker/fetch-watch.js';
 import type { JobResult } from '../worker/outcome.js';
@@ -17,16 +16,11 @@ import { startPeriodic } from './periodic.js';
 
 export type IntakeProcessor = (job: Job<IntakeJobData>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
-/** BullMQ's delayed set scores a job by its due time × 0x1000 plus a counter (its getNextDelayedTimestamp). */
-const DELAYED_SCORE_PER_MS = 0x1000;
-
 export interface IntakeConsumerDeps {
   /** A BullMQ worker on queue "intake" running `processor`, started. */
   readonly makeWorker: (processor: IntakeProcessor) => Worker<IntakeJobData, JobResult>;
   readonly processor: IntakeProcessor;
   readonly queue: Queue<IntakeJobData>;
-  /** The queue's Redis, for what its Queue does not count (due jobs in the delayed set). */
-  readonly redis: Pick<RedisClient, 'zcount'>;
   readonly concurrency: number;
   readonly watchMs: number;
   readonly logger: Logger;
@@ -39,7 +33,7 @@ export interface IntakeConsumer {
 }
 
 /** A BullMQ worker with the count of the jobs it started and runs. */
-interface Counted {
+interface WorkerWithCounts {
   readonly worker: Worker<IntakeJobData, JobResult>;
   readonly jobs: { started: number; running: number };
 }
@@ -47,7 +41,7 @@ interface Counted {
 export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<IntakeConsumer> {
   const { logger, queue } = deps;
   const logError = logErrorsSparingly(logger, 'worker.error', 'worker error');
-  const make = (): Counted => {
+  const make = (): WorkerWithCounts => {
     const jobs = { started: 0, running: 0 };
     const worker = deps.makeWorker(async (job, token, signal) => {
       jobs.started += 1;
@@ -67,23 +61,26 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
   let before: FetchLook | undefined;
 
   const readyJobs = async (): Promise<number> => {
-    const dueBy = (Date.now() + 1) * DELAYED_SCORE_PER_MS;
-    const [waiting, due] = await Promise.all([
+    const [paused, waiting, due] = await Promise.all([
+      queue.isPaused(),
       queue.getJobCountByTypes('wait', 'prioritized'),
       // Due delayed jobs wait for a worker to promote them: a worker that stopped leaves them there.
-      deps.redis.zcount(queue.toKey('delayed'), '-inf', `(${dueBy}`),
+      queue.getDelayedCount(Date.now() + 1),
     ]);
-    return waiting + due;
+    // A paused queue (an operator's Pause on the dashboard) keeps its jobs in wait: none is ready.
+    return paused ? 0 : waiting + due;
   };
 
+  let closing = false;
   const look = async (): Promise<void> => {
     const previous = before;
     before = undefined; // a look that fails leaves nothing to compare with
-    const asked = readyJobs();
+    const counting = readyJobs();
     // A connection whose commands hang would hold every later round too: each look is bounded, and said.
     const boundMs = Math.floor(deps.watchMs / 2);
-    if (!(await within(asked, boundMs))) throw new Error(`Redis did not answer the look at the queue within ${boundMs} ms`);
-    const ready = await asked;
+    if (!(await within(counting, boundMs))) throw new Error(`Redis did not answer the look at the queue within ${boundMs} ms`);
+    const ready = await counting;
+    if (closing) return; // shutting down: no new consumer
     const now: FetchLook = { at: performance.now(), ready, ...current.jobs };
     before = now;
     if (previous === undefined || !stoppedFetching(previous, now, deps.concurrency, deps.watchMs / 2)) return;
@@ -115,6 +112,7 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
 
   return {
     async close(graceMs) {
+      closing = true;
       await within(watch.stop(), graceMs);
       // Active jobs get a bounded time to finish; past it their AbortSignals fire, so an API call
       // in flight ends and the job goes back to the queue for another worker. (BullMQ's

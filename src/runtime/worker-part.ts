@@ -103,7 +103,6 @@ export async function startWorkerPart(ctx: PartContext, directory: SenderDirecto
       }),
     processor,
     queue,
-    redis: connection,
     concurrency: config.worker.concurrency,
     watchMs: config.worker.fetchWatchMs,
     logger,

@@ -5,7 +5,7 @@
 
 /** What one look at the queue and at this worker saw. */
 export interface FetchLook {
-  /** When, in ms since the epoch. */
+  /** When, in ms on a monotonic clock (performance.now()). */
   readonly at: number;
   /** Jobs ready for any worker: BullMQ's wait list and prioritized set, and delayed jobs already due. */
   readonly ready: number;

@@ -13,7 +13,7 @@ import { capturedLogs } from '../helpers/captured-logs.js';
 import { dropPrefix, randomPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
-const WATCH_MS = 1000;
+const WATCH_MS = 1500;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
@@ -62,7 +62,6 @@ async function setUp(
     },
     processor,
     queue,
-    redis,
     concurrency,
     watchMs: WATCH_MS,
     logger: logs.logger,
@@ -136,7 +135,7 @@ describe('the intake consumer watched', () => {
         return { outcome: 'submitted', letterId: 'l' };
       },
       () => true,
-      { lockMs: 2000 },
+      { lockMs: 4000 },
     );
     await queue.add('intake', { ...data(0), intakeId: 'slow' }, { jobId: 'slow' });
     // The first worker takes the slow job, then its loop stops while the job runs on.
@@ -147,7 +146,7 @@ describe('the intake consumer watched', () => {
     expect(made).toHaveLength(2);
     expect(alerts).toEqual(['WorkerNotFetching']);
     // Its lock's length more than twice over: only a lock renewed all along lets the job complete.
-    await delay(5000);
+    await delay(9000);
     release();
     await until(() => done.includes('slow'), 5000);
     for (let n = 0; (await queue.getJobState('slow')) !== 'completed'; n += 1) {
@@ -178,6 +177,25 @@ describe('the intake consumer watched', () => {
     expect(alerts).toEqual([]);
     release();
     await until(() => started.length === 5, 5000);
+  });
+
+  it('a queue an operator paused is no worker that stopped: its jobs wait, nothing is replaced', async () => {
+    const done: string[] = [];
+    const { queue, made, alerts } = await setUp(
+      async (job: Job<IntakeJobData>) => {
+        done.push(job.data.intakeId);
+        return { outcome: 'submitted', letterId: 'l' };
+      },
+      () => true,
+    );
+    await queue.pause();
+    for (let n = 0; n < 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
+    await delay(3 * WATCH_MS);
+    expect(done).toEqual([]);
+    expect(made).toHaveLength(1);
+    expect(alerts).toEqual([]);
+    await queue.resume();
+    await until(() => done.length === 3, 10_000);
   });
 
   it('an idle worker with nothing to take is left alone', async () => {
