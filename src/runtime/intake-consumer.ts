@@ -71,28 +71,16 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
     return paused ? 0 : waiting + due;
   };
 
-  let closing = false;
-  const look = async (): Promise<void> => {
-    const previous = before;
-    before = undefined; // a look that fails leaves nothing to compare with
-    const counting = readyJobs();
-    // A connection whose commands hang would hold every later round too: each look is bounded, and said.
-    const boundMs = Math.floor(deps.watchMs / 2);
-    if (!(await within(counting, boundMs))) throw new Error(`Redis did not answer the look at the queue within ${boundMs} ms`);
-    const ready = await counting;
-    if (closing) return; // shutting down: no new consumer
-    const now: FetchLook = { at: performance.now(), ready, ...current.jobs };
-    before = now;
-    if (previous === undefined || !stoppedFetching(previous, now, deps.concurrency, deps.watchMs / 2)) return;
+  /** Replaces the current BullMQ worker, which took no job between `previous` and `now`. */
+  const replace = (previous: FetchLook, now: FetchLook): void => {
     const sinceMs = Math.round(now.at - previous.at);
     logger.error(
-      { event: 'worker.not_fetching', errorCode: 'WorkerNotFetching', ready, running: now.running, sinceMs },
-      `${FETCH_STOPPED.WorkerNotFetching} ${ready} jobs ready, ${Math.round(sinceMs / 1000)} s without a job taken.`,
+      { event: 'worker.not_fetching', errorCode: 'WorkerNotFetching', ready: now.ready, running: now.running, sinceMs },
+      `${FETCH_STOPPED.WorkerNotFetching} ${now.ready} jobs ready, ${Math.round(sinceMs / 1000)} s without a job taken.`,
     );
     deps.observer.operatorAlert('WorkerNotFetching');
     const old = current.worker;
     current = make();
-    before = undefined; // the new worker gets two looks of its own
     replaced.add(old);
     void within(old.close(), 2 * deps.watchMs).then(
       (closed) => {
@@ -105,6 +93,22 @@ export async function startIntakeConsumer(deps: IntakeConsumerDeps): Promise<Int
       },
       (err: unknown) => logger.warn({ err, event: 'worker.replaced_close_error' }, 'the replaced queue consumer did not close'),
     );
+  };
+
+  let closing = false;
+  const look = async (): Promise<void> => {
+    const previous = before;
+    before = undefined; // a look that fails leaves nothing to compare with
+    const counting = readyJobs();
+    // A connection whose commands hang would hold every later round too: each look is bounded, and said.
+    const boundMs = Math.floor(deps.watchMs / 2);
+    if (!(await within(counting, boundMs))) throw new Error(`Redis did not answer the look at the queue within ${boundMs} ms`);
+    const ready = await counting;
+    if (closing) return; // shutting down: no new consumer
+    const now: FetchLook = { at: performance.now(), ready, ...current.jobs };
+    // A replaced worker's successor gets two looks of its own: this one is not kept.
+    if (previous !== undefined && stoppedFetching(previous, now, deps.concurrency, deps.watchMs / 2)) replace(previous, now);
+    else before = now;
   };
   const watch = startPeriodic(look, deps.watchMs, (err) =>
     logger.warn({ err, event: 'worker.fetch_watch_error' }, 'the look at the queue failed'),

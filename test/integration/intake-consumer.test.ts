@@ -74,6 +74,14 @@ async function setUp(
   return { queue, consumer, made, alerts, logs };
 }
 
+/** A processor that notes each job's intake id in `done` and answers it submitted. */
+const noting =
+  (done: string[]): IntakeProcessor =>
+  async (job) => {
+    done.push(job.data.intakeId);
+    return { outcome: 'submitted', letterId: 'l' };
+  };
+
 const data = (n: number): IntakeJobData => ({ intakeId: `i${n}`, from: 'a@example.com', sizeBytes: 1 });
 
 async function until(check: () => boolean, ms: number): Promise<void> {
@@ -86,13 +94,7 @@ async function until(check: () => boolean, ms: number): Promise<void> {
 describe('the intake consumer watched', () => {
   it('a BullMQ worker that takes no job while jobs wait is replaced, and the jobs run', async () => {
     const done: string[] = [];
-    const { queue, made, alerts, logs } = await setUp(
-      async (job: Job<IntakeJobData>) => {
-        done.push(job.data.intakeId);
-        return { outcome: 'submitted', letterId: 'l' };
-      },
-      (n) => n > 0,
-    );
+    const { queue, made, alerts, logs } = await setUp(noting(done), (n) => n > 0);
     for (let n = 0; n < 5; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
     await until(() => done.length === 5, 10_000);
     expect(done.sort()).toEqual(['i0', 'i1', 'i2', 'i3', 'i4']);
@@ -104,13 +106,7 @@ describe('the intake consumer watched', () => {
 
   it('jobs due in the delayed set count as ready: only a fetching worker moves them on', async () => {
     const done: string[] = [];
-    const { queue, made, alerts } = await setUp(
-      async (job: Job<IntakeJobData>) => {
-        done.push(job.data.intakeId);
-        return { outcome: 'submitted', letterId: 'l' };
-      },
-      (n) => n > 0,
-    );
+    const { queue, made, alerts } = await setUp(noting(done), (n) => n > 0);
     for (let n = 0; n < 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}`, delay: 100 });
     await until(() => done.length === 3, 10_000);
     expect(await queue.getJobCountByTypes('wait', 'prioritized')).toBe(0);
@@ -181,13 +177,7 @@ describe('the intake consumer watched', () => {
 
   it('a queue an operator paused is no worker that stopped: its jobs wait, nothing is replaced', async () => {
     const done: string[] = [];
-    const { queue, made, alerts } = await setUp(
-      async (job: Job<IntakeJobData>) => {
-        done.push(job.data.intakeId);
-        return { outcome: 'submitted', letterId: 'l' };
-      },
-      () => true,
-    );
+    const { queue, made, alerts } = await setUp(noting(done), () => true);
     await queue.pause();
     for (let n = 0; n < 3; n += 1) await queue.add('intake', data(n), { jobId: `i${n}` });
     await delay(3 * WATCH_MS);
